@@ -1,0 +1,4 @@
+export * from "./registry.ts";
+export * from "./search-query.ts";
+export * from "./upload.ts";
+export * from "./jobs.ts";

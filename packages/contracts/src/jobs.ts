@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { MaskType } from "./upload.ts";
+
+/** Every background job: one discriminated union of names and payloads, shared by producers and workers. */
+const hash = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const MaskDeriveJob = z.object({
+  name: z.literal("mask.derive"),
+  data: z.object({ originalHash: hash, maskHash: hash }),
+});
+
+export const CatalogReindexJob = z.object({
+  name: z.literal("catalog.reindex"),
+  data: z.object({ source: z.string().min(1) }),
+});
+
+export const Job = z.discriminatedUnion("name", [MaskDeriveJob, CatalogReindexJob]);
+
+export const MaskDeriveResult = z.object({
+  maskType: MaskType,
+  paint: z.string(),
+  painted: z.string(),
+});
+
+export const ReindexProgress = z.object({
+  read: z.number().int(),
+  indexed: z.number().int(),
+  skipped: z.number().int(),
+});
+
+export const CatalogReindexResult = ReindexProgress.extend({
+  durationMs: z.number(),
+});
+
+export type Job = z.infer<typeof Job>;
+export type JobName = Job["name"];
+export type JobData<N extends JobName> = Extract<Job, { name: N }>["data"];
+export type JobResults = {
+  "mask.derive": z.infer<typeof MaskDeriveResult>;
+  "catalog.reindex": z.infer<typeof CatalogReindexResult>;
+};
+export type JobResult<N extends JobName> = JobResults[N];
+export type ReindexProgress = z.infer<typeof ReindexProgress>;
+export const JOB_NAMES = Job.options.map((o) => o.shape.name.value) as JobName[];
+
+/** Job ids derive from content, so enqueuing the same work twice is a no-op. */
+export const jobIds = {
+  maskDerive: (d: JobData<"mask.derive">) => `mask.derive:${d.originalHash}:${d.maskHash}`,
+};

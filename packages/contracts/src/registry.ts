@@ -1,0 +1,126 @@
+import { z } from "zod";
+
+/** Registry resources (spec sections 2.1–2.5, 3). Every field is optional, as the spec declares none required. */
+
+export const NodeStatus = z.enum(["NodeStatusActive", "NodeStatusDeleted", "NodeStatusBanned"]);
+export const NodeVersionStatus = z.enum([
+  "NodeVersionStatusActive",
+  "NodeVersionStatusDeleted",
+  "NodeVersionStatusBanned",
+  "NodeVersionStatusPending",
+  "NodeVersionStatusFlagged",
+]);
+export const PublisherStatus = z.enum(["PublisherStatusActive", "PublisherStatusBanned"]);
+
+const dateTime = z.iso.datetime({ offset: true });
+const strings = z.array(z.string());
+
+export const PublisherUser = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+}).partial();
+
+export const PublisherMember = z.object({
+  id: z.string(),
+  role: z.string(),
+  user: PublisherUser,
+}).partial();
+
+export const Publisher = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  logo: z.string(),
+  website: z.string(),
+  support: z.string(),
+  source_code_repo: z.string(),
+  createdAt: dateTime,
+  status: PublisherStatus,
+  members: z.array(PublisherMember),
+}).partial();
+
+export const NodeVersion = z.object({
+  id: z.string(),
+  node_id: z.string(),
+  version: z.string(),
+  changelog: z.string(),
+  createdAt: dateTime,
+  dependencies: strings,
+  deprecated: z.boolean(),
+  downloadUrl: z.string(),
+  status: NodeVersionStatus,
+  status_reason: z.string(),
+  app_node_extract_status: z.string(),
+  tags: strings,
+  tags_admin: strings,
+  supported_accelerators: strings,
+  supported_app_frontend_version: z.string(),
+  supported_app_version: z.string(),
+  supported_os: strings,
+}).partial();
+
+export const Node = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  author: z.string(),
+  category: z.string(),
+  tags: strings,
+  tags_admin: strings,
+  created_at: dateTime,
+  downloads: z.number().int(),
+  repo_stars: z.number().int(),
+  rating: z.number(),
+  search_ranking: z.number().int(),
+  banner_url: z.string(),
+  icon: z.string(),
+  repository: z.string(),
+  license: z.string(),
+  status: NodeStatus,
+  status_detail: z.string(),
+  latest_version: NodeVersion,
+  publisher: Publisher,
+  preempted_app_node_names: strings,
+  supported_accelerators: strings,
+  supported_app_frontend_version: z.string(),
+  supported_app_version: z.string(),
+  supported_os: strings,
+  translations: z.record(z.string(), z.record(z.string(), z.unknown())),
+}).partial();
+
+/** The keys a Node in a response may carry: nothing else leaves the service. */
+export const NODE_FIELDS = Object.keys(Node.shape) as (keyof z.infer<typeof Node>)[];
+
+/**
+ * A catalog record as ingested: a Node plus `app_node_names`, the application node class
+ * names the pack provides. Only `id` is required; nulls are tolerated and dropped on load.
+ */
+export const CatalogRecord = Node.extend({
+  id: z.string().min(1),
+  app_node_names: strings.optional(),
+});
+
+export const SearchPage = z.object({
+  nodes: z.array(Node),
+  page: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  totalPages: z.number().int(),
+});
+
+/** Registry error body (spec section 7): both fields required. */
+export const ErrorResponse = z.object({
+  error: z.string(),
+  message: z.string(),
+});
+
+export type NodeStatus = z.infer<typeof NodeStatus>;
+export type PublisherUser = z.infer<typeof PublisherUser>;
+export type PublisherMember = z.infer<typeof PublisherMember>;
+export type Publisher = z.infer<typeof Publisher>;
+export type NodeVersion = z.infer<typeof NodeVersion>;
+export type Node = z.infer<typeof Node>;
+export type CatalogRecord = z.infer<typeof CatalogRecord>;
+export type SearchPage = z.infer<typeof SearchPage>;
+export type ErrorResponse = z.infer<typeof ErrorResponse>;

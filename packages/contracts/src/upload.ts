@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/** Upload results (spec sections 2.6, 2.7). */
+export const UploadResult = z.object({
+  name: z.string(),
+  subfolder: z.string(),
+  type: z.string(),
+});
+
+export const MaskType = z.enum(["alpha", "luminance"]);
+
+export const MaskUploadResult = UploadResult.extend({
+  metadata: z.object({
+    is_mask: z.literal(true),
+    original_hash: z.string(),
+    mask_type: MaskType,
+    related_files: z.object({
+      mask: z.string(),
+      paint: z.string(),
+      painted: z.string(),
+    }),
+  }),
+});
+
+/** Stable machine-readable upload error codes. */
+export const UploadErrorCode = z.enum([
+  "unauthorized",
+  "missing_image",
+  "invalid_image",
+  "image_too_large",
+  "payload_too_large",
+  "invalid_subfolder",
+  "malformed_multipart",
+  "invalid_original_ref",
+  "original_not_found",
+  "not_found",
+  "invalid_range",
+  "request_timeout",
+  "unavailable",
+  "internal",
+]);
+
+/** Upload error body: `{code, message}` as the spec says, plus `error` (= code) for clients that only look for it. */
+export const UploadError = z.object({
+  code: UploadErrorCode,
+  message: z.string(),
+  error: UploadErrorCode,
+});
+
+/**
+ * The stored asset record (spec: "not shown"; issue 3 decides): lives beside the blob.
+ * `hash` is the blake3 hex of the bytes; `tags` hold upload types, `mask`/`derived`, and
+ * `original:<hash>` / `mask:<hash>` links for derivatives.
+ */
+export const AssetRecord = z.object({
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  ext: z.string(),
+  size: z.number().int().nonnegative(),
+  mime: z.string(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  first_uploaded_at: z.iso.datetime(),
+  last_uploaded_at: z.iso.datetime(),
+  tags: z.array(z.string()),
+});
+
+export type UploadResult = z.infer<typeof UploadResult>;
+export type MaskType = z.infer<typeof MaskType>;
+export type MaskUploadResult = z.infer<typeof MaskUploadResult>;
+export type UploadErrorCode = z.infer<typeof UploadErrorCode>;
+export type UploadError = z.infer<typeof UploadError>;
+export type AssetRecord = z.infer<typeof AssetRecord>;

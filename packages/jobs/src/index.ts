@@ -1,0 +1,2 @@
+export * from "./job-queue.ts";
+export * from "./in-process-queue.ts";

@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable the stack reads, validated once at boot. Which implementation
+ * backs each port follows from this: REDIS_URL → BullMQ, MEILI_URL → Meilisearch,
+ * S3_ENDPOINT → S3/MinIO; otherwise the embedded defaults.
+ */
+
+const url = z.string().trim().url();
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const boolFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+export const ConfigSchema = z
+  .object({
+    NODE_ENV: z.string().default("development"),
+    HOST: z.string().default("0.0.0.0"),
+    PORT: int(8080, 0),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    DATA_DIR: z.string().default("./.data"),
+
+    SEARCH_URL: url.optional(),
+    UPLOAD_URL: url.optional(),
+
+    CATALOG_SOURCE: z.string().trim().min(1).optional(),
+
+    API_KEYS: z.string().optional(),
+    API_KEYS_FILE: z.string().optional(),
+    UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
+    MASK_JOB_TIMEOUT_MS: int(30_000, 1),
+    BODY_TIMEOUT_MS: int(30_000, 1),
+
+    REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+    QUEUE_PREFIX: z.string().default("crs"),
+    WORKER_CONCURRENCY: int(2, 1),
+
+    MEILI_URL: url.optional(),
+    MEILI_API_KEY: z.string().optional(),
+    MEILI_INDEX: z.string().default("nodes"),
+
+    S3_ENDPOINT: url.optional(),
+    S3_ACCESS_KEY: z.string().optional(),
+    S3_SECRET_KEY: z.string().optional(),
+    S3_BUCKET: z.string().optional(),
+    S3_REGION: z.string().default("us-east-1"),
+    S3_VIEW_MODE: z.enum(["redirect", "stream"]).default("stream"),
+    S3_PRESIGN_SECONDS: int(300, 1),
+
+    METRICS: boolFlag.default(true),
+  })
+  .superRefine((c, ctx) => {
+    if (c.S3_ENDPOINT) {
+      for (const k of ["S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"] as const) {
+        if (!c[k]) ctx.addIssue({ code: "custom", path: [k], message: "is required when S3_ENDPOINT is set" });
+      }
+    }
+  });
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parse the environment (or an override map, for tests). Empty strings count as unset. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    globalSetup: ["./test-support/redis-global-setup.ts"],
+    include: ["{packages,services}/*/test/**/*.test.ts", "bench/test/**/*.test.ts", "deploy/test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/*.reliability.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});

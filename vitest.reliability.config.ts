@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    globalSetup: ["./test-support/redis-global-setup.ts"],
+    include: ["{packages,services}/*/test/**/*.reliability.test.ts", "test-reliability/**/*.test.ts"],
+    testTimeout: 600_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+    fileParallelism: false,
+  },
+});
