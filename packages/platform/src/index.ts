@@ -1,3 +1,5 @@
 export * from "./config.ts";
 export * from "./logger.ts";
 export * from "./request-id.ts";
+export * from "./metrics.ts";
+export * from "./serve.ts";
