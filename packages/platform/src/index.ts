@@ -3,3 +3,4 @@ export * from "./logger.ts";
 export * from "./request-id.ts";
 export * from "./metrics.ts";
 export * from "./serve.ts";
+export * from "./http-logger.ts";

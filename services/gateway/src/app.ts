@@ -1,0 +1,52 @@
+import express, { type Express, type Router } from "express";
+import type { Logger } from "@app/platform";
+import { httpLogger, httpMetrics, metricsHandler } from "@app/platform";
+import { errorHandler, notFound } from "./errors.ts";
+import { serviceProxy } from "./proxy.ts";
+import { readiness } from "./readiness.ts";
+import type { GatewayService } from "./service-mount.ts";
+
+export interface GatewayDeps {
+  services: GatewayService[];
+  logger: Logger;
+  /** Extra routes served by the gateway itself (e.g. the OpenAPI document). */
+  extraRoutes?: Router;
+}
+
+/** The gateway: request ids, health, metrics, then each service mounted in process or proxied. */
+export function createGatewayApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(httpLogger(deps.logger));
+  app.use(httpMetrics("gateway"));
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const services = await readiness(deps.services);
+    const ready = Object.values(services).every(Boolean);
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", services });
+  });
+  app.get("/metrics", metricsHandler);
+  if (deps.extraRoutes) app.use(deps.extraRoutes);
+
+  for (const service of deps.services) {
+    const { mount } = service;
+    if (mount.kind === "embedded") {
+      app.use(mount.router);
+    } else {
+      const proxy = serviceProxy({ ...service, mount }, deps.logger);
+      app.use((req, res, next) => (matchesPrefix(req.path, service.paths) ? proxy(req, res, next) : next()));
+    }
+  }
+
+  app.use(notFound);
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+function matchesPrefix(path: string, prefixes: string[]): boolean {
+  return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
+}

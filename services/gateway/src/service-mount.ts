@@ -1,0 +1,18 @@
+import type { Router } from "express";
+
+/**
+ * How the gateway reaches a service: mounted in this process (embedded mode, no network hop)
+ * or proxied to its own deployment (SEARCH_URL / UPLOAD_URL).
+ */
+export type ServiceMount =
+  | { kind: "embedded"; router: Router; isReady: () => boolean }
+  | { kind: "proxy"; url: string };
+
+export interface GatewayService {
+  name: "search" | "upload";
+  /** Path prefixes this service answers (matched at a segment boundary). */
+  paths: string[];
+  mount: ServiceMount;
+  /** The body a client gets when the service cannot be reached, in that service's error shape. */
+  unavailableBody: (message: string) => Record<string, string>;
+}
