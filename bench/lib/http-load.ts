@@ -1,0 +1,36 @@
+import autocannon from "autocannon";
+
+export interface LoadResult {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  total: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Drive `url` with autocannon, cycling through `paths` (one per request). */
+export async function load(url: string, paths: string[], opts: { connections: number; durationSec: number }): Promise<LoadResult> {
+  let i = 0;
+  const result = await autocannon({
+    url,
+    connections: opts.connections,
+    duration: opts.durationSec,
+    requests: [
+      {
+        setupRequest: (req) => {
+          req.path = paths[i++ % paths.length]!;
+          return req;
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}

@@ -1,0 +1,26 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "./lib/paths.ts";
+
+/**
+ * `pnpm bench`: every benchmark, one after the other (they would disturb each other in
+ * parallel on a 2-core machine), each reporting its figures against a baseline measured in
+ * the same run. Results go to stdout and bench/results/latest.json.
+ * `pnpm bench <name>` runs only the benchmarks whose file name contains <name>.
+ */
+const benches = ["search-inprocess.ts", "gateway-search-http.ts", "upload-throughput.ts", "mask-derive.ts"];
+const only = process.argv[2];
+const results: Record<string, unknown> = {};
+for (const file of benches) {
+  if (only && !file.includes(only)) continue;
+  const path = join(repoRoot, "bench", file);
+  if (!existsSync(path)) continue;
+  console.log(`\n== ${file}`);
+  const mod = (await import(path)) as { run: () => Promise<unknown> };
+  const figures = await mod.run();
+  results[file] = figures;
+  console.log(JSON.stringify(figures, null, 2));
+}
+mkdirSync(join(repoRoot, "bench/results"), { recursive: true });
+writeFileSync(join(repoRoot, "bench/results/latest.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2));
+process.exit(0);
