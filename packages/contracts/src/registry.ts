@@ -58,6 +58,8 @@ export const NodeVersion = z.object({
   supported_app_frontend_version: z.string(),
   supported_app_version: z.string(),
   supported_os: strings,
+  /** Public registry name of app_node_extract_status (issue 6), carried beside it. */
+  comfy_node_extract_status: z.string(),
 }).partial();
 
 export const Node = z.object({
@@ -87,7 +89,23 @@ export const Node = z.object({
   supported_app_version: z.string(),
   supported_os: strings,
   translations: z.record(z.string(), z.record(z.string(), z.unknown())),
+  /** Public registry names of renamed fields (issue 6), carried beside ours where the catalog has them. */
+  github_stars: z.number().int(),
+  preempted_comfy_node_names: strings,
+  supported_comfyui_version: z.string(),
+  supported_comfyui_frontend_version: z.string(),
 }).partial();
+
+/** Our field name → the public registry's name for it (issue 6): both load, both are answered. */
+export const NODE_PUBLIC_ALIASES = {
+  repo_stars: "github_stars",
+  preempted_app_node_names: "preempted_comfy_node_names",
+  supported_app_version: "supported_comfyui_version",
+  supported_app_frontend_version: "supported_comfyui_frontend_version",
+} as const;
+export const NODE_VERSION_PUBLIC_ALIASES = {
+  app_node_extract_status: "comfy_node_extract_status",
+} as const;
 
 /** The keys a Node in a response may carry: nothing else leaves the service. */
 export const NODE_FIELDS = Object.keys(Node.shape) as (keyof z.infer<typeof Node>)[];
