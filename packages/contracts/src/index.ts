@@ -2,3 +2,5 @@ export * from "./registry.ts";
 export * from "./search-query.ts";
 export * from "./upload.ts";
 export * from "./jobs.ts";
+export * from "./forms.ts";
+export * from "./openapi.ts";

@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+/**
+ * The multipart forms the upload routes take, as the ComfyUI frontend sends them. The routes
+ * parse the stream with busboy; these schemas describe the same fields for the OpenAPI document.
+ */
+export const UploadImageForm = z.object({
+  image: z.file().describe("The image file. Its format is detected from the bytes, not from the filename."),
+  subfolder: z.string().optional().describe("Echoed back; never used for storage. Absolute paths and `..` are refused."),
+  type: z.string().optional().describe("Echoed back and kept as a tag on the asset; defaults to `output`."),
+  overwrite: z.string().optional().describe("Accepted and ignored: identical content always maps to the same name."),
+});
+
+export const UploadMaskForm = UploadImageForm.extend({
+  image: z.file().describe("The mask. With an alpha channel, its alpha is applied; without, its luminance (white = masked)."),
+  original_ref: z
+    .string()
+    .describe('The image the mask applies to: JSON text `{"filename","subfolder","type"}` (a whole upload result is fine), a plain name, or `blake3:<hex>`.'),
+});
+
+export const ViewQuery = z.object({
+  filename: z.string().describe("A name this service returned: `<blake3 hex>.<ext>`, optionally with a ` [type]` suffix."),
+  type: z.string().optional(),
+  subfolder: z.string().optional(),
+});

@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
+import { ErrorResponse, Node, SearchPage } from "./registry.ts";
+import { SearchQueryWire } from "./search-query.ts";
+import { MaskUploadResult, UploadError, UploadResult } from "./upload.ts";
+
+/**
+ * The OpenAPI 3.1 document of every public route, generated from the zod schemas above so
+ * it cannot drift from what the services validate and answer.
+ */
+const components = z.registry<{ id: string }>();
+const named = {
+  Node,
+  SearchPage,
+  ErrorResponse,
+  UploadResult,
+  MaskUploadResult,
+  UploadError,
+} as const;
+for (const [id, schema] of Object.entries(named)) components.add(schema, { id });
+
+const ref = (id: keyof typeof named) => ({ $ref: `#/components/schemas/${id}` });
+const json = (id: keyof typeof named, description: string) => ({ description, content: { "application/json": { schema: ref(id) } } });
+
+function toSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+function queryParameters(schema: z.ZodObject, extra: Record<string, string> = {}) {
+  const js = toSchema(schema) as { properties: Record<string, Record<string, unknown>>; required?: string[] };
+  return Object.entries(js.properties).map(([name, s]) => ({
+    name,
+    in: "query",
+    required: js.required?.includes(name) ?? false,
+    schema: s,
+    ...(extra[name] ? { description: extra[name] } : {}),
+  }));
+}
+
+const searchParameters = [
+  ...queryParameters(SearchQueryWire, {
+    search: "Keywords: tokenised, accent- and case-insensitive, typo-tolerant, the last token matches as a prefix; results ranked by relevance, then popularity.",
+    repository_url_search: "A repository URL, `owner/repo` or a fragment; scheme, `www.`, case, trailing `/` and `.git` are ignored.",
+    app_node_search: "An application node class name; whole-name matches rank above partial ones.",
+    supported_os: "A ` :: `-separated path (e.g. `Windows`, `Microsoft :: Windows`, `POSIX :: Linux`).",
+    supported_accelerator: "A ` :: `-separated path (e.g. `CUDA`, `GPU :: NVIDIA CUDA`, `ROCm`, `Metal`, `DirectML`, `CPU`).",
+    include_banned: "Include banned nodes (deleted nodes are never returned).",
+  }),
+  { name: "comfy_node_search", in: "query", required: false, schema: { type: "string", maxLength: 512 }, description: "The public registry's name for `app_node_search`." },
+];
+
+const registryErrors = {
+  "400": json("ErrorResponse", "Invalid input; the message names the parameter and why."),
+  "500": json("ErrorResponse", "Internal server error."),
+};
+
+const uploadErrors = (statuses: Record<string, string>) =>
+  Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, json("UploadError", description)]));
+
+const security = [{ apiKey: [] }, { bearer: [] }];
+
+const searchOperation = (operationId: string, summary: string) => ({
+  get: {
+    operationId,
+    tags: ["Registry"],
+    summary,
+    parameters: searchParameters,
+    responses: { "200": json("SearchPage", "A page of nodes."), ...registryErrors },
+  },
+});
+
+const uploadOperation = (operationId: string, form: z.ZodObject, result: "UploadResult" | "MaskUploadResult", extraErrors: Record<string, string>) => ({
+  post: {
+    operationId,
+    tags: ["Upload"],
+    security,
+    requestBody: { required: true, content: { "multipart/form-data": { schema: toSchema(form) } } },
+    responses: {
+      "200": json(result, "Stored (or already stored: identical content, same name)."),
+      ...uploadErrors({
+        "400": "Bad input: missing image part, not an image, too many pixels, bad subfolder, malformed multipart.",
+        "401": "Missing or unknown API key.",
+        "413": "Body over the upload size limit; nothing stored.",
+        ...extraErrors,
+      }),
+    },
+  },
+});
+
+const viewOperation = (operationId: string) => ({
+  get: {
+    operationId,
+    tags: ["Upload"],
+    security,
+    parameters: queryParameters(ViewQuery),
+    responses: {
+      "200": { description: "The bytes, with ETag = the hash and an immutable Cache-Control.", content: { "image/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+      "206": { description: "The requested byte range." },
+      "304": { description: "Not modified (If-None-Match matched the ETag)." },
+      ...uploadErrors({ "400": "A filename that is not a stored asset's name.", "401": "Missing or unknown API key.", "404": "No such asset.", "416": "Unsatisfiable range." }),
+    },
+  },
+});
+
+const maskErrors = { "404": "The original image is unknown.", "503": "The derivative job did not finish in time or the queue is down; retrying is safe." };
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const { schemas } = z.toJSONSchema(components, {
+    target: "draft-2020-12",
+    io: "output",
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Record<string, unknown>> };
+  for (const s of Object.values(schemas)) {
+    delete s.$schema;
+    delete s.$id;
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Node registry search and asset uploads",
+      version: "1.0",
+      description: "Registry search (no credential) and content-addressed uploads (X-API-Key or Authorization: Bearer).",
+    },
+    paths: {
+      "/nodes/search": searchOperation("SearchNodes", "Search nodes across all publishers"),
+      "/nodes": searchOperation("ListAllNodes", "List nodes (same parameters and answers as /nodes/search)"),
+      "/nodes/{nodeId}": {
+        get: {
+          operationId: "GetNode",
+          tags: ["Registry"],
+          parameters: [
+            { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
+            { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
+          ],
+          responses: { "200": json("Node", "The node."), "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
+        },
+      },
+      "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),
+      "/upload/image": uploadOperation("UploadImageComfy", UploadImageForm, "UploadResult", {}),
+      "/api/upload/mask": uploadOperation("UploadMask", UploadMaskForm, "MaskUploadResult", maskErrors),
+      "/upload/mask": uploadOperation("UploadMaskComfy", UploadMaskForm, "MaskUploadResult", maskErrors),
+      "/api/view": viewOperation("ViewAsset"),
+      "/view": viewOperation("ViewAssetComfy"),
+      "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
+      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "Every service is up and the catalog indexed." }, "503": { description: "Not ready yet." } } } },
+    },
+    components: {
+      schemas,
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        bearer: { type: "http", scheme: "bearer" },
+      },
+    },
+  };
+}
