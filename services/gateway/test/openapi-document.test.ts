@@ -1,0 +1,28 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "@app/platform";
+import { createGatewayApp } from "../src/app.ts";
+import { openApiRouter } from "../src/openapi-route.ts";
+
+describe("GET /openapi.json", () => {
+  const app = createGatewayApp({ logger: createLogger("t", "silent"), services: [], extraRoutes: openApiRouter() });
+
+  it("serves a valid OpenAPI 3.1 document with registry version 1.0 and every public route", async () => {
+    const res = await request(app).get("/openapi.json").expect(200).expect("content-type", /json/);
+    const doc = res.body;
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      ["/api/upload/image", "/api/upload/mask", "/api/view", "/healthz", "/nodes", "/nodes/search", "/nodes/{nodeId}", "/readyz", "/upload/image", "/upload/mask", "/view"].sort(),
+    );
+    const search = doc.paths["/nodes/search"].get;
+    expect(search.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["page", "limit", "search", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "include_banned"]),
+    );
+    expect(doc.components.schemas.ErrorResponse.required).toEqual(["error", "message"]);
+  });
+});
