@@ -30,6 +30,7 @@ export const UploadErrorCode = z.enum([
   "image_too_large",
   "payload_too_large",
   "invalid_subfolder",
+  "invalid_type",
   "malformed_multipart",
   "invalid_original_ref",
   "original_not_found",

@@ -1,0 +1,109 @@
+import { Transform, type Readable, type TransformCallback } from "node:stream";
+import { Blake3Hasher } from "@napi-rs/blake-hash";
+import type { AssetRecord } from "@app/contracts";
+
+/**
+ * The BlobStore port: content-addressed bytes plus the asset record kept beside them.
+ *
+ * Writing is two steps so that nothing partial is ever visible under a hash name:
+ *   `stage(stream)` streams into a temporary object while hashing (blake3) and resolves once
+ *   every byte is durable there; `staged.commit(...)` then publishes it under its hash (or, if
+ *   that hash exists, drops the temporary and writes nothing under the hash name) and merges
+ *   the record; `staged.discard()` drops it. Two commits of the same new content racing each
+ *   other both succeed and leave one object.
+ *
+ * Two implementations: the filesystem (embedded default) and S3/MinIO; both pass
+ * `test/blob-store-conformance.ts`.
+ */
+export interface BlobStore {
+  readonly kind: "fs" | "s3";
+  /** Create what the store needs (directories, bucket). Idempotent. */
+  init(): Promise<void>;
+  stage(source: Readable): Promise<StagedBlob>;
+  stat(hash: string): Promise<BlobStat | null>;
+  /** Whole object or an inclusive byte range; rejects with BlobNotFoundError. */
+  read(hash: string, range?: ByteRange): Promise<Readable>;
+  getRecord(hash: string): Promise<AssetRecord | null>;
+  /** Read-modify-write of the record, serialised per hash in this process. Rejects with BlobNotFoundError. */
+  updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord>;
+  /** Every committed hash (tests, audits). */
+  list(): Promise<string[]>;
+  /** Remove temporaries left by a crash; run at start, before serving. Returns how many were removed. */
+  sweepTemporaries(): Promise<number>;
+  /** A short-lived URL a client can fetch the bytes from directly, or null when the store has none (fs). */
+  presignedUrl(hash: string, opts: { seconds: number; contentType?: string }): Promise<string | null>;
+  /** Cheap liveness probe of the backend. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface StagedBlob {
+  readonly hash: string;
+  readonly size: number;
+  /** A local file holding the staged bytes when the store has one (fs), so probes read it in place. */
+  readonly localPath: string | null;
+  commit(update: RecordUpdate): Promise<CommitResult>;
+  discard(): Promise<void>;
+}
+
+export type RecordUpdate = (existing: AssetRecord | null) => AssetRecord;
+
+export interface CommitResult {
+  /** False when the hash was already stored: nothing was written under its name. */
+  created: boolean;
+  record: AssetRecord;
+}
+
+export interface BlobStat {
+  size: number;
+  /** Last write of the bytes (ms since epoch): a duplicate commit must leave it unchanged. */
+  modifiedAt: number;
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+export class BlobNotFoundError extends Error {
+  constructor(readonly hash: string) {
+    super(`no blob ${hash}`);
+  }
+}
+
+/** The backend itself failed (disk, S3 down): the route answers 503. */
+export class BlobStoreUnavailableError extends Error {}
+
+/** A pass-through stream that hashes with blake3 and counts bytes as they flow. */
+export class HashingStream extends Transform {
+  private readonly hasher = new Blake3Hasher();
+  size = 0;
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.hasher.update(chunk);
+    this.size += chunk.length;
+    done(null, chunk);
+  }
+
+  digest(): string {
+    return this.hasher.digest("hex");
+  }
+}
+
+/** Serialises async work per key (record read-modify-write). */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await next;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}

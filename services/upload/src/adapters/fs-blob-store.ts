@@ -1,0 +1,216 @@
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { AssetRecord } from "@app/contracts";
+import { HASH_RE } from "../domain/naming.ts";
+import {
+  BlobNotFoundError,
+  HashingStream,
+  KeyedMutex,
+  type BlobStat,
+  type BlobStore,
+  type ByteRange,
+  type CommitResult,
+  type RecordUpdate,
+  type StagedBlob,
+} from "./blob-store.ts";
+
+/**
+ * The filesystem BlobStore: `<root>/ab/cd/<hash>` with the record beside it in `<hash>.json`,
+ * temporaries in `<root>/tmp/`. A blob is published with link(2), which fails if the name
+ * exists, so racing commits of the same content leave exactly one object and never expose a
+ * partial file. Paths are only ever built from a validated 64-hex hash.
+ *
+ * One upload process per DATA_DIR: the start-up sweep removes every temporary it finds.
+ */
+export class FsBlobStore implements BlobStore {
+  readonly kind = "fs" as const;
+  private readonly tmpDir: string;
+  private readonly records = new KeyedMutex();
+
+  constructor(private readonly root: string) {
+    this.tmpDir = join(root, "tmp");
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.tmpDir, { recursive: true });
+  }
+
+  async stage(source: Readable): Promise<StagedBlob> {
+    const tmp = this.tempPath();
+    const hashing = new HashingStream();
+    const out = createWriteStream(tmp, { flags: "wx", highWaterMark: 1024 * 1024 });
+    try {
+      await pipeline(source, hashing, out);
+      await fsyncPath(tmp);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return new FsStagedBlob(this, tmp, hashing.digest(), hashing.size);
+  }
+
+  /** @internal used by FsStagedBlob */
+  async publish(tmp: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
+    const final = this.blobPath(hash);
+    const dir = join(final, "..");
+    await mkdir(dir, { recursive: true });
+    let created = true;
+    try {
+      await link(tmp, final);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      created = false;
+    }
+    await unlink(tmp);
+    if (created) await fsyncPath(dir);
+    const record = await this.updateRecord(hash, update);
+    return { created, record };
+  }
+
+  async stat(hash: string): Promise<BlobStat | null> {
+    if (!HASH_RE.test(hash)) return null;
+    try {
+      const s = await stat(this.blobPath(hash));
+      return { size: s.size, modifiedAt: s.mtimeMs };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+  }
+
+  async read(hash: string, range?: ByteRange): Promise<Readable> {
+    let handle;
+    try {
+      handle = await open(this.blobPath(hash), "r");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new BlobNotFoundError(hash);
+      throw err;
+    }
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+  }
+
+  async getRecord(hash: string): Promise<AssetRecord | null> {
+    if (!HASH_RE.test(hash)) return null;
+    let text: string;
+    try {
+      text = await readFile(this.recordPath(hash), "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw err;
+    }
+    const parsed = AssetRecord.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  }
+
+  async updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord> {
+    return this.records.run(hash, async () => {
+      if (!(await this.stat(hash))) throw new BlobNotFoundError(hash);
+      const next = AssetRecord.parse(update(await this.getRecord(hash)));
+      // Written to a temporary and renamed, so a reader sees the old record or the new one.
+      const tmp = this.tempPath();
+      await writeFile(tmp, JSON.stringify(next), { flag: "wx" });
+      await rename(tmp, this.recordPath(hash));
+      return next;
+    });
+  }
+
+  async list(): Promise<string[]> {
+    const out: string[] = [];
+    for (const a of await readdirOrEmpty(this.root)) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue;
+      for (const b of await readdirOrEmpty(join(this.root, a))) {
+        if (!/^[0-9a-f]{2}$/.test(b)) continue;
+        for (const name of await readdirOrEmpty(join(this.root, a, b))) {
+          if (HASH_RE.test(name)) out.push(name);
+        }
+      }
+    }
+    return out.sort();
+  }
+
+  async sweepTemporaries(): Promise<number> {
+    const names = await readdirOrEmpty(this.tmpDir);
+    await Promise.all(names.map((n) => rm(join(this.tmpDir, n), { force: true, recursive: true })));
+    return names.length;
+  }
+
+  async presignedUrl(): Promise<string | null> {
+    return null;
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await stat(this.tmpDir);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  /** Temporaries currently present (tests check that aborted uploads leave none). */
+  async temporaries(): Promise<string[]> {
+    return readdirOrEmpty(this.tmpDir);
+  }
+
+  private blobPath(hash: string): string {
+    if (!HASH_RE.test(hash)) throw new BlobNotFoundError(hash);
+    return join(this.root, hash.slice(0, 2), hash.slice(2, 4), hash);
+  }
+
+  private recordPath(hash: string): string {
+    return `${this.blobPath(hash)}.json`;
+  }
+
+  private tempPath(): string {
+    return join(this.tmpDir, `${process.pid}-${randomBytes(12).toString("hex")}`);
+  }
+}
+
+class FsStagedBlob implements StagedBlob {
+  private settled = false;
+  constructor(
+    private readonly store: FsBlobStore,
+    readonly localPath: string,
+    readonly hash: string,
+    readonly size: number,
+  ) {}
+
+  async commit(update: RecordUpdate): Promise<CommitResult> {
+    if (this.settled) throw new Error("staged blob already committed or discarded");
+    this.settled = true;
+    return this.store.publish(this.localPath, this.hash, update);
+  }
+
+  async discard(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    await rm(this.localPath, { force: true });
+  }
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const h = await open(path, "r");
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+}
+
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+}

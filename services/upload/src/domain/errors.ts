@@ -1,0 +1,32 @@
+import type { UploadErrorCode } from "@app/contracts";
+
+const STATUS: Record<UploadErrorCode, number> = {
+  unauthorized: 401,
+  missing_image: 400,
+  invalid_image: 400,
+  image_too_large: 400,
+  payload_too_large: 413,
+  invalid_subfolder: 400,
+  invalid_type: 400,
+  malformed_multipart: 400,
+  invalid_original_ref: 400,
+  original_not_found: 404,
+  not_found: 404,
+  invalid_range: 416,
+  request_timeout: 408,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** A failure the client is told about: a stable code, its HTTP status, and a message naming the input. */
+export class UploadFailure extends Error {
+  readonly status: number;
+  constructor(readonly code: UploadErrorCode, message: string) {
+    super(message);
+    this.status = STATUS[code];
+  }
+}
+
+export function errorBody(code: UploadErrorCode, message: string): { code: UploadErrorCode; message: string; error: UploadErrorCode } {
+  return { code, message, error: code };
+}

@@ -1,0 +1,203 @@
+import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
+import { blake3 } from "@napi-rs/blake-hash";
+import type { AssetRecord } from "@app/contracts";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BlobNotFoundError, type BlobStore, type RecordUpdate } from "../src/adapters/blob-store.ts";
+
+/** What a store implementation hands the suite: the store plus a window on its temporaries. */
+export interface StoreUnderTest {
+  store: BlobStore;
+  /** Names of temporaries currently present. */
+  temporaries(): Promise<string[]>;
+  /** Leave a temporary behind as a crash would. */
+  plantTemporary(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+const blake3Hex = (b: Buffer): string => blake3(b).toString("hex");
+
+function recordFor(bytes: Buffer, tags: string[]): RecordUpdate {
+  return (existing) => {
+    const at = new Date().toISOString();
+    const base: AssetRecord = existing ?? {
+      hash: blake3Hex(bytes),
+      ext: "png",
+      size: bytes.length,
+      mime: "image/png",
+      width: 1,
+      height: 1,
+      first_uploaded_at: at,
+      last_uploaded_at: at,
+      tags: [],
+    };
+    return { ...base, last_uploaded_at: at, tags: [...new Set([...base.tags, ...tags])] };
+  };
+}
+
+async function bytesOf(s: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of s) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function chunked(bytes: Buffer, size = 64 * 1024): Readable {
+  return Readable.from((function* () {
+    for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+  })());
+}
+
+/** A source that sends some bytes, then fails as a dropped connection does. */
+function failingAfter(bytes: Buffer): Readable {
+  let sent = false;
+  return new Readable({
+    read() {
+      if (!sent) {
+        sent = true;
+        this.push(bytes);
+        setTimeout(() => this.destroy(new Error("client went away")), 5);
+      }
+    },
+  });
+}
+
+/** The BlobStore contract: every implementation runs this unchanged. */
+export function describeBlobStoreConformance(name: string, makeStore: () => Promise<StoreUnderTest>): void {
+  describe(`BlobStore conformance: ${name}`, () => {
+    let sut: StoreUnderTest;
+    let store: BlobStore;
+
+    beforeEach(async () => {
+      sut = await makeStore();
+      store = sut.store;
+      await store.init();
+    });
+    afterEach(async () => {
+      await sut.cleanup();
+    });
+
+    it("stages while hashing and commits under the blake3 of the bytes", async () => {
+      const bytes = randomBytes(3 * 1024 * 1024 + 17);
+      const staged = await store.stage(chunked(bytes));
+      expect(staged.hash).toBe(blake3Hex(bytes));
+      expect(staged.size).toBe(bytes.length);
+      expect(await store.stat(staged.hash)).toBeNull(); // nothing visible before commit
+      const { created, record } = await staged.commit(recordFor(bytes, ["input"]));
+      expect(created).toBe(true);
+      expect(record.tags).toEqual(["input"]);
+      expect((await store.stat(staged.hash))?.size).toBe(bytes.length);
+      expect((await bytesOf(await store.read(staged.hash))).equals(bytes)).toBe(true);
+      expect(await store.list()).toEqual([staged.hash]);
+      expect(await sut.temporaries()).toEqual([]);
+      expect(await store.getRecord(staged.hash)).toEqual(record);
+    });
+
+    it("a duplicate commit writes nothing under the hash name and only merges the record", async () => {
+      const bytes = randomBytes(200_000);
+      const first = await store.stage(chunked(bytes));
+      await first.commit(recordFor(bytes, ["input"]));
+      const before = await store.stat(first.hash);
+      await new Promise((r) => setTimeout(r, 1100)); // past any one-second timestamp granularity
+      const again = await store.stage(chunked(bytes));
+      const { created, record } = await again.commit(recordFor(bytes, ["output"]));
+      expect(created).toBe(false);
+      expect(record.tags.sort()).toEqual(["input", "output"]);
+      expect(await store.stat(first.hash)).toEqual(before);
+      expect(await store.list()).toEqual([first.hash]);
+      expect(await sut.temporaries()).toEqual([]);
+    });
+
+    it("racing commits of the same new content all succeed and leave one object", async () => {
+      const bytes = randomBytes(1024 * 1024);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => (await store.stage(chunked(bytes, 10_000 + i * 1000))).commit(recordFor(bytes, [`t${i}`]))),
+      );
+      expect(results.filter((r) => r.created).length).toBeGreaterThanOrEqual(1);
+      expect(await store.list()).toEqual([blake3Hex(bytes)]);
+      expect((await bytesOf(await store.read(blake3Hex(bytes)))).equals(bytes)).toBe(true);
+      const record = await store.getRecord(blake3Hex(bytes));
+      expect(record?.tags.sort()).toEqual(["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"]);
+      expect(await sut.temporaries()).toEqual([]);
+    });
+
+    it("a source that fails mid-stream rejects and leaves no temporary", async () => {
+      await expect(store.stage(failingAfter(randomBytes(100_000)))).rejects.toThrow(/client went away/);
+      expect(await sut.temporaries()).toEqual([]);
+      expect(await store.list()).toEqual([]);
+    });
+
+    it("discard drops the temporary and publishes nothing", async () => {
+      const staged = await store.stage(chunked(randomBytes(50_000)));
+      await staged.discard();
+      expect(await sut.temporaries()).toEqual([]);
+      expect(await store.stat(staged.hash)).toBeNull();
+      expect(await store.list()).toEqual([]);
+    });
+
+    it("reads inclusive byte ranges", async () => {
+      const bytes = randomBytes(100_000);
+      const staged = await store.stage(chunked(bytes));
+      await staged.commit(recordFor(bytes, []));
+      const h = staged.hash;
+      expect((await bytesOf(await store.read(h, { start: 0, end: 0 }))).equals(bytes.subarray(0, 1))).toBe(true);
+      expect((await bytesOf(await store.read(h, { start: 10, end: 19 }))).equals(bytes.subarray(10, 20))).toBe(true);
+      expect((await bytesOf(await store.read(h, { start: 99_999, end: 99_999 }))).equals(bytes.subarray(99_999))).toBe(true);
+      expect((await bytesOf(await store.read(h, { start: 50_000, end: 99_999 }))).equals(bytes.subarray(50_000))).toBe(true);
+    });
+
+    it("merges tags from concurrent record updates without losing any", async () => {
+      const bytes = randomBytes(1000);
+      const staged = await store.stage(chunked(bytes));
+      await staged.commit(recordFor(bytes, ["first"]));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.updateRecord(staged.hash, recordFor(bytes, [`tag${i}`]))));
+      const record = await store.getRecord(staged.hash);
+      expect(record?.tags.length).toBe(21);
+      expect(record?.tags).toContain("first");
+      expect(record?.tags).toContain("tag19");
+      expect(record?.size).toBe(1000);
+    });
+
+    it("keeps records with unusual tag text intact", async () => {
+      const bytes = randomBytes(1000);
+      const staged = await store.stage(chunked(bytes));
+      const tags = ["original:" + "a".repeat(64), "mask", "type.with-dots_1"];
+      await staged.commit(recordFor(bytes, tags));
+      expect((await store.getRecord(staged.hash))?.tags).toEqual(tags);
+    });
+
+    it("sweeps temporaries left by a crash and leaves committed blobs alone", async () => {
+      const bytes = randomBytes(5000);
+      const staged = await store.stage(chunked(bytes));
+      await staged.commit(recordFor(bytes, []));
+      await sut.plantTemporary();
+      await sut.plantTemporary();
+      expect((await sut.temporaries()).length).toBe(2);
+      expect(await store.sweepTemporaries()).toBe(2);
+      expect(await sut.temporaries()).toEqual([]);
+      expect(await store.list()).toEqual([staged.hash]);
+      expect((await bytesOf(await store.read(staged.hash))).equals(bytes)).toBe(true);
+    });
+
+    it("answers an unknown hash with null or BlobNotFoundError, never by touching a path", async () => {
+      const unknown = "0".repeat(64);
+      expect(await store.stat(unknown)).toBeNull();
+      expect(await store.getRecord(unknown)).toBeNull();
+      await expect(store.read(unknown)).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.updateRecord(unknown, recordFor(Buffer.alloc(1), []))).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.read("../../etc/passwd")).rejects.toBeInstanceOf(BlobNotFoundError);
+      expect(await store.stat("../" + "a".repeat(61))).toBeNull();
+    });
+
+    it("stages an empty stream", async () => {
+      const staged = await store.stage(Readable.from([]));
+      expect(staged.hash).toBe(blake3Hex(Buffer.alloc(0)));
+      expect(staged.size).toBe(0);
+      await staged.discard();
+      expect(await sut.temporaries()).toEqual([]);
+    });
+
+    it("is reachable", async () => {
+      expect(await store.ping()).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,17 @@
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FsBlobStore } from "../src/adapters/fs-blob-store.ts";
+import { describeBlobStoreConformance } from "./blob-store-conformance.ts";
+
+describeBlobStoreConformance("filesystem", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "fs-blob-"));
+  const root = join(dir, "blobs");
+  const store = new FsBlobStore(root);
+  return {
+    store,
+    temporaries: async () => readdir(join(root, "tmp")).catch(() => []),
+    plantTemporary: async () => writeFile(join(root, "tmp", `crashed-${Math.random()}`), "partial"),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
