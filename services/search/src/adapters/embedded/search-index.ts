@@ -1,0 +1,304 @@
+import type { EngineQuery, EngineResult } from "../search-engine.ts";
+import { passesPlatformFilter } from "../../domain/platform-values.ts";
+import { identityKey, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import type { IndexData } from "./build-index.ts";
+import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
+
+/** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
+export const MAX_QUERY_TOKENS = 16;
+
+const KIND_EXACT = 0;
+const KIND_PREFIX = 1;
+const KIND_TYPO = 1; // + number of edits: one edit = 2, two edits = 3
+
+const DOC_SPACE = 2 ** 24;
+
+/**
+ * Search over one immutable IndexData. Scratch arrays are reused between queries (stamped by a
+ * generation counter instead of cleared); that is safe because a search runs synchronously.
+ *
+ * Sort key, smaller first, one float64: [app-node whole/partial][not exact id/name]
+ * [31 - tokens matched][sum of attribute tiers][sum of match kinds][doc number].
+ */
+export class IndexSearcher {
+  private gen = 0;
+  private readonly docStamp: Int32Array;
+  private readonly tokStamp: Int32Array;
+  private readonly tokBest: Uint8Array;
+  private readonly touched: Int32Array;
+  private readonly cand: Int32Array;
+  private readonly matched: Uint8Array;
+  private readonly tierSum: Uint8Array;
+  private readonly kindSum: Uint8Array;
+  private readonly repoStamp: Int32Array;
+  private readonly appStamp: Int32Array;
+  private readonly appRel: Uint8Array;
+  private readonly keys: Float64Array;
+
+  constructor(readonly data: IndexData) {
+    const n = Math.max(1, data.n);
+    this.docStamp = new Int32Array(n);
+    this.tokStamp = new Int32Array(n);
+    this.tokBest = new Uint8Array(n);
+    this.touched = new Int32Array(n);
+    this.cand = new Int32Array(n);
+    this.matched = new Uint8Array(n);
+    this.tierSum = new Uint8Array(n);
+    this.kindSum = new Uint8Array(n);
+    this.repoStamp = new Int32Array(n);
+    this.appStamp = new Int32Array(n);
+    this.appRel = new Uint8Array(n);
+    this.keys = new Float64Array(n);
+  }
+
+  /** A search uses one generation plus one per token; start over long before int32 runs out. */
+  private nextGen(): number {
+    if (this.gen >= 0x7fff0000) {
+      this.gen = 0;
+      this.docStamp.fill(0);
+      this.tokStamp.fill(0);
+      this.repoStamp.fill(0);
+      this.appStamp.fill(0);
+    }
+    return ++this.gen;
+  }
+
+  search(q: EngineQuery): EngineResult {
+    const D = this.data;
+    const n = D.n;
+    const gen = this.nextGen();
+
+    // Filters first: each one is a per-doc test that costs a lookup.
+    const banned = D.banned;
+    const includeBanned = q.includeBanned;
+    const osPass = q.os !== undefined ? D.osSets.map((s) => (passesPlatformFilter(s, q.os!, "os") ? 1 : 0)) : undefined;
+    const accPass = q.accelerator !== undefined ? D.accSets.map((s) => (passesPlatformFilter(s, q.accelerator!, "accelerator") ? 1 : 0)) : undefined;
+    const osSetOf = D.osSetOf;
+    const accSetOf = D.accSetOf;
+
+    let repoDocs: number[] | undefined;
+    if (q.repositoryUrl !== undefined) repoDocs = this.markRepository(q.repositoryUrl, gen);
+    let appDocs: number[] | undefined;
+    if (q.appNode !== undefined) appDocs = this.markAppNode(q.appNode, gen);
+    const repoStamp = this.repoStamp;
+    const appStamp = this.appStamp;
+    const appRel = this.appRel;
+    const hasApp = appDocs !== undefined;
+
+    const passes = (d: number): boolean =>
+      (includeBanned || banned[d] === 0) &&
+      (osPass === undefined || osPass[osSetOf[d]!] === 1) &&
+      (accPass === undefined || accPass[accSetOf[d]!] === 1) &&
+      (repoDocs === undefined || repoStamp[d] === gen) &&
+      (appDocs === undefined || appStamp[d] === gen);
+
+    const keys = this.keys;
+    let nk = 0;
+
+    const tokens = q.search !== undefined ? [...new Set(tokenise(q.search))].slice(0, MAX_QUERY_TOKENS) : [];
+    if (q.search !== undefined && tokens.length > 0) {
+      const nc = this.collectText(tokens, gen);
+      const exactDocs = D.exact.get(identityKey(q.search));
+      const isExact = this.tokStamp; // reuse: after collectText the token stamps are free
+      const exactGen = gen; // distinct from every token generation (those are above gen)
+      if (exactDocs) for (const d of exactDocs) isExact[d] = -exactGen;
+      const cand = this.cand;
+      const matched = this.matched;
+      const tierSum = this.tierSum;
+      const kindSum = this.kindSum;
+      for (let i = 0; i < nc; i++) {
+        const d = cand[i]!;
+        if (!passes(d)) continue;
+        const rel =
+          ((((hasApp ? 2 - appRel[d]! : 0) * 2 + (isExact[d] === -exactGen ? 0 : 1)) * 32 + (31 - matched[d]!)) * 64 + tierSum[d]!) * 128 +
+          kindSum[d]!;
+        keys[nk++] = rel * DOC_SPACE + d;
+      }
+      if (exactDocs) for (const d of exactDocs) isExact[d] = 0;
+    } else if (q.search !== undefined) {
+      // A search made only of separators matches nothing that a person could mean.
+      return { nodes: [], total: 0 };
+    } else {
+      const source = appDocs ?? repoDocs;
+      if (source) {
+        for (const d of source) if (passes(d)) keys[nk++] = (hasApp ? 2 - appRel[d]! : 0) * DOC_SPACE + d;
+      } else {
+        // Popularity order is doc order: no sort needed, only count and slice.
+        let total = 0;
+        const out: number[] = [];
+        const end = q.offset + q.limit;
+        for (let d = 0; d < n; d++) {
+          if (!passes(d)) continue;
+          if (total >= q.offset && total < end) out.push(d);
+          total++;
+        }
+        return { nodes: out.map((d) => D.docs[d]!), total };
+      }
+    }
+
+    const total = nk;
+    const top = selectTop(keys, nk, q.offset + q.limit);
+    const nodes = [];
+    for (let i = q.offset; i < top.length; i++) nodes.push(D.docs[top[i]! % DOC_SPACE]!);
+    return { nodes, total };
+  }
+
+  /** Match every token against the dictionary; returns the number of candidate docs in `cand`. */
+  private collectText(tokens: string[], gen: number): number {
+    const D = this.data;
+    const { terms, termStart, postDoc, postTier } = D;
+    const { docStamp, tokStamp, tokBest, touched, cand, matched, tierSum, kindSum } = this;
+    let nc = 0;
+    const last = tokens.length - 1;
+    for (let ti = 0; ti < tokens.length; ti++) {
+      const tok = tokens[ti]!;
+      const tgen = ++this.gen;
+      const kinds = new Map<number, number>();
+      const consider = (idx: number, kind: number) => {
+        const k = kinds.get(idx);
+        if (k === undefined || kind < k) kinds.set(idx, kind);
+      };
+      if (ti === last) {
+        const [s, e] = prefixRange(terms, tok);
+        for (let i = s; i < e; i++) consider(i, terms[i]!.length === tok.length ? KIND_EXACT : KIND_PREFIX);
+      } else {
+        const i = exactIndex(terms, tok);
+        if (i >= 0) consider(i, KIND_EXACT);
+      }
+      const typos = allowedTypos(tok.length);
+      if (typos > 0) D.trie.fuzzy(tok, typos, (i, dist) => consider(i, dist === 0 ? KIND_EXACT : KIND_TYPO + dist));
+
+      let nt = 0;
+      for (const [idx, kind] of kinds) {
+        for (let p = termStart[idx]!, e = termStart[idx + 1]!; p < e; p++) {
+          const d = postDoc[p]!;
+          const s = (postTier[p]! << 2) | kind;
+          if (tokStamp[d] !== tgen) {
+            tokStamp[d] = tgen;
+            tokBest[d] = s;
+            touched[nt++] = d;
+          } else if (s < tokBest[d]!) tokBest[d] = s;
+        }
+      }
+      for (let i = 0; i < nt; i++) {
+        const d = touched[i]!;
+        if (docStamp[d] !== gen) {
+          docStamp[d] = gen;
+          matched[d] = 0;
+          tierSum[d] = 0;
+          kindSum[d] = 0;
+          cand[nc++] = d;
+        }
+        const s = tokBest[d]!;
+        matched[d]!++;
+        tierSum[d]! += s >> 2;
+        kindSum[d]! += s & 3;
+      }
+    }
+    return nc;
+  }
+
+  /** Substring of the normalised repository URL; marks docs with `gen`, returns them. */
+  private markRepository(query: string, gen: number): number[] {
+    const D = this.data;
+    const needle = normaliseRepositoryUrl(query);
+    const out: number[] = [];
+    if (!needle || needle.includes("\n")) return out;
+    const text = D.repoText;
+    const starts = D.repoStart;
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(needle, from);
+      if (at < 0) break;
+      const d = upperBound(starts, at) - 1;
+      const end = starts[d + 1]! - 1;
+      if (at + needle.length <= end && this.repoStamp[d] !== gen) {
+        this.repoStamp[d] = gen;
+        out.push(d);
+      }
+      from = end + 1;
+    }
+    out.sort((a, b) => a - b);
+    return out;
+  }
+
+  /** Case-insensitive match of app node names: 2 = a whole name, 1 = part of one. */
+  private markAppNode(query: string, gen: number): number[] {
+    const D = this.data;
+    const needle = query.toLowerCase();
+    const out: number[] = [];
+    if (!needle || needle.includes("\n")) return out;
+    const mark = (nameId: number, rel: number) => {
+      for (let p = D.appDocStart[nameId]!, e = D.appDocStart[nameId + 1]!; p < e; p++) {
+        const d = D.appDocs[p]!;
+        if (this.appStamp[d] !== gen) {
+          this.appStamp[d] = gen;
+          this.appRel[d] = rel;
+          out.push(d);
+        } else if (rel > this.appRel[d]!) this.appRel[d] = rel;
+      }
+    };
+    const text = D.appText;
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(needle, from);
+      if (at < 0) break;
+      const nameId = upperBound(D.appStart, at) - 1;
+      const start = D.appStart[nameId]!;
+      const end = D.appStart[nameId + 1]! - 1;
+      if (at + needle.length <= end) mark(nameId, at === start && at + needle.length === end ? 2 : 1);
+      from = end + 1;
+    }
+    out.sort((a, b) => a - b);
+    return out;
+  }
+}
+
+function upperBound(a: Int32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! <= v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The k smallest keys in ascending order: a bounded max-heap when k is small, else a full sort. */
+export function selectTop(keys: Float64Array, n: number, k: number): Float64Array {
+  if (k <= 0 || n === 0) return new Float64Array(0);
+  if (k * 4 >= n) return keys.slice(0, n).sort().subarray(0, Math.min(k, n));
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const v = keys[i]!;
+    if (size < k) {
+      let j = size++;
+      heap[j] = v;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (heap[parent]! >= heap[j]!) break;
+        const t = heap[parent]!;
+        heap[parent] = heap[j]!;
+        heap[j] = t;
+        j = parent;
+      }
+    } else if (v < heap[0]!) {
+      heap[0] = v;
+      let j = 0;
+      for (;;) {
+        const l = 2 * j + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const c = r < k && heap[r]! > heap[l]! ? r : l;
+        if (heap[c]! <= heap[j]!) break;
+        const t = heap[c]!;
+        heap[c] = heap[j]!;
+        heap[j] = t;
+        j = c;
+      }
+    }
+  }
+  return heap.subarray(0, size).sort();
+}

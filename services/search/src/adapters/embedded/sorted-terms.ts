@@ -1,0 +1,32 @@
+/**
+ * The term dictionary is one sorted array of strings: a prefix is a binary-searched range
+ * and an exact term a binary search; typo matching lives in term-trie.ts.
+ */
+
+export function lowerBound(terms: readonly string[], key: string, from = 0): number {
+  let lo = from;
+  let hi = terms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (terms[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** [start, end) of the terms that start with `prefix`. */
+export function prefixRange(terms: readonly string[], prefix: string): [number, number] {
+  const start = lowerBound(terms, prefix);
+  const end = lowerBound(terms, prefix + "\uffff", start);
+  return [start, end];
+}
+
+export function exactIndex(terms: readonly string[], term: string): number {
+  const i = lowerBound(terms, term);
+  return i < terms.length && terms[i] === term ? i : -1;
+}
+
+/** How many edits a query token of this length may carry: 1 from 5 characters, 2 from 9. */
+export function allowedTypos(length: number): number {
+  return length >= 9 ? 2 : length >= 5 ? 1 : 0;
+}

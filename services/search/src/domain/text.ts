@@ -1,0 +1,67 @@
+/**
+ * Text normalisation shared by every engine and by the query layer, so that "what matches"
+ * means the same thing everywhere: NFKD, diacritics stripped, lower case, split on anything
+ * that is not a letter or a digit.
+ */
+
+const ASCII = /^[\x00-\x7f]*$/;
+const MARKS = /\p{M}+/gu;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+const SEPARATORS_G = /[^\p{L}\p{N}]+/gu;
+
+export function normalise(s: string): string {
+  // NFKD is by far the slowest step; most catalog text is ASCII and needs none of it.
+  if (ASCII.test(s)) return s.toLowerCase();
+  return s.normalize("NFKD").replace(MARKS, "").toLowerCase();
+}
+
+export function tokenise(s: string): string[] {
+  const parts = normalise(s).split(SEPARATORS);
+  const out: string[] = [];
+  for (const p of parts) if (p) out.push(p);
+  return out;
+}
+
+/** `FaceDetailer` → face, detailer; `KSamplerAdvanced` → k, sampler, advanced; `VAEDecode` → vae, decode. */
+export function camelParts(name: string): string[] {
+  const spaced = name
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2");
+  return tokenise(spaced);
+}
+
+/** Tokens of an app node name: the whole name as one token plus its separator and camelCase parts. */
+export function appNodeNameTokens(name: string): string[] {
+  const whole = normalise(name).replace(SEPARATORS_G, "");
+  const set = new Set<string>();
+  if (whole) set.add(whole);
+  for (const t of tokenise(name)) set.add(t);
+  for (const t of camelParts(name)) set.add(t);
+  return [...set];
+}
+
+/** The form in which ids and names compare for the "exact match" rule: separators collapse to one space. */
+export function identityKey(s: string): string {
+  return tokenise(s).join(" ");
+}
+
+/** The repository name in a URL (`https://github.com/kijai/ComfyUI-KJNodes` → `ComfyUI-KJNodes`), an alias of the id. */
+export function repositoryName(url: string): string | undefined {
+  const path = normaliseRepositoryUrl(url);
+  const last = path.split("/").filter(Boolean).pop();
+  return last && path.includes("/") ? last : undefined;
+}
+
+/** Scheme, `www.`, case, trailing `/` and `.git` do not matter when matching repository URLs. */
+export function normaliseRepositoryUrl(s: string): string {
+  let u = s.trim().toLowerCase();
+  u = u.replace(/^[a-z][a-z0-9+.-]*:\/\//, "");
+  u = u.replace(/^git@([^:/]+):/, "$1/");
+  u = u.replace(/^www\./, "");
+  for (;;) {
+    const before = u;
+    u = u.replace(/\/+$/, "").replace(/\.git$/, "");
+    if (u === before) break;
+  }
+  return u;
+}
