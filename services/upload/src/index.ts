@@ -1,1 +1,9 @@
-export {};
+export { createApp, createRouter } from "./app.ts";
+export { createUploadDeps, createBlobStore, keyFilePath, type UploadRuntime } from "./compose.ts";
+export { createMaskDeriveHandler, type MaskDeriveDeps } from "./jobs/mask-derive.ts";
+export type { UploadDeps, UploadSettings } from "./routes/deps.ts";
+export { DEFAULT_SETTINGS } from "./routes/deps.ts";
+export type { BlobStore, StagedBlob, CommitResult, ByteRange, BlobStat } from "./adapters/blob-store.ts";
+export { BlobNotFoundError, BlobStoreUnavailableError } from "./adapters/blob-store.ts";
+export { FsBlobStore } from "./adapters/fs-blob-store.ts";
+export { loadApiKeys, createApiKey, digestKey, type ApiKeys } from "./adapters/api-keys.ts";

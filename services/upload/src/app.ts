@@ -1,0 +1,53 @@
+import express, { Router, type Express, type NextFunction, type Request, type Response } from "express";
+import { httpMetrics, metricsHandler, requestId } from "@app/platform";
+import { errorBody } from "./domain/errors.ts";
+import { requireApiKey } from "./routes/auth.ts";
+import type { UploadDeps } from "./routes/deps.ts";
+import { uploadErrorHandler } from "./routes/error-handler.ts";
+import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
+import { viewHandler } from "./routes/view-route.ts";
+
+/**
+ * The upload routes, with and without the `/api` prefix as a local ComfyUI server answers
+ * them, plus their own error handler. No catch-all 404, so a gateway can mount it beside others.
+ */
+export function createRouter(deps: UploadDeps): Router {
+  const router = Router();
+  const auth = requireApiKey(deps.keys);
+  const image = uploadImageHandler(deps);
+  const mask = uploadMaskHandler(deps);
+  const view = viewHandler(deps);
+  for (const prefix of ["/api", ""]) {
+    router.post(`${prefix}/upload/image`, auth, image);
+    router.post(`${prefix}/upload/mask`, auth, mask);
+    router.get(`${prefix}/view`, auth, view);
+  }
+  router.use(uploadErrorHandler(deps.logger));
+  return router;
+}
+
+/** The standalone upload service: the router, health, readiness, metrics, 404. */
+export function createApp(deps: UploadDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    requestId(req, res);
+    next();
+  });
+  app.use(httpMetrics("upload"));
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const ready = await (deps.isReady ?? (() => deps.store.ping()))().catch(() => false);
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable" });
+  });
+  app.get("/metrics", metricsHandler);
+  app.use(createRouter(deps));
+  app.use((req: Request, res: Response) => {
+    res.status(404).json(errorBody("not_found", `no route ${req.method} ${req.path}`));
+  });
+  app.use(uploadErrorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,69 @@
+import { join } from "node:path";
+import { InProcessJobQueue, type JobHandler, type JobQueue } from "@app/jobs";
+import type { Config, Logger } from "@app/platform";
+import { loadApiKeys } from "./adapters/api-keys.ts";
+import type { BlobStore } from "./adapters/blob-store.ts";
+import { FsBlobStore } from "./adapters/fs-blob-store.ts";
+import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
+import type { UploadDeps } from "./routes/deps.ts";
+
+export interface UploadRuntime extends UploadDeps {
+  isReady(): Promise<boolean>;
+  /** The mask job handler over this store (for a worker that serves this store's jobs). */
+  maskHandler: JobHandler<"mask.derive">;
+  close(): Promise<void>;
+}
+
+/** The one place the BlobStore implementation is chosen: S3/MinIO when S3_ENDPOINT is set, else the filesystem. */
+export async function createBlobStore(config: Config): Promise<BlobStore> {
+  if (config.S3_ENDPOINT) {
+    throw new Error("S3_ENDPOINT is set but the S3 blob store is not built yet");
+  }
+  return new FsBlobStore(join(config.DATA_DIR, "blobs"));
+}
+
+export function keyFilePath(config: Pick<Config, "API_KEYS_FILE" | "DATA_DIR">): string {
+  return config.API_KEYS_FILE ?? join(config.DATA_DIR, "api-keys.txt");
+}
+
+/**
+ * Compose the upload service from validated config: store (swept of crash temporaries before
+ * serving), keys, and a job queue. A queue passed in is used as is (the gateway's, or BullMQ);
+ * when it runs jobs in this process the mask handler is registered on it.
+ */
+export async function createUploadDeps(config: Config, logger: Logger, opts: { queue?: JobQueue } = {}): Promise<UploadRuntime> {
+  const store = await createBlobStore(config);
+  await store.init();
+  const swept = await store.sweepTemporaries();
+  if (swept > 0) logger.warn({ swept }, "removed temporaries left by an earlier crash");
+
+  const keys = await loadApiKeys({ file: keyFilePath(config), plaintext: config.API_KEYS });
+  if (keys.count === 0) {
+    logger.warn({ keyFile: keyFilePath(config) }, "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)");
+  }
+
+  const maskHandler = createMaskDeriveHandler({ store, logger, concurrency: config.WORKER_CONCURRENCY });
+  const ownQueue = !opts.queue;
+  const queue = opts.queue ?? new InProcessJobQueue();
+  if (queue.kind === "in-process") await queue.work({ "mask.derive": maskHandler });
+
+  return {
+    store,
+    keys,
+    queue,
+    logger,
+    maskHandler,
+    settings: {
+      maxBytes: config.UPLOAD_MAX_BYTES,
+      bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+      maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
+      viewMode: config.S3_VIEW_MODE,
+      presignSeconds: config.S3_PRESIGN_SECONDS,
+    },
+    isReady: () => store.ping(),
+    async close() {
+      if (ownQueue) await queue.close();
+      await store.close();
+    },
+  };
+}

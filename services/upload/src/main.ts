@@ -1,0 +1,15 @@
+import { createLogger, loadConfig, serve } from "@app/platform";
+import { createApp } from "./app.ts";
+import { createUploadDeps } from "./compose.ts";
+
+/** The standalone upload service. */
+const config = loadConfig();
+const logger = createLogger("upload", config.LOG_LEVEL);
+const deps = await createUploadDeps(config, logger);
+await serve(createApp(deps), {
+  port: config.PORT,
+  host: config.HOST,
+  logger,
+  closables: [deps],
+  requestTimeoutMs: config.BODY_TIMEOUT_MS * 2,
+});

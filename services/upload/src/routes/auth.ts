@@ -1,0 +1,37 @@
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { ApiKeys } from "../adapters/api-keys.ts";
+import { UploadFailure } from "../domain/errors.ts";
+
+/** Query parameters that look like a credential: a key there ends up in proxy and access logs. */
+const QUERY_KEY_RE = /^(api[-_]?key|apikey|key|token|access[-_]?token|auth|authorization)$/i;
+
+/** The presented key: `X-API-Key: <key>` or `Authorization: Bearer <key>`. */
+export function presentedKey(req: Request): string | null {
+  const header = req.headers["x-api-key"];
+  if (typeof header === "string" && header.trim() !== "") return header.trim();
+  const auth = req.headers.authorization;
+  if (typeof auth === "string") {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1]!;
+  }
+  return null;
+}
+
+export function requireApiKey(keys: ApiKeys): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const url = new URL(req.originalUrl, "http://x");
+    for (const name of url.searchParams.keys()) {
+      if (QUERY_KEY_RE.test(name)) {
+        return next(new UploadFailure("unauthorized", `API keys are not accepted in the query string ('${name}'); send the X-API-Key header or Authorization: Bearer`));
+      }
+    }
+    const key = presentedKey(req);
+    if (key === null) {
+      return next(new UploadFailure("unauthorized", "missing API key: send the X-API-Key header or Authorization: Bearer <key>"));
+    }
+    const label = keys.verify(key);
+    if (label === null) return next(new UploadFailure("unauthorized", "unknown API key"));
+    res.locals.apiKeyLabel = label;
+    next();
+  };
+}

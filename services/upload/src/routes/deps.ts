@@ -1,0 +1,32 @@
+import type { JobQueue } from "@app/jobs";
+import type { Logger } from "@app/platform";
+import type { ApiKeys } from "../adapters/api-keys.ts";
+import type { BlobStore } from "../adapters/blob-store.ts";
+
+export interface UploadSettings {
+  maxBytes: number;
+  bodyTimeoutMs: number;
+  maskJobTimeoutMs: number;
+  /** S3 stores: answer /view with a redirect to a presigned URL, or stream through this service. */
+  viewMode: "redirect" | "stream";
+  presignSeconds: number;
+}
+
+/** Everything the upload routes need; built by `createUploadDeps` or by hand in tests. */
+export interface UploadDeps {
+  store: BlobStore;
+  keys: ApiKeys;
+  queue: JobQueue;
+  logger: Logger;
+  settings: UploadSettings;
+  /** Readiness of the backends (store, queue); defaults to the store's ping. */
+  isReady?: () => Promise<boolean>;
+}
+
+export const DEFAULT_SETTINGS: UploadSettings = {
+  maxBytes: 50 * 1024 * 1024,
+  bodyTimeoutMs: 30_000,
+  maskJobTimeoutMs: 30_000,
+  viewMode: "stream",
+  presignSeconds: 300,
+};

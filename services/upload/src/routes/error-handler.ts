@@ -1,0 +1,39 @@
+import type { ErrorRequestHandler } from "express";
+import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/jobs";
+import type { Logger } from "@app/platform";
+import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
+import { errorBody, UploadFailure } from "../domain/errors.ts";
+import { INVALID_IMAGE_PREFIX, NOT_FOUND_PREFIX } from "../jobs/mask-derive.ts";
+
+/** Every failure becomes `{code, message, error}`; only our own faults are 5xx. */
+export function toUploadFailure(err: unknown): UploadFailure {
+  if (err instanceof UploadFailure) return err;
+  if (err instanceof JobTimeoutError) {
+    return new UploadFailure("unavailable", "the mask derivatives are still being made; retry the same request shortly");
+  }
+  if (err instanceof QueueUnavailableError) return new UploadFailure("unavailable", "the job queue is unavailable; retry shortly");
+  if (err instanceof BlobStoreUnavailableError) return new UploadFailure("unavailable", "the blob store is unavailable; retry shortly");
+  if (err instanceof JobFailedError) {
+    if (err.message.includes(INVALID_IMAGE_PREFIX)) {
+      return new UploadFailure("invalid_image", "the original or the mask could not be decoded");
+    }
+    if (err.message.includes(NOT_FOUND_PREFIX)) return new UploadFailure("original_not_found", "original_ref names no stored image");
+  }
+  return new UploadFailure("internal", "internal error");
+}
+
+export function uploadErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const failure = toUploadFailure(err);
+    if (failure.code === "internal") logger.error({ err, path: req.path }, "upload request failed");
+    else logger.debug({ code: failure.code, path: req.path }, "upload request refused");
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const h of ["ETag", "Cache-Control", "Content-Disposition", "Accept-Ranges", "Content-Length"]) res.removeHeader(h);
+    // A refused body may still be arriving: close the connection rather than read the rest.
+    if (!req.complete) res.setHeader("Connection", "close");
+    res.status(failure.status).json(errorBody(failure.code, failure.message));
+  };
+}

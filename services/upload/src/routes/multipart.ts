@@ -1,0 +1,160 @@
+import { Transform, type Readable, type TransformCallback } from "node:stream";
+import busboy from "busboy";
+import type { Request } from "express";
+import { metrics } from "@app/platform";
+import type { BlobStore, StagedBlob } from "../adapters/blob-store.ts";
+import { UploadFailure } from "../domain/errors.ts";
+
+export interface MultipartLimits {
+  maxBytes: number;
+  bodyTimeoutMs: number;
+}
+
+export interface ParsedUpload {
+  fields: Map<string, string>;
+  /** The staged `image` part, or null when there was none. The caller commits or discards it. */
+  image: StagedBlob | null;
+  /** The image's first bytes, for format probes on stores without a local file. */
+  head: Buffer;
+}
+
+const HEAD_BYTES = 1024 * 1024;
+const FIELD_MAX = 64 * 1024;
+
+/** Keeps the first bytes of a stream and counts what flows. */
+class HeadTap extends Transform {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    if (this.kept < HEAD_BYTES) {
+      const part = chunk.subarray(0, HEAD_BYTES - this.kept);
+      this.chunks.push(Buffer.from(part));
+      this.kept += part.length;
+    }
+    metrics.uploadBytes.inc(chunk.length);
+    done(null, chunk);
+  }
+
+  head(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+/**
+ * Stream a multipart body: the `image` file part goes straight into a staged blob (hashed as it
+ * arrives), small text fields are collected. Any failure (limit, malformed body, client gone,
+ * timeout) destroys the part stream, so the temporary is removed before this rejects.
+ */
+export function parseMultipart(req: Request, store: BlobStore, limits: MultipartLimits): Promise<ParsedUpload> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limits.maxBytes) {
+      return reject(tooLarge(limits.maxBytes));
+    }
+
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: req.headers,
+        limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
+      });
+    } catch (err) {
+      return reject(new UploadFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`));
+    }
+
+    const fields = new Map<string, string>();
+    let staging: Promise<StagedBlob> | null = null;
+    let fileStream: Readable | null = null;
+    let tap: HeadTap | null = null;
+    let received = 0;
+    let settled = false;
+
+    const timer = setTimeout(
+      () => fail(new UploadFailure("request_timeout", `the request body did not arrive within ${limits.bodyTimeoutMs} ms`)),
+      limits.bodyTimeoutMs,
+    );
+
+    const cleanup = () => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      req.off("aborted", onAborted);
+      req.off("close", onClose);
+    };
+
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      req.unpipe(bb);
+      fileStream?.destroy(err);
+      void (async () => {
+        if (staging) {
+          const staged = await staging.catch(() => null);
+          await staged?.discard();
+        }
+        reject(err);
+      })();
+    };
+
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limits.maxBytes) fail(tooLarge(limits.maxBytes));
+    };
+    const onAborted = () => fail(new UploadFailure("malformed_multipart", "the client closed the connection before the body ended"));
+    const onClose = () => {
+      if (!req.complete) onAborted();
+    };
+    req.on("data", onData);
+    req.on("aborted", onAborted);
+    req.on("close", onClose);
+
+    bb.on("file", (name, stream, _info) => {
+      if (name !== "image" || staging) {
+        stream.resume();
+        return;
+      }
+      fileStream = stream;
+      tap = new HeadTap();
+      stream.on("limit", () => fail(tooLarge(limits.maxBytes)));
+      staging = store.stage(stream.pipe(tap));
+      stream.on("error", (err) => tap?.destroy(err));
+      staging.catch((err: unknown) => fail(err instanceof Error ? err : new Error(String(err))));
+    });
+    bb.on("field", (name, value, info) => {
+      if (info.nameTruncated) return fail(new UploadFailure("malformed_multipart", "a part name is too long"));
+      if (info.valueTruncated) {
+        return fail(new UploadFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
+      }
+      if (!fields.has(name)) fields.set(name, value);
+    });
+    bb.on("partsLimit", () => fail(new UploadFailure("malformed_multipart", "too many parts (at most 32)")));
+    bb.on("filesLimit", () => fail(new UploadFailure("malformed_multipart", "too many file parts (one image is accepted)")));
+    bb.on("fieldsLimit", () => fail(new UploadFailure("malformed_multipart", "too many fields (at most 16)")));
+    bb.on("error", (err: Error) => fail(new UploadFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
+    bb.on("close", () => {
+      if (settled) return;
+      void (async () => {
+        let image: StagedBlob | null = null;
+        try {
+          image = staging ? await staging : null;
+        } catch {
+          return; // fail() has answered
+        }
+        if (settled) {
+          await image?.discard();
+          return;
+        }
+        settled = true;
+        cleanup();
+        resolve({ fields, image, head: tap?.head() ?? Buffer.alloc(0) });
+      })();
+    });
+
+    req.pipe(bb);
+  });
+}
+
+function tooLarge(max: number): UploadFailure {
+  return new UploadFailure("payload_too_large", `the request body is larger than UPLOAD_MAX_BYTES (${max} bytes)`);
+}

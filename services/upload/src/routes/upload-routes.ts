@@ -1,0 +1,93 @@
+import type { Request, Response } from "express";
+import { jobIds, type MaskUploadResult, type UploadResult } from "@app/contracts";
+import { metrics } from "@app/platform";
+import type { StagedBlob } from "../adapters/blob-store.ts";
+import { probeImage, type ImageInfo } from "../adapters/image-probe.ts";
+import { mergeRecord } from "../domain/asset-record.ts";
+import { UploadFailure } from "../domain/errors.ts";
+import { validateSubfolder, validateType } from "../domain/fields.ts";
+import { assetName } from "../domain/naming.ts";
+import { parseOriginalRef } from "../domain/original-ref.ts";
+import type { UploadDeps } from "./deps.ts";
+import { parseMultipart, type ParsedUpload } from "./multipart.ts";
+
+/** POST /api/upload/image (and /upload/image). */
+export function uploadImageHandler(deps: UploadDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const parsed = await parseMultipart(req, deps.store, deps.settings);
+    try {
+      const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
+      const type = validateType(parsed.fields.get("type"));
+      const image = requireImage(parsed);
+      const info = await probe(parsed, image);
+      await commitAsset(image, info, [type]);
+      const body: UploadResult = { name: assetName(image.hash, info.format.ext), subfolder, type };
+      res.status(200).json(body);
+    } finally {
+      await parsed.image?.discard();
+    }
+  };
+}
+
+/** POST /api/upload/mask (and /upload/mask). */
+export function uploadMaskHandler(deps: UploadDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const parsed = await parseMultipart(req, deps.store, deps.settings);
+    try {
+      const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
+      const type = validateType(parsed.fields.get("type"));
+      const originalHash = parseOriginalRef(parsed.fields.get("original_ref"));
+      const image = requireImage(parsed);
+      const info = await probe(parsed, image);
+      if (!(await deps.store.stat(originalHash))) {
+        throw new UploadFailure("original_not_found", `original_ref names no stored image (blake3:${originalHash})`);
+      }
+      await commitAsset(image, info, [type, "mask", `original:${originalHash}`]);
+      const data = { originalHash, maskHash: image.hash };
+      const result = await deps.queue.run("mask.derive", data, {
+        jobId: jobIds.maskDerive(data),
+        timeoutMs: deps.settings.maskJobTimeoutMs,
+      });
+      const body: MaskUploadResult = {
+        name: result.painted,
+        subfolder,
+        type,
+        metadata: {
+          is_mask: true,
+          original_hash: `blake3:${originalHash}`,
+          mask_type: result.maskType,
+          related_files: { mask: assetName(image.hash, info.format.ext), paint: result.paint, painted: result.painted },
+        },
+      };
+      res.status(200).json(body);
+    } finally {
+      await parsed.image?.discard();
+    }
+  };
+}
+
+function requireImage(parsed: ParsedUpload): StagedBlob {
+  if (parsed.image) return parsed.image;
+  const asField = parsed.fields.has("image") ? " ('image' was sent as a text field, not a file)" : "";
+  throw new UploadFailure("missing_image", `the multipart body has no 'image' file part${asField}`);
+}
+
+function probe(parsed: ParsedUpload, image: StagedBlob): Promise<ImageInfo> {
+  if (image.size === 0) throw new UploadFailure("invalid_image", "the image part is empty");
+  return probeImage(image.localPath ?? parsed.head);
+}
+
+async function commitAsset(image: StagedBlob, info: ImageInfo, tags: string[]): Promise<void> {
+  const { created } = await image.commit((existing) =>
+    mergeRecord(existing, {
+      hash: image.hash,
+      ext: info.format.ext,
+      mime: info.format.mime,
+      size: image.size,
+      width: info.width,
+      height: info.height,
+      tags,
+    }),
+  );
+  (created ? metrics.uploadsStored : metrics.dedupHits).inc();
+}
