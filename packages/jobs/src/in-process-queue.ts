@@ -2,25 +2,44 @@ import type { JobData, JobName, JobResult } from "@app/contracts";
 import {
   JobFailedError,
   JobTimeoutError,
+  QueueUnavailableError,
+  UnrecoverableJobError,
   type EnqueueOptions,
   type JobHandlers,
+  type JobInfo,
   type JobQueue,
+  type JobState,
   type WaitOptions,
+  type WorkOptions,
 } from "./job-queue.ts";
+import { checkHandlers, errorMessage, parseJob, parseResult, runHandler } from "./run-handler.ts";
 
 interface Entry {
   name: JobName;
+  data: unknown;
+  state: JobState;
+  attemptsMade: number;
+  failedReason?: string;
+  result?: unknown;
   done: Promise<unknown>;
-  settled: boolean;
   listeners: Set<(p: Record<string, unknown>) => void>;
 }
 
-/** How many finished jobs are remembered so that a retried request collects its result at once. */
-const FINISHED_KEPT = 10_000;
+export interface InProcessJobQueueOptions {
+  /** Jobs run at once (WORKER_CONCURRENCY). */
+  concurrency?: number;
+  /** Tries per job, the first included. */
+  attempts?: number;
+  /** First retry delay; doubles with each further try. */
+  backoffMs?: number;
+  /** Finished jobs remembered, so a retried request collects its result at once. */
+  keepFinished?: number;
+}
 
 /**
- * The embedded JobQueue: jobs run in this process with bounded concurrency. Job ids dedupe
- * while a job is queued, running, or recently done; a failed job is forgotten so it can be retried.
+ * The embedded JobQueue: jobs run in this process with bounded concurrency, retried with
+ * exponential backoff. Job ids dedupe while a job is queued, running, or done (up to
+ * `keepFinished` of them); a failed job stays inspectable until its id is enqueued again.
  */
 export class InProcessJobQueue implements JobQueue {
   readonly kind = "in-process" as const;
@@ -28,41 +47,55 @@ export class InProcessJobQueue implements JobQueue {
   private readonly entries = new Map<string, Entry>();
   private readonly pending: (() => void)[] = [];
   private running = 0;
-  private concurrency = 2;
+  private concurrency: number;
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+  private readonly keepFinished: number;
   private closed = false;
 
-  async work(handlers: Partial<JobHandlers>, opts: { concurrency?: number } = {}): Promise<void> {
+  constructor(opts: InProcessJobQueueOptions = {}) {
+    this.concurrency = opts.concurrency ?? 2;
+    this.attempts = opts.attempts ?? 3;
+    this.backoffMs = opts.backoffMs ?? 1000;
+    this.keepFinished = opts.keepFinished ?? 10_000;
+  }
+
+  async work(handlers: Partial<JobHandlers>, opts: WorkOptions = {}): Promise<void> {
+    checkHandlers(handlers);
     this.handlers = { ...this.handlers, ...handlers };
     if (opts.concurrency) this.concurrency = opts.concurrency;
   }
 
   async enqueue<N extends JobName>(name: N, data: JobData<N>, { jobId }: EnqueueOptions): Promise<void> {
-    if (this.closed) throw new Error("job queue is closed");
-    if (this.entries.has(jobId)) return;
-    const handler = this.handlers[name] as JobHandlers[N] | undefined;
-    if (!handler) throw new Error(`no handler registered for job ${name}`);
-    const listeners = new Set<(p: Record<string, unknown>) => void>();
-    const entry: Entry = { name, settled: false, listeners, done: Promise.resolve() };
-    entry.done = this.slot()
-      .then(() =>
-        handler(data, {
-          progress: async (p) => listeners.forEach((l) => l(p)),
-        }),
-      )
-      .finally(() => {
-        entry.settled = true;
-        this.release();
-      });
-    entry.done.then(
-      () => this.forgetOldest(),
-      () => this.entries.delete(jobId),
-    );
+    if (this.closed) throw new QueueUnavailableError("job queue is closed");
+    const job = parseJob(name, data);
+    const existing = this.entries.get(jobId);
+    if (existing && existing.state !== "failed") return;
+    // Nothing in this process could ever run it: say so now rather than let the caller wait.
+    if (!this.handlers[name]) throw new JobFailedError(jobId, `no handler registered for job ${name}`);
+    const entry: Entry = existing ?? {
+      name,
+      data: job.data,
+      state: "waiting",
+      attemptsMade: 0,
+      done: Promise.resolve(),
+      listeners: new Set(),
+    };
+    entry.state = "waiting";
+    entry.attemptsMade = 0;
+    entry.failedReason = undefined;
+    entry.done = this.execute(entry);
+    // Waiters observe failures through their own handlers; this one keeps the rejection handled.
+    entry.done.then(() => this.forgetOldest(), () => undefined);
+    this.entries.delete(jobId);
     this.entries.set(jobId, entry);
   }
 
   async waitFor<N extends JobName>(name: N, jobId: string, { timeoutMs, onProgress }: WaitOptions): Promise<JobResult<N>> {
     const entry = this.entries.get(jobId);
     if (!entry || entry.name !== name) throw new JobFailedError(jobId, "no such job");
+    if (entry.state === "completed") return entry.result as JobResult<N>;
+    if (entry.state === "failed") throw new JobFailedError(jobId, entry.failedReason ?? "failed");
     if (onProgress) entry.listeners.add(onProgress);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -72,7 +105,7 @@ export class InProcessJobQueue implements JobQueue {
       return (await Promise.race([entry.done, timeout])) as JobResult<N>;
     } catch (err) {
       if (err instanceof JobTimeoutError) throw err;
-      throw new JobFailedError(jobId, err instanceof Error ? err.message : String(err));
+      throw new JobFailedError(jobId, errorMessage(err));
     } finally {
       clearTimeout(timer);
       if (onProgress) entry.listeners.delete(onProgress);
@@ -84,9 +117,55 @@ export class InProcessJobQueue implements JobQueue {
     return this.waitFor(name, opts.jobId, opts);
   }
 
+  async inspect(jobId: string): Promise<JobInfo | undefined> {
+    const e = this.entries.get(jobId);
+    if (!e) return undefined;
+    return {
+      id: jobId,
+      name: e.name,
+      state: e.state,
+      attemptsMade: e.attemptsMade,
+      ...(e.failedReason !== undefined && { failedReason: e.failedReason }),
+      ...(e.state === "completed" && { result: e.result }),
+    };
+  }
+
+  async isReady(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  /** Takes no new jobs; queued, running and retrying ones all finish (nothing here outlives the process). */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.entries.values()].map((e) => e.done));
+  }
+
+  private async execute(entry: Entry): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      await this.slot();
+      entry.state = "active";
+      try {
+        const result = await runHandler(this.handlers, entry.name, entry.data, {
+          progress: async (p) => entry.listeners.forEach((l) => l(p)),
+        });
+        entry.attemptsMade = attempt;
+        entry.result = parseResult(entry.name, result);
+        entry.state = "completed";
+        return entry.result;
+      } catch (err) {
+        entry.attemptsMade = attempt;
+        entry.failedReason = errorMessage(err);
+        if (err instanceof UnrecoverableJobError || attempt >= this.attempts) {
+          entry.state = "failed";
+          throw err;
+        }
+        entry.state = "delayed";
+      } finally {
+        this.release();
+      }
+      await new Promise((r) => setTimeout(r, this.backoffMs * 2 ** (attempt - 1)));
+      entry.state = "waiting";
+    }
   }
 
   private slot(): Promise<void> {
@@ -94,18 +173,27 @@ export class InProcessJobQueue implements JobQueue {
       this.running++;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.pending.push(() => { this.running++; resolve(); }));
+    return new Promise((resolve) =>
+      this.pending.push(() => {
+        this.running++;
+        resolve();
+      }),
+    );
   }
 
   private release(): void {
     this.running--;
-    this.pending.shift()?.();
+    // Concurrency may have been raised by work(): start as many waiting jobs as now fit.
+    while (this.running < this.concurrency && this.pending.length > 0) this.pending.shift()?.();
   }
 
   private forgetOldest(): void {
-    if (this.entries.size <= FINISHED_KEPT) return;
+    if (this.entries.size <= this.keepFinished) return;
     for (const [id, e] of this.entries) {
-      if (e.settled) { this.entries.delete(id); return; }
+      if (e.state === "completed" || e.state === "failed") {
+        this.entries.delete(id);
+        return;
+      }
     }
   }
 }

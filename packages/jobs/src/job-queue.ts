@@ -9,7 +9,10 @@ export type JobHandler<N extends JobName> = (data: JobData<N>, ctx: JobContext) 
 export type JobHandlers = { [N in JobName]: JobHandler<N> };
 
 export interface EnqueueOptions {
-  /** Derived from the job's content: enqueuing an id that exists (waiting, running or done) adds nothing. */
+  /**
+   * Derived from the job's content: enqueuing an id that exists (waiting, running or done) adds
+   * nothing. An id whose job failed for good is tried again.
+   */
   jobId: string;
 }
 
@@ -18,22 +21,57 @@ export interface WaitOptions {
   onProgress?: (p: Record<string, unknown>) => void;
 }
 
+export interface WorkOptions {
+  /** How many jobs this process runs at once. */
+  concurrency?: number;
+}
+
+export type JobState = "waiting" | "active" | "delayed" | "completed" | "failed";
+
+/** What an operator (or a test) can read about a job: a failure stays readable until the id is tried again. */
+export interface JobInfo {
+  id: string;
+  name: string;
+  state: JobState;
+  /** Attempts that ended (in success or failure). */
+  attemptsMade: number;
+  failedReason?: string;
+  result?: unknown;
+}
+
 /** The job did not finish in time; it goes on running and a later wait can still collect it. */
 export class JobTimeoutError extends Error {
+  override name = "JobTimeoutError";
   constructor(readonly jobId: string, timeoutMs: number) {
     super(`job ${jobId} did not finish within ${timeoutMs} ms`);
   }
 }
 
-/** The handler threw (after any retries). */
+/** The handler threw (after any retries), or there is no such job. */
 export class JobFailedError extends Error {
-  constructor(readonly jobId: string, reason: string) {
+  override name = "JobFailedError";
+  constructor(readonly jobId: string, readonly reason: string) {
     super(`job ${jobId} failed: ${reason}`);
   }
 }
 
-/** The queue's backend cannot take the job now (Redis down): producers answer 503 at once. */
-export class QueueUnavailableError extends Error {}
+/** The queue's backend cannot take the job now (Redis down, queue closed): producers answer 503 at once. */
+export class QueueUnavailableError extends Error {
+  override name = "QueueUnavailableError";
+}
+
+/** A job name or payload that does not match the contracts union: a caller's bug, never retried. */
+export class InvalidJobError extends Error {
+  override name = "InvalidJobError";
+}
+
+/**
+ * Thrown by a handler when trying again cannot help (an image that does not decode, say):
+ * the job fails at once instead of spending its retries.
+ */
+export class UnrecoverableJobError extends Error {
+  override name = "UnrecoverableJobError";
+}
 
 /**
  * The JobQueue port. Two implementations: the in-process runner (embedded default) and
@@ -41,12 +79,18 @@ export class QueueUnavailableError extends Error {}
  */
 export interface JobQueue {
   readonly kind: "in-process" | "bullmq";
+  /** Throws InvalidJobError for a payload outside the contract, QueueUnavailableError when the backend is down. */
   enqueue<N extends JobName>(name: N, data: JobData<N>, opts: EnqueueOptions): Promise<void>;
+  /** Throws JobFailedError (failed, or no such job) or JobTimeoutError (still running). */
   waitFor<N extends JobName>(name: N, jobId: string, opts: WaitOptions): Promise<JobResult<N>>;
   /** Enqueue, then wait for the result. */
   run<N extends JobName>(name: N, data: JobData<N>, opts: EnqueueOptions & WaitOptions): Promise<JobResult<N>>;
   /** Start consuming: one handler per job name this process serves. */
-  work(handlers: Partial<JobHandlers>, opts?: { concurrency?: number }): Promise<void>;
+  work(handlers: Partial<JobHandlers>, opts?: WorkOptions): Promise<void>;
+  /** The job's state, or undefined when the id is unknown (or long forgotten). */
+  inspect(jobId: string): Promise<JobInfo | undefined>;
+  /** Whether the backend answers now (for /readyz). */
+  isReady(): Promise<boolean>;
   /** Stop taking jobs, let running ones finish, close connections. */
   close(): Promise<void>;
 }

@@ -1,0 +1,26 @@
+import type { Config, Logger } from "@app/platform";
+import { BullMqJobQueue, type BullMqJobQueueOptions } from "./bullmq-queue.ts";
+import { InProcessJobQueue } from "./in-process-queue.ts";
+import type { JobQueue } from "./job-queue.ts";
+
+export type JobQueueConfig = Pick<Config, "REDIS_URL" | "QUEUE_PREFIX" | "WORKER_CONCURRENCY">;
+
+/**
+ * The one place the JobQueue implementation is chosen: BullMQ on Redis when REDIS_URL is set,
+ * otherwise jobs run inside this process. `overrides` are for tests (short locks, fast retries).
+ */
+export function createJobQueue(
+  config: JobQueueConfig,
+  opts: { logger?: Logger; overrides?: Partial<Omit<BullMqJobQueueOptions, "redisUrl" | "prefix" | "logger">> } = {},
+): JobQueue {
+  if (config.REDIS_URL) {
+    return new BullMqJobQueue({
+      concurrency: config.WORKER_CONCURRENCY,
+      ...opts.overrides,
+      redisUrl: config.REDIS_URL,
+      prefix: config.QUEUE_PREFIX,
+      ...(opts.logger && { logger: opts.logger }),
+    });
+  }
+  return new InProcessJobQueue({ concurrency: config.WORKER_CONCURRENCY, ...opts.overrides });
+}

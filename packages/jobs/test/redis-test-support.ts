@@ -1,0 +1,43 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+
+/** The shared test Redis (the root global setup makes sure it answers). */
+export const TEST_REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+
+/** A key prefix no other test run shares, so runs never see each other's jobs. */
+export function uniquePrefix(label: string): string {
+  return `test-jobs-${label}-${process.pid}-${randomBytes(4).toString("hex")}`;
+}
+
+/** Delete every key under the given prefixes (what a test run leaves behind). */
+export async function deleteKeys(prefixes: Iterable<string>, url = TEST_REDIS_URL): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    for (const prefix of prefixes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+        cursor = next;
+        if (keys.length > 0) await redis.del(...keys);
+      } while (cursor !== "0");
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+export async function countKeys(prefix: string, url = TEST_REDIS_URL): Promise<number> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let n = 0;
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      n += keys.length;
+    } while (cursor !== "0");
+    return n;
+  } finally {
+    redis.disconnect();
+  }
+}
