@@ -36,6 +36,18 @@ export function createApp(deps: UploadDeps): Express {
     next();
   });
   app.use(httpMetrics("upload"));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    // The path only: a query string may carry a key a client put there by mistake.
+    res.once("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      deps.logger.info(
+        { reqId: res.getHeader("x-request-id"), method: req.method, path: req.path, status: res.statusCode, ms, keyLabel: res.locals.apiKeyLabel },
+        "request",
+      );
+    });
+    next();
+  });
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

@@ -53,6 +53,10 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
       return reject(tooLarge(limits.maxBytes));
     }
 
+    const type = req.headers["content-type"] ?? "";
+    if (!/^multipart\/form-data\s*;/i.test(type)) {
+      return reject(new UploadFailure("malformed_multipart", `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`));
+    }
     let bb: busboy.Busboy;
     try {
       bb = busboy({
