@@ -1,0 +1,49 @@
+import { parseArgs } from "node:util";
+import { createLogger, loadConfig } from "@app/platform";
+import { createSearchDeps, type ReindexProgressEvent } from "../compose.ts";
+import { reindexJobId } from "../jobs/reindex-handler.ts";
+
+/**
+ * pnpm reindex --source <file|url>
+ *
+ * With REDIS_URL: enqueues `catalog.reindex` and follows the job's progress (a worker runs it).
+ * Otherwise it runs the reindex here: embedded, it writes the new snapshot under DATA_DIR and
+ * the running server (which polls that file) swaps the new index in; with MEILI_URL it builds
+ * a fresh Meilisearch index and swaps it.
+ */
+const { values } = parseArgs({ options: { source: { type: "string", short: "s" }, timeout: { type: "string" } }, strict: true });
+const config = loadConfig();
+const source = values.source ?? config.CATALOG_SOURCE;
+if (!source) {
+  process.stderr.write("usage: pnpm reindex --source <file|url>   (or set CATALOG_SOURCE)\n");
+  process.exit(2);
+}
+const logger = createLogger("reindex", process.env.LOG_LEVEL ?? "warn");
+const show = (p: Partial<ReindexProgressEvent>) =>
+  process.stdout.write(`\r${(p.phase ?? "").padEnd(8)} read ${p.read ?? 0}  indexed ${p.indexed ?? 0}  skipped ${p.skipped ?? 0}   `);
+
+try {
+  if (config.REDIS_URL) {
+    const jobs = (await import("@app/jobs")) as Record<string, unknown>;
+    const make = jobs.createJobQueue as ((c: typeof config) => Promise<import("@app/jobs").JobQueue> | import("@app/jobs").JobQueue) | undefined;
+    if (!make) throw new Error("REDIS_URL is set but @app/jobs exports no createJobQueue(config) to reach BullMQ");
+    const queue = await make(config);
+    const jobId = reindexJobId(source);
+    const result = await queue.run("catalog.reindex", { source }, {
+      jobId,
+      timeoutMs: Number(values.timeout ?? 30 * 60_000),
+      onProgress: (p) => show(p as Partial<ReindexProgressEvent>),
+    });
+    await queue.close();
+    process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped} (job ${jobId})\n`);
+  } else {
+    const deps = await createSearchDeps(config, logger, { role: "writer" });
+    const result = await deps.reindex(source, show);
+    await deps.close();
+    const where = deps.engine.kind === "embedded" ? `snapshot written under ${config.DATA_DIR}/search; a running server swaps it in within a few seconds` : `Meilisearch index ${config.MEILI_INDEX} swapped`;
+    process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped}; ${where}\n`);
+  }
+} catch (err) {
+  process.stderr.write(`\nreindex failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,37 @@
+import { NODE_FIELDS, NODE_PUBLIC_ALIASES, NODE_VERSION_PUBLIC_ALIASES, type Node, type SearchPage } from "@app/contracts";
+import type { StoredNode } from "./catalog-record.ts";
+
+const FIELDS = new Set<string>(NODE_FIELDS);
+const cache = new WeakMap<StoredNode, Node>();
+
+/**
+ * A stored record as the API answers it: only Node fields (no `app_node_names`, nothing
+ * unknown), no nulls, and beside each renamed field the public registry's name for it.
+ * Records are immutable once indexed, so the answer is computed once per record.
+ */
+export function toApiNode(r: StoredNode): Node {
+  const hit = cache.get(r);
+  if (hit) return hit;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (v === undefined || v === null || !FIELDS.has(k)) continue;
+    out[k] = v;
+  }
+  for (const [ours, theirs] of Object.entries(NODE_PUBLIC_ALIASES)) {
+    if (out[ours] !== undefined) out[theirs] = out[ours];
+  }
+  if (r.latest_version) {
+    const lv: Record<string, unknown> = { ...r.latest_version };
+    for (const [ours, theirs] of Object.entries(NODE_VERSION_PUBLIC_ALIASES)) {
+      if (lv[ours] !== undefined) lv[theirs] = lv[ours];
+    }
+    out.latest_version = lv;
+  }
+  const node = out as Node;
+  cache.set(r, node);
+  return node;
+}
+
+export function toPage(nodes: StoredNode[], total: number, page: number, limit: number): SearchPage {
+  return { nodes: nodes.map(toApiNode), page, limit, total, totalPages: Math.ceil(total / limit) };
+}

@@ -1,0 +1,45 @@
+import { SearchQueryParams, type SearchQuery } from "@app/contracts";
+import type { EngineQuery } from "../adapters/search-engine.ts";
+
+export type QueryParseResult = { ok: true; query: SearchQuery } | { ok: false; message: string };
+
+/**
+ * Parse a raw query object (as Express hands it over: strings, arrays for repeated keys,
+ * objects for `a[b]=c`). `comfy_node_search` is the public registry's name for
+ * `app_node_search`; both may be given only when they agree.
+ */
+export function parseSearchQuery(raw: Record<string, unknown>): QueryParseResult {
+  let input = raw;
+  const alias = raw.comfy_node_search;
+  if (alias !== undefined) {
+    if (typeof alias !== "string") return { ok: false, message: "comfy_node_search must be given once, as a single value" };
+    const own = raw.app_node_search;
+    if (own !== undefined && (typeof own !== "string" || own.trim() !== alias.trim())) {
+      return { ok: false, message: "comfy_node_search and app_node_search are two names for one parameter and differ: give one of them" };
+    }
+    input = { ...raw, app_node_search: own ?? alias };
+  }
+  const parsed = SearchQueryParams.safeParse(input);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => i.message).join("; ") };
+  return { ok: true, query: parsed.data };
+}
+
+export function toEngineQuery(q: SearchQuery): EngineQuery {
+  return {
+    search: q.search,
+    repositoryUrl: q.repository_url_search,
+    appNode: q.app_node_search,
+    os: q.supported_os,
+    accelerator: q.supported_accelerator,
+    includeBanned: q.include_banned,
+    offset: (q.page - 1) * q.limit,
+    limit: q.limit,
+  };
+}
+
+/** Only `include_banned` matters for GET /nodes/:id. */
+export function parseIncludeBanned(raw: Record<string, unknown>): { ok: true; includeBanned: boolean } | { ok: false; message: string } {
+  const parsed = SearchQueryParams.pick({ include_banned: true }).safeParse({ include_banned: raw.include_banned });
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => i.message).join("; ") };
+  return { ok: true, includeBanned: parsed.data.include_banned };
+}

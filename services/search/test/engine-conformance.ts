@@ -1,0 +1,391 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { StoredNode } from "../src/domain/catalog-record.ts";
+import type { EngineQuery, SearchEngine } from "../src/adapters/search-engine.ts";
+import { loadCatalog } from "../src/adapters/catalog-source.ts";
+
+/** The real catalog (never copied into the repo): ../shared/data from the repository root. */
+export const REAL_CATALOG = fileURLToPath(new URL("../../../../shared/data/registry-nodes.ndjson", import.meta.url));
+
+const q = (over: Partial<EngineQuery> = {}): EngineQuery => ({ includeBanned: false, offset: 0, limit: 100, ...over });
+const node = (id: string, over: Partial<StoredNode> = {}): StoredNode => ({ id, name: id, status: "NodeStatusActive", ...over });
+
+/**
+ * Every rule of the search contract, on small fixtures, isolated; plus relevance cases on the
+ * real catalog. Any SearchEngine implementation must pass this unchanged.
+ */
+export function describeEngineConformance(name: string, makeEngine: () => Promise<SearchEngine> | SearchEngine): void {
+  describe(`SearchEngine conformance: ${name}`, () => {
+    let engine: SearchEngine;
+    const load = async (records: StoredNode[]) => {
+      engine = await makeEngine();
+      await engine.replaceAll(records);
+      return engine;
+    };
+    const ids = async (query: Partial<EngineQuery>) => (await engine.search(q(query))).nodes.map((n) => n.id);
+
+    it("answers an empty index with nothing, not an error", async () => {
+      await load([]);
+      expect(await engine.search(q({ search: "anything" }))).toEqual({ nodes: [], total: 0 });
+      expect(await engine.search(q())).toEqual({ nodes: [], total: 0 });
+      expect(await engine.get("x", { includeBanned: true })).toBeUndefined();
+      expect(await engine.count()).toBe(0);
+    });
+
+    describe("normalisation and tokens", () => {
+      beforeAll(async () => {
+        await load([
+          node("accents", { name: "Überwald Café Nodes" }),
+          node("separators", { name: "Alpha-Beta_Gamma.Delta/Epsilon" }),
+          node("camel", { name: "Pack", app_node_names: ["FaceDetailerPipe", "KSamplerAdvanced"] }),
+          node("plain", { name: "Unrelated" }),
+        ]);
+      });
+      it.each([["uberwald"], ["UBERWALD"], ["cafe"], ["café"], ["ÜBERWALD café"]])("is case- and accent-insensitive: %s", async (s) => {
+        expect(await ids({ search: s })).toEqual(["accents"]);
+      });
+      it.each([["alpha"], ["beta"], ["gamma"], ["delta"], ["epsilon"], ["beta gamma"]])("splits on - _ . / and spaces: %s", async (s) => {
+        expect(await ids({ search: s })).toEqual(["separators"]);
+      });
+      it.each([["facedetailerpipe"], ["face"], ["detailer"], ["pipe"], ["sampler"], ["advanced"]])("indexes camelCase parts of app node names: %s", async (s) => {
+        expect(await ids({ search: s })).toEqual(["camel"]);
+      });
+    });
+
+    describe("fields searched", () => {
+      beforeAll(async () => {
+        await load([
+          node("idword-pack", { name: "First" }),
+          node("b", { name: "Nameword Thing" }),
+          node("c", { description: "has a descword inside" }),
+          node("d", { author: "Authorword" }),
+          node("e", { publisher: { id: "pubidword", name: "Someone" } }),
+          node("f", { publisher: { id: "x", name: "Pubnameword" } }),
+          node("g", { tags: ["tagword"] }),
+          node("h", { app_node_names: ["AppnodeWord"] }),
+          node("i", { name: "Nothing Here", repository: "https://github.com/someone/repoonlyword", license: "licenseword", category: "categoryword" }),
+        ]);
+      });
+      it.each([
+        ["idword", "idword-pack"],
+        ["nameword", "b"],
+        ["descword", "c"],
+        ["authorword", "d"],
+        ["pubidword", "e"],
+        ["pubnameword", "f"],
+        ["tagword", "g"],
+        ["appnodeword", "h"],
+      ])("%s finds %s", async (s, id) => {
+        expect(await ids({ search: s })).toEqual([id]);
+      });
+      it.each([["licenseword"], ["categoryword"]])("does not search other fields: %s", async (s) => {
+        expect(await ids({ search: s })).toEqual([]);
+      });
+    });
+
+    describe("prefix and typos", () => {
+      beforeAll(async () => {
+        await load([
+          node("up", { name: "Upscaler Tools" }),
+          node("det", { name: "Detailer Kit" }),
+          node("lora", { name: "Lora Loader" }),
+          node("cn", { name: "Controlnet Preprocessors" }),
+          node("imp", { name: "Impact Gadgets" }),
+        ]);
+      });
+      it("the last token matches as a prefix", async () => {
+        expect(await ids({ search: "upsc" })).toEqual(["up"]);
+        expect(await ids({ search: "tools upsc" })).toEqual(["up"]);
+      });
+      it("other tokens do not match as prefixes", async () => {
+        expect(await ids({ search: "upsc zzzzzzzz" })).toEqual([]);
+      });
+      it("tolerates one edit from 5 characters", async () => {
+        expect(await ids({ search: "detailr" })).toEqual(["det"]);
+        expect(await ids({ search: "detalier kit" })).toEqual(["det"]);
+      });
+      it("counts a swap of two neighbours as one edit", async () => {
+        expect(await ids({ search: "impcat" })).toEqual(["imp"]);
+      });
+      it("tolerates no typo under 5 characters", async () => {
+        expect(await ids({ search: "lorq" })).toEqual([]);
+        expect(await ids({ search: "lorq loader" })).toEqual(["lora"]);
+      });
+      it("tolerates two edits only from 9 characters", async () => {
+        expect(await ids({ search: "contrlnt" })).toEqual([]); // 8 characters, 2 edits
+        expect(await ids({ search: "kontrolnett" })).toEqual(["cn"]); // 11 characters, 2 edits
+        expect(await ids({ search: "detxilxr" })).toEqual([]); // 8 characters, 2 edits
+      });
+    });
+
+    describe("relevance, rule by rule", () => {
+      it("(1) an exact id or name, separators and case aside, ranks first", async () => {
+        await load([
+          node("super-tool", { name: "Something Else", repo_stars: 1 }),
+          node("b", { name: "Super Tool Extras", repo_stars: 1000 }),
+          node("c", { name: "My Magic Pack", repo_stars: 0 }),
+          node("d", { name: "My Magic Pack Plus", repo_stars: 1000 }),
+        ]);
+        expect((await ids({ search: "super_tool" }))[0]).toBe("super-tool");
+        expect((await ids({ search: "Super-Tool" }))[0]).toBe("super-tool");
+        expect((await ids({ search: "my.magic pack" }))[0]).toBe("c");
+        expect((await ids({ search: "my magic" }))[0]).toBe("d");
+      });
+      it("(2) matching more query tokens beats fewer", async () => {
+        await load([
+          node("both", { name: "Alpha Beta", description: "", repo_stars: 1 }),
+          node("one", { name: "Alpha", repo_stars: 1000 }),
+          node("other", { name: "Beta Thing", repo_stars: 500 }),
+        ]);
+        expect(await ids({ search: "alpha beta" })).toEqual(["both", "one", "other"]);
+      });
+      it("(3) id/name beats app node names and tags, which beat description, author, publisher", async () => {
+        await load([
+          node("in-desc", { name: "X", description: "gamma", repo_stars: 900 }),
+          node("in-author", { name: "Y", author: "gamma", repo_stars: 800 }),
+          node("in-nodes", { name: "Z", app_node_names: ["Gamma"], repo_stars: 500 }),
+          node("in-tags", { name: "W", tags: ["gamma"], repo_stars: 400 }),
+          node("in-name", { name: "Gamma Pack", repo_stars: 1 }),
+        ]);
+        expect(await ids({ search: "gamma" })).toEqual(["in-name", "in-nodes", "in-tags", "in-desc", "in-author"]);
+      });
+      it("(4) exact beats prefix beats one typo beats two", async () => {
+        await load([
+          node("two-typos", { name: "Zz Quamtixer Tool", repo_stars: 1000 }),
+          node("one-typo", { name: "Zz Quantixer Tool", repo_stars: 900 }),
+          node("prefix", { name: "Zz Quantizers Tool", repo_stars: 800 }),
+          node("exact", { name: "Zz Quantizer Tool", repo_stars: 1 }),
+        ]);
+        expect(await ids({ search: "zz quantizer" })).toEqual(["exact", "prefix", "one-typo", "two-typos"]);
+      });
+      it("(5) popularity breaks ties: search_ranking, then downloads, then repo_stars", async () => {
+        await load([
+          node("stars", { name: "Omega A", search_ranking: 5, downloads: 10, repo_stars: 99 }),
+          node("downloads", { name: "Omega B", search_ranking: 5, downloads: 11, repo_stars: 0 }),
+          node("ranking", { name: "Omega C", search_ranking: 6, downloads: 0, repo_stars: 0 }),
+          node("fewer-stars", { name: "Omega D", search_ranking: 5, downloads: 10, repo_stars: 98 }),
+          node("nothing", { name: "Omega E" }),
+        ]);
+        expect(await ids({ search: "omega" })).toEqual(["ranking", "downloads", "stars", "fewer-stars", "nothing"]);
+      });
+      it("(6) the id breaks the rest; without search the order is popularity then id", async () => {
+        await load([node("b", { name: "Same" }), node("a", { name: "Same" }), node("c", { name: "Same", repo_stars: 1 })]);
+        expect(await ids({ search: "same" })).toEqual(["c", "a", "b"]);
+        expect(await ids({})).toEqual(["c", "a", "b"]);
+      });
+    });
+
+    describe("repository_url_search", () => {
+      beforeAll(async () => {
+        await load([
+          node("kj", { repository: "https://github.com/kijai/ComfyUI-KJNodes" }),
+          node("kj-git", { repository: "http://www.github.com/Kijai/Other.git/" }),
+          node("none"),
+          node("else", { repository: "https://gitlab.com/someone/thing" }),
+        ]);
+      });
+      it.each([
+        ["https://github.com/kijai/ComfyUI-KJNodes", ["kj"]],
+        ["https://www.github.com/kijai/comfyui-kjnodes.git/", ["kj"]],
+        ["http://GitHub.com/KIJAI/ComfyUI-KJNodes/", ["kj"]],
+        ["kijai/ComfyUI-KJNodes", ["kj"]],
+        ["kjnodes", ["kj"]],
+        ["kijai", ["kj", "kj-git"]],
+        ["github.com/kijai/other", ["kj-git"]],
+        ["https://github.com/kijai/other.git", ["kj-git"]],
+        ["gitlab", ["else"]],
+        ["nowhere/at-all", []],
+      ])("%s", async (s, expected) => {
+        expect((await ids({ repositoryUrl: s })).sort()).toEqual([...expected].sort());
+      });
+    });
+
+    describe("app_node_search", () => {
+      beforeAll(async () => {
+        await load([
+          node("partial", { app_node_names: ["FaceDetailerPipe"], repo_stars: 100 }),
+          node("whole", { app_node_names: ["Other", "FaceDetailer"], repo_stars: 1 }),
+          node("none", { app_node_names: ["Upscaler"], repo_stars: 1000 }),
+        ]);
+      });
+      it("a whole-name match ranks above a partial one, case-insensitively", async () => {
+        expect(await ids({ appNode: "facedetailer" })).toEqual(["whole", "partial"]);
+        expect(await ids({ appNode: "FACEDETAILER" })).toEqual(["whole", "partial"]);
+      });
+      it("matches part of a name", async () => {
+        expect(await ids({ appNode: "detailer" })).toEqual(["partial", "whole"]);
+        expect(await ids({ appNode: "scale" })).toEqual(["none"]);
+        expect(await ids({ appNode: "nothing" })).toEqual([]);
+      });
+    });
+
+    describe("supported_os and supported_accelerator", () => {
+      beforeAll(async () => {
+        await load([
+          node("any"),
+          node("empty", { supported_os: [], supported_accelerators: [] }),
+          node("indep", { supported_os: ["OS Independent"], supported_accelerators: ["CPU"] }),
+          node("win", { supported_os: ["Microsoft :: Windows"], supported_accelerators: ["GPU :: NVIDIA CUDA"] }),
+          node("win10", { supported_os: ["Microsoft :: Windows :: 10"], supported_accelerators: ["GPU :: AMD ROCm"] }),
+          node("linux", { supported_os: ["POSIX :: Linux"], supported_accelerators: ["DirectML"] }),
+          node("mac", { supported_os: ["MacOS"], supported_accelerators: ["GPU :: Apple Metal"] }),
+          node("shortwin", { supported_os: ["Windows"], supported_accelerators: ["CUDA"] }),
+        ]);
+      });
+      const open = ["any", "empty"];
+      it.each([
+        ["Windows", [...open, "indep", "win", "win10", "shortwin"]],
+        ["microsoft :: windows", [...open, "indep", "win", "win10", "shortwin"]],
+        ["Microsoft", [...open, "indep", "win", "win10", "shortwin"]],
+        ["Microsoft :: Windows :: 11", [...open, "indep", "win", "shortwin"]],
+        ["Microsoft :: Windows :: 10", [...open, "indep", "win", "win10", "shortwin"]],
+        ["Linux", [...open, "indep", "linux"]],
+        ["POSIX", [...open, "indep", "linux"]],
+        ["macOS", [...open, "indep", "mac"]],
+        ["Solaris", [...open, "indep"]],
+      ])("supported_os=%s", async (f, expected) => {
+        expect((await ids({ os: f })).sort()).toEqual([...expected].sort());
+      });
+      it.each([
+        ["CUDA", [...open, "win", "shortwin"]],
+        ["gpu :: nvidia cuda", [...open, "win", "shortwin"]],
+        ["GPU", [...open, "win", "win10", "mac", "shortwin"]],
+        ["ROCm", [...open, "win10"]],
+        ["Metal", [...open, "mac"]],
+        ["DirectML", [...open, "linux"]],
+        ["cpu", [...open, "indep"]],
+      ])("supported_accelerator=%s", async (f, expected) => {
+        expect((await ids({ accelerator: f })).sort()).toEqual([...expected].sort());
+      });
+      it("combines every filter with AND", async () => {
+        expect((await ids({ os: "Windows", accelerator: "CUDA" })).sort()).toEqual([...open, "win", "shortwin"].sort());
+        expect((await ids({ os: "Windows", accelerator: "CUDA", search: "win" })).sort()).toEqual(["win"]);
+      });
+    });
+
+    describe("banned and deleted", () => {
+      beforeAll(async () => {
+        await load([
+          node("ok-node", { name: "Shared Word" }),
+          node("banned-node", { name: "Shared Word", status: "NodeStatusBanned", repo_stars: 10 }),
+          node("deleted-node", { name: "Shared Word", status: "NodeStatusDeleted", repo_stars: 20 }),
+        ]);
+      });
+      it("leaves banned nodes out unless asked, and deleted nodes always", async () => {
+        expect(await ids({ search: "shared" })).toEqual(["ok-node"]);
+        expect(await ids({ search: "shared", includeBanned: true })).toEqual(["banned-node", "ok-node"]);
+        expect(await ids({})).toEqual(["ok-node"]);
+        expect(await ids({ includeBanned: true })).toEqual(["banned-node", "ok-node"]);
+        expect(await ids({ includeBanned: true, search: "deleted" })).toEqual([]);
+      });
+      it("get follows the same rules", async () => {
+        expect((await engine.get("ok-node", { includeBanned: false }))?.id).toBe("ok-node");
+        expect(await engine.get("banned-node", { includeBanned: false })).toBeUndefined();
+        expect((await engine.get("banned-node", { includeBanned: true }))?.id).toBe("banned-node");
+        expect(await engine.get("deleted-node", { includeBanned: true })).toBeUndefined();
+        expect(await engine.get("missing", { includeBanned: true })).toBeUndefined();
+      });
+    });
+
+    describe("paging and order", () => {
+      const many = Array.from({ length: 57 }, (_, i) =>
+        node(`n${String(i).padStart(2, "0")}`, { name: `Common ${i % 3 === 0 ? "Special" : "Plain"}`, repo_stars: i % 7, description: i % 2 ? "common" : "" }),
+      );
+      beforeAll(async () => {
+        await load(many);
+      });
+      it.each([[{ search: "common" }], [{ search: "common special" }], [{}], [{ search: "plain" }]])("pages through %j: every match exactly once, in a stable order", async (query) => {
+        const all = await engine.search(q({ ...query, limit: 100 }));
+        const seen: string[] = [];
+        for (let offset = 0; offset < all.total + 7; offset += 7) {
+          const page = await engine.search(q({ ...query, offset, limit: 7 }));
+          expect(page.total).toBe(all.total);
+          seen.push(...page.nodes.map((n) => n.id));
+        }
+        expect(seen).toEqual(all.nodes.map((n) => n.id));
+        expect(new Set(seen).size).toBe(seen.length);
+        expect((await engine.search(q({ ...query, limit: 100 }))).nodes.map((n) => n.id)).toEqual(seen);
+      });
+      it("a page past the end is empty with the right total", async () => {
+        const r = await engine.search(q({ search: "common", offset: 1000, limit: 10 }));
+        expect(r.nodes).toEqual([]);
+        expect(r.total).toBe(57);
+        expect(await engine.count()).toBe(57);
+      });
+    });
+
+    it("returns the stored record intact", async () => {
+      const rich = node("rich", {
+        name: "Rich",
+        description: "d",
+        tags: ["t"],
+        latest_version: { version: "1.0.0", app_node_extract_status: "done" },
+        publisher: { id: "p", name: "P" },
+        app_node_names: ["RichNode"],
+        category: "cat",
+      });
+      await load([rich]);
+      const got = (await engine.search(q({ search: "rich" }))).nodes[0];
+      expect(got).toMatchObject(rich);
+      expect(await engine.get("rich", { includeBanned: false })).toMatchObject(rich);
+    });
+
+    it("a rebuild swaps at once: every search meanwhile answers from the old index or the new one", async () => {
+      const old = Array.from({ length: 300 }, (_, i) => node(`old-${i}`, { name: `Swap Old ${i}` }));
+      const fresh = Array.from({ length: 30_000 }, (_, i) => node(`new-${i}`, { name: `Swap New ${i}`, description: "lorem ipsum dolor sit amet ".repeat(3) }));
+      await load(old);
+      const before = await engine.search(q({ search: "swap", limit: 5 }));
+      let done = false;
+      const rebuilding = engine.replaceAll(fresh).then(() => { done = true; });
+      const answers: number[] = [];
+      while (!done) {
+        const r = await engine.search(q({ search: "swap", limit: 5 }));
+        answers.push(r.total);
+        await new Promise((res) => setImmediate(res));
+      }
+      await rebuilding;
+      const after = await engine.search(q({ search: "swap", limit: 5 }));
+      expect(before.total).toBe(300);
+      expect(after.total).toBe(30_000);
+      expect(answers.length).toBeGreaterThan(0);
+      for (const t of answers) expect([300, 30_000]).toContain(t);
+      expect(await engine.count()).toBe(30_000);
+    });
+
+    describe.skipIf(!existsSync(REAL_CATALOG))("relevance on the real catalog", () => {
+      beforeAll(async () => {
+        const { records } = await loadCatalog(REAL_CATALOG);
+        await load(records);
+      }, 120_000);
+      it.each([
+        ["impact pack", "comfyui-impact-pack"],
+        ["Impact Pack", "comfyui-impact-pack"],
+        ["impcat pack", "comfyui-impact-pack"],
+        ["kjnodes", "kjnodes"],
+        ["comfyui_kjnodes", "kjnodes"],
+        ["ComfyUI-KJNodes", "kjnodes"],
+        ["comfyui kjnodes", "kjnodes"],
+        ["ipadapter plus", "ipadapter"],
+        ["ipadaptr", "ipadapter"],
+        ["comfyui manager", "manager"],
+      ])("%s → %s first", async (s, expected) => {
+        expect((await ids({ search: s, limit: 5 }))[0]).toBe(expected);
+      });
+      it("a typo in controlnet finds ControlNet packs", async () => {
+        const top = await engine.search(q({ search: "contrlnet", limit: 5 }));
+        expect(top.nodes.length).toBe(5);
+        for (const n of top.nodes) expect(`${n.id} ${n.name} ${n.description}`.toLowerCase()).toMatch(/control\s*-?net|cnet/);
+      });
+      it("an app node name finds the pack that provides it", async () => {
+        expect((await ids({ search: "FaceDetailer", limit: 5 }))).toContain("comfyui-impact-pack");
+        const byName = await ids({ appNode: "FaceDetailer", limit: 100 });
+        expect(byName).toContain("comfyui-impact-pack");
+      });
+      it("counts every active node", async () => {
+        expect(await engine.count()).toBe(5892);
+        expect((await engine.search(q({ limit: 1 }))).total).toBe(5892);
+      });
+    });
+  });
+}
