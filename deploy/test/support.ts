@@ -1,0 +1,76 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseAllDocuments, parse as parseYaml } from "yaml";
+import { ConfigSchema, loadConfig, type Config } from "../../packages/platform/src/config.ts";
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** The four services, their workspace package and the port each listens on. */
+export const services = [
+  { name: "gateway", pkg: "@app/gateway", port: 8080 },
+  { name: "search", pkg: "@app/search", port: 8081 },
+  { name: "upload", pkg: "@app/upload", port: 8082 },
+  { name: "worker", pkg: "@app/worker", port: 8083 },
+] as const;
+
+export type ServiceName = (typeof services)[number]["name"];
+
+export function readRepoFile(rel: string): string {
+  return readFileSync(join(repoRoot, rel), "utf8");
+}
+
+/** Every YAML document of a file, parse errors surfaced (a broken file must fail, not vanish). */
+export function readYamlDocs(path: string): unknown[] {
+  const docs = parseAllDocuments(readFileSync(path, "utf8"));
+  const out: unknown[] = [];
+  for (const doc of docs) {
+    if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors.map((e) => e.message).join("; ")}`);
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (value !== null && value !== undefined) out.push(value);
+  }
+  return out;
+}
+
+export function readYaml(path: string): unknown {
+  return parseYaml(readFileSync(path, "utf8"), { merge: true, maxAliasCount: 100 });
+}
+
+/** Names the service's package.json gives to a script, e.g. "tsx src/main.ts" → "src/main.ts". */
+export function scriptFile(service: ServiceName, script: string): string {
+  const pkg = JSON.parse(readRepoFile(`services/${service}/package.json`)) as { scripts?: Record<string, string> };
+  const cmd = pkg.scripts?.[script];
+  const m = cmd === undefined ? null : /^tsx\s+(\S+\.ts)$/.exec(cmd.trim());
+  if (!m) throw new Error(`services/${service}/package.json: script "${script}" is not "tsx <file>.ts": ${cmd}`);
+  return m[1]!;
+}
+
+/** tsx's version as the lockfile resolved it for the root project. */
+export function lockedTsxVersion(): string {
+  const lock = parseYaml(readRepoFile("pnpm-lock.yaml")) as {
+    importers: Record<string, { devDependencies?: Record<string, { version: string }> }>;
+  };
+  const v = lock.importers["."]?.devDependencies?.["tsx"]?.version;
+  if (!v) throw new Error("pnpm-lock.yaml: no tsx in the root devDependencies");
+  return v.replace(/\(.*$/, "");
+}
+
+export const configKeys: ReadonlySet<string> = new Set(Object.keys(ConfigSchema.shape));
+
+/** Runs the stack's own config validation, so a value the services would reject fails here. */
+export function validateEnv(env: Record<string, string>): Config {
+  return loadConfig(env);
+}
+
+export function commandOnPath(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function fileExists(rel: string): boolean {
+  return existsSync(join(repoRoot, rel));
+}
