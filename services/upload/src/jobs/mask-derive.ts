@@ -58,7 +58,7 @@ async function derive(original: Buffer, mask: Buffer) {
   const { width, height } = info;
   const maskMeta = await sharp(mask, opts).metadata();
   const maskType: MaskType = maskMeta.hasAlpha ? "alpha" : "luminance";
-  const resized = sharp(mask, opts).rotate().resize(width, height, { fit: "fill" });
+  const resized = sharp(mask, opts).rotate().resize(width, height, { fit: "fill", kernel: "linear" }); // linear: no ringing at mask edges
   const channel =
     maskType === "alpha"
       ? await resized.toColourspace("srgb").ensureAlpha().extractChannel(3).raw({ depth: "uchar" }).toBuffer()
