@@ -3,7 +3,7 @@ import type { ApiKeys } from "../adapters/api-keys.ts";
 import { UploadFailure } from "../domain/errors.ts";
 
 /** Query parameters that look like a credential: a key there ends up in proxy and access logs. */
-const QUERY_KEY_RE = /^(api[-_]?key|apikey|key|token|access[-_]?token|auth|authorization)$/i;
+const QUERY_KEY_RE = /^((x[-_])?api[-_]?key|key|token|access[-_]?token|auth|authorization|bearer)$/i;
 
 /** The presented key: `X-API-Key: <key>` or `Authorization: Bearer <key>`. */
 export function presentedKey(req: Request): string | null {
