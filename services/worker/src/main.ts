@@ -1,0 +1,22 @@
+import { createJobQueue } from "@app/jobs";
+import { createLogger, loadConfig, serve } from "@app/platform";
+import { createApp } from "./app.ts";
+import { assertAllHandlers, createWorkerHandlers } from "./compose.ts";
+
+/** The job worker: every handler, on BullMQ. PORT (probes, metrics) defaults to 8083 here. */
+const config = loadConfig({ ...process.env, PORT: process.env.PORT || "8083" });
+const logger = createLogger("worker", config.LOG_LEVEL);
+
+if (!config.REDIS_URL) {
+  logger.fatal("REDIS_URL is not set: the worker takes its jobs from Redis (BullMQ). Without Redis, jobs run inside the gateway, search and upload processes and no worker is needed.");
+  process.exit(1);
+}
+
+const { handlers, close } = await createWorkerHandlers(config, logger);
+assertAllHandlers(handlers);
+const queue = createJobQueue(config, { logger });
+await queue.work(handlers, { concurrency: config.WORKER_CONCURRENCY });
+logger.info({ jobs: Object.keys(handlers), concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX }, "worker taking jobs");
+
+// SIGTERM: stop the probes' server, drain the queue (active jobs finish and store their results), then close the handlers' clients.
+await serve(createApp({ queue }), { port: config.PORT, host: config.HOST, logger, closables: [queue, { close }] });
