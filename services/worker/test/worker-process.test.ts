@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { BullMqJobQueue } from "@app/jobs";
+import { FsBlobStore } from "@app/upload";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "../../../packages/jobs/test/redis-test-support.ts";
+
+/** The worker as it runs in production: `src/main.ts` in its own process, on the real Redis. */
+const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const CATALOG = join(REPO_ROOT, "../shared/data/registry-nodes.ndjson");
+
+const prefix = uniquePrefix("worker-process");
+const dataDir = mkdtempSync(join(tmpdir(), "worker-process-"));
+let port = 0;
+let worker: ChildProcess | undefined;
+let output = "";
+let producer: BullMqJobQueue;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port: p } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return p;
+}
+
+function startWorker(env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  return child;
+}
+
+async function png(width: number, height: number, channels: 3 | 4, fill: number[]): Promise<Buffer> {
+  const raw = Buffer.alloc(width * height * channels);
+  for (let i = 0; i < raw.length; i++) raw[i] = fill[i % channels]!;
+  return sharp(raw, { raw: { width, height, channels } }).png().toBuffer();
+}
+
+async function store(blobs: FsBlobStore, bytes: Buffer, width: number, height: number): Promise<string> {
+  const staged = await blobs.stage(Readable.from([bytes]));
+  const now = new Date().toISOString();
+  await staged.commit(
+    (existing) =>
+      existing ?? { hash: staged.hash, ext: "png", size: staged.size, mime: "image/png", width, height, first_uploaded_at: now, last_uploaded_at: now, tags: [] },
+  );
+  return staged.hash;
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  worker = startWorker({ REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, PORT: String(port) });
+  await vi.waitFor(
+    async () => {
+      if (worker?.exitCode !== null) throw new Error(`worker exited early:\n${output}`);
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(res.status).toBe(200);
+    },
+    { timeout: 30_000, interval: 200 },
+  );
+  producer = new BullMqJobQueue({ redisUrl: TEST_REDIS_URL, prefix });
+});
+
+afterAll(async () => {
+  if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
+  await producer?.close();
+  await deleteKeys([prefix]);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("the worker process", () => {
+  it("reindexes the real catalog, reporting progress through the job", async () => {
+    const progress: Record<string, unknown>[] = [];
+    const result = await producer.run(
+      "catalog.reindex",
+      { source: CATALOG },
+      { jobId: `catalog.reindex:${CATALOG}:test`, timeoutMs: 60_000, onProgress: (p) => progress.push(p) },
+    );
+    expect(result.read).toBe(5892);
+    expect(result.indexed + result.skipped).toBe(result.read);
+    expect(result.indexed).toBeGreaterThan(5000);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toMatchObject({ phase: "done", read: 5892 });
+  });
+
+  it("derives the mask images from blobs in the shared store", async () => {
+    const blobs = new FsBlobStore(join(dataDir, "blobs"));
+    await blobs.init();
+    const originalHash = await store(blobs, await png(8, 6, 3, [200, 100, 50]), 8, 6);
+    const maskHash = await store(blobs, await png(4, 3, 4, [0, 0, 0, 0]), 4, 3);
+    const data = { originalHash, maskHash };
+    const result = await producer.run("mask.derive", data, { jobId: `mask.derive:${originalHash}:${maskHash}`, timeoutMs: 30_000 });
+    expect(result).toEqual({ maskType: "alpha", painted: expect.stringMatching(/^[0-9a-f]{64}\.png$/), paint: expect.stringMatching(/^[0-9a-f]{64}\.png$/) });
+    const hashes = await blobs.list();
+    expect(hashes).toContain(result.painted.slice(0, 64));
+    expect(hashes).toContain(result.paint.slice(0, 64));
+  });
+
+  it("counts the jobs it ran in /metrics", async () => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toMatch(/jobs_total\{name="catalog\.reindex",outcome="completed"\} 1/);
+    expect(text).toMatch(/jobs_total\{name="mask\.derive",outcome="completed"\} 1/);
+    expect(text).toMatch(/job_duration_seconds_count\{name="mask\.derive"\} 1/);
+  });
+
+  it("on SIGTERM finishes the job it is running, stores the result and exits 0", async () => {
+    const jobId = `catalog.reindex:${CATALOG}:drain`;
+    let sawProgress!: () => void;
+    const running = new Promise<void>((r) => (sawProgress = r));
+    const waiting = producer.run("catalog.reindex", { source: CATALOG }, { jobId, timeoutMs: 60_000, onProgress: () => sawProgress() });
+    await running;
+    const exited = once(worker!, "exit");
+    worker!.kill("SIGTERM");
+    const [code] = await exited;
+    expect(code).toBe(0);
+    await expect(waiting).resolves.toMatchObject({ read: 5892 });
+    expect(await producer.inspect(jobId)).toMatchObject({ state: "completed", attemptsMade: 1 });
+  });
+});
+
+describe("the worker process without REDIS_URL", () => {
+  it("refuses to start and says why", async () => {
+    let said = "";
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, REDIS_URL: "", DATA_DIR: dataDir, PORT: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout?.on("data", (d: Buffer) => (said += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (said += d.toString()));
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(said).toContain("REDIS_URL is not set");
+  });
+});
