@@ -3,7 +3,7 @@ import { BullMqJobQueue, type BullMqJobQueueOptions } from "./bullmq-queue.ts";
 import { InProcessJobQueue } from "./in-process-queue.ts";
 import type { JobQueue } from "./job-queue.ts";
 
-export type JobQueueConfig = Pick<Config, "REDIS_URL" | "QUEUE_PREFIX" | "WORKER_CONCURRENCY">;
+export type JobQueueConfig = Pick<Config, "REDIS_URL" | "QUEUE_PREFIX" | "WORKER_CONCURRENCY" | "JOB_ATTEMPTS" | "JOB_BACKOFF_MS">;
 
 /**
  * The one place the JobQueue implementation is chosen: BullMQ on Redis when REDIS_URL is set,
@@ -16,11 +16,18 @@ export function createJobQueue(
   if (config.REDIS_URL) {
     return new BullMqJobQueue({
       concurrency: config.WORKER_CONCURRENCY,
+      attempts: config.JOB_ATTEMPTS,
+      backoffMs: config.JOB_BACKOFF_MS,
       ...opts.overrides,
       redisUrl: config.REDIS_URL,
       prefix: config.QUEUE_PREFIX,
       ...(opts.logger && { logger: opts.logger }),
     });
   }
-  return new InProcessJobQueue({ concurrency: config.WORKER_CONCURRENCY, ...opts.overrides });
+  return new InProcessJobQueue({
+    concurrency: config.WORKER_CONCURRENCY,
+    attempts: config.JOB_ATTEMPTS,
+    backoffMs: config.JOB_BACKOFF_MS,
+    ...opts.overrides,
+  });
 }

@@ -32,6 +32,9 @@ export const ConfigSchema = z
     REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
     QUEUE_PREFIX: z.string().default("crs"),
     WORKER_CONCURRENCY: int(2, 1),
+    /** Tries per job, the first included; retries wait JOB_BACKOFF_MS, then twice that, and so on. */
+    JOB_ATTEMPTS: int(3, 1),
+    JOB_BACKOFF_MS: int(1000, 0),
 
     MEILI_URL: url.optional(),
     MEILI_API_KEY: z.string().optional(),
