@@ -47,13 +47,16 @@ export function scriptFile(service: ServiceName, script: string): string {
 }
 
 /** tsx's version as the lockfile resolved it for the root project. */
+let tsxVersion: string | undefined;
 export function lockedTsxVersion(): string {
+  if (tsxVersion) return tsxVersion;
   const lock = parseYaml(readRepoFile("pnpm-lock.yaml")) as {
     importers: Record<string, { devDependencies?: Record<string, { version: string }> }>;
   };
   const v = lock.importers["."]?.devDependencies?.["tsx"]?.version;
   if (!v) throw new Error("pnpm-lock.yaml: no tsx in the root devDependencies");
-  return v.replace(/\(.*$/, "");
+  tsxVersion = v.replace(/\(.*$/, "");
+  return tsxVersion;
 }
 
 export const configKeys: ReadonlySet<string> = new Set(Object.keys(ConfigSchema.shape));
