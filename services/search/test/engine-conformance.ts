@@ -108,13 +108,18 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       it("counts a swap of two neighbours as one edit", async () => {
         expect(await ids({ search: "impcat" })).toEqual(["imp"]);
       });
+      it("counts a typo on the first character as two (as Meilisearch does)", async () => {
+        expect(await ids({ search: "xetailer" })).toEqual([]); // 8 characters: one typo allowed, this one costs two
+        expect(await ids({ search: "kontrolnet" })).toEqual(["cn"]); // 10 characters: two allowed
+        expect(await ids({ search: "kontrolnett" })).toEqual([]); // first-character typo (2) + one more
+      });
       it("tolerates no typo under 5 characters", async () => {
         expect(await ids({ search: "lorq" })).toEqual([]);
         expect(await ids({ search: "lorq loader" })).toEqual(["lora"]);
       });
       it("tolerates two edits only from 9 characters", async () => {
         expect(await ids({ search: "contrlnt" })).toEqual([]); // 8 characters, 2 edits
-        expect(await ids({ search: "kontrolnett" })).toEqual(["cn"]); // 11 characters, 2 edits
+        expect(await ids({ search: "cotrolnett" })).toEqual(["cn"]); // 10 characters, 2 edits
         expect(await ids({ search: "detxilxr" })).toEqual([]); // 8 characters, 2 edits
       });
     });

@@ -10,6 +10,11 @@ export class TermTrie {
   /** Index of the term ending at this node in the sorted dictionary, or -1. */
   private readonly termAt: Int32Array;
   readonly size: number;
+  /** Length of the longest term in each node's subtree: subtrees of too-short terms are skipped. */
+  private readonly maxLen: Uint16Array;
+  /** The walk's stack, kept between calls (searches run one at a time). */
+  private stackNode = new Int32Array(4096);
+  private stackDepth = new Int32Array(4096);
 
   constructor(sortedTerms: readonly string[]) {
     let cap = 1024;
@@ -54,52 +59,114 @@ export class TermTrie {
     this.nextSibling = next.slice(0, size);
     this.termAt = termAt.slice(0, size);
     this.size = size;
+    // Longest term under each node: children are numbered after their parents, so one
+    // backwards pass sees every child before its parent.
+    const maxLen = new Uint16Array(size);
+    const depthOf = new Uint16Array(size);
+    for (let node = 0; node < size; node++) {
+      for (let ch = this.firstChild[node]!; ch !== -1; ch = this.nextSibling[ch]!) depthOf[ch] = depthOf[node]! + 1;
+    }
+    for (let node = size - 1; node >= 0; node--) {
+      let best = this.termAt[node]! >= 0 ? depthOf[node]! : 0;
+      for (let ch = this.firstChild[node]!; ch !== -1; ch = this.nextSibling[ch]!) if (maxLen[ch]! > best) best = maxLen[ch]!;
+      maxLen[node] = best;
+    }
+    this.maxLen = maxLen;
   }
 
   /**
    * Every term within `maxD` edits of `q` (Damerau's optimal string alignment: insert, delete,
-   * substitute, swap two neighbours), reported as (sorted term index, distance).
+   * substitute, swap two neighbours), reported as (sorted term index, distance). As in
+   * Meilisearch, a typo on the first character counts as two: with one typo allowed the first
+   * character must match; with two, either it matches and the rest has up to two, or the whole
+   * word is within one edit (reported as distance 2).
    */
   fuzzy(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+    if (q.length === 0) return;
+    const first = q.charCodeAt(0);
+    for (let ch = this.firstChild[0]!; ch !== -1; ch = this.nextSibling[ch]!) {
+      if (this.char[ch] === first) {
+        this.walk(ch, 1, q.slice(1), maxD, onMatch);
+        break;
+      }
+    }
+    if (maxD >= 2) this.walk(0, 0, q, 1, (t, d) => onMatch(t, d === 0 ? 0 : 2));
+  }
+
+  /** Edit distance of `q` against the terms below `root` (which sits at depth `base`), suffixes only. */
+  private walk(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     const m = q.length;
     const maxDepth = m + maxD;
-    const qc = new Int32Array(m);
-    for (let j = 0; j < m; j++) qc[j] = q.charCodeAt(j);
-    const rows: Int32Array[] = [];
-    for (let d = 0; d <= maxDepth; d++) rows.push(new Int32Array(m + 1));
-    for (let j = 0; j <= m; j++) rows[0]![j] = j;
-    const chars = new Int32Array(maxDepth + 1);
-    const { char, firstChild, nextSibling, termAt } = this;
-
-    const visit = (node: number, depth: number): void => {
-      const row = rows[depth]!;
-      const up = rows[depth - 1]!;
-      const up2 = depth > 1 ? rows[depth - 2]! : up;
+    const BIG = maxD + 1;
+    const W = m + 2;
+    const qc = new Int32Array(m + 1);
+    for (let j = 0; j < m; j++) qc[j + 1] = q.charCodeAt(j);
+    // One flat table, a row per depth; only the band of cells within maxD of the diagonal is
+    // computed (the others can never come back under maxD), with a guard cell on each side.
+    const rows = new Int32Array((maxDepth + 1) * W).fill(BIG);
+    for (let j = 0; j <= Math.min(m, maxD); j++) rows[j] = j;
+    const chars = new Int32Array(maxDepth + 2);
+    const char = this.char;
+    const firstChild = this.firstChild;
+    const nextSibling = this.nextSibling;
+    const termAt = this.termAt;
+    const maxLen = this.maxLen;
+    const minLen = base + m - maxD;
+    let stackNode = this.stackNode;
+    let stackDepth = this.stackDepth;
+    let sp = 0;
+    for (let ch = firstChild[root]!; ch !== -1; ch = nextSibling[ch]!) {
+      if (maxLen[ch]! < minLen) continue;
+      stackNode[sp] = ch;
+      stackDepth[sp++] = 1;
+    }
+    while (sp > 0) {
+      const node = stackNode[--sp]!;
+      const depth = stackDepth[sp]!;
+      const r = depth * W;
+      const u = r - W;
+      const u2 = u - W;
       const c = char[node]!;
       chars[depth] = c;
       const cPrev = depth > 1 ? chars[depth - 1]! : -1;
-      row[0] = depth;
-      let min = depth;
-      for (let j = 1; j <= m; j++) {
-        const qj = qc[j - 1]!;
-        let v = up[j - 1]! + (qj === c ? 0 : 1);
-        const del = up[j]! + 1;
+      const lo = depth - maxD > 1 ? depth - maxD : 1;
+      const hi = depth + maxD < m ? depth + maxD : m;
+      rows[r] = depth <= maxD ? depth : BIG;
+      if (lo > 1) rows[r + lo - 1] = BIG;
+      let min = rows[r]!;
+      for (let j = lo; j <= hi; j++) {
+        const qj = qc[j]!;
+        let v = rows[u + j - 1]! + (qj === c ? 0 : 1);
+        const del = rows[u + j]! + 1;
         if (del < v) v = del;
-        const ins = row[j - 1]! + 1;
+        const ins = rows[r + j - 1]! + 1;
         if (ins < v) v = ins;
-        if (j > 1 && depth > 1 && c === qc[j - 2] && cPrev === qj) {
-          const tr = up2[j - 2]! + 1;
+        if (j > 1 && depth > 1 && c === qc[j - 1] && cPrev === qj) {
+          const tr = rows[u2 + j - 2]! + 1;
           if (tr < v) v = tr;
         }
-        row[j] = v;
+        if (v > BIG) v = BIG;
+        rows[r + j] = v;
         if (v < min) min = v;
       }
-      if (min > maxD) return;
+      if (hi < m) rows[r + hi + 1] = BIG;
+      if (min > maxD) continue;
       const t = termAt[node]!;
-      if (t >= 0 && row[m]! <= maxD) onMatch(t, row[m]!);
-      if (depth === maxDepth) return;
-      for (let ch = firstChild[node]!; ch !== -1; ch = nextSibling[ch]!) visit(ch, depth + 1);
-    };
-    for (let ch = firstChild[0]!; ch !== -1; ch = nextSibling[ch]!) visit(ch, 1);
+      if (t >= 0 && hi === m && rows[r + m]! <= maxD) onMatch(t, rows[r + m]!);
+      if (depth === maxDepth) continue;
+      for (let ch = firstChild[node]!; ch !== -1; ch = nextSibling[ch]!) {
+        if (maxLen[ch]! < minLen) continue;
+        if (sp === stackNode.length) {
+          const grownNode = new Int32Array(sp * 2);
+          grownNode.set(stackNode);
+          const grownDepth = new Int32Array(sp * 2);
+          grownDepth.set(stackDepth);
+          this.stackNode = stackNode = grownNode;
+          this.stackDepth = stackDepth = grownDepth;
+        }
+        stackNode[sp] = ch;
+        stackDepth[sp++] = depth + 1;
+      }
+    }
   }
 }

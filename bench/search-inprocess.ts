@@ -1,0 +1,121 @@
+import { fileURLToPath } from "node:url";
+import type { CatalogRecord } from "@app/contracts";
+import { loadCatalog } from "../services/search/src/adapters/catalog-source.ts";
+import { EmbeddedSearchEngine } from "../services/search/src/adapters/embedded/embedded-engine.ts";
+import type { EngineQuery, SearchEngine } from "../services/search/src/adapters/search-engine.ts";
+import { parseSearchQuery, toEngineQuery } from "../services/search/src/domain/query.ts";
+import { catalogPath } from "./lib/paths.ts";
+import { realisticQueries } from "./lib/queries.ts";
+import { syntheticCatalog } from "./lib/search-synthetic.ts";
+
+export interface LatencyFigures {
+  queries: number;
+  runs: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface ScaleFigures {
+  nodes: number;
+  buildMs: number;
+  heapDeltaMiB: number;
+  rssMiB: number;
+  search: LatencyFigures;
+  /** The reference implementation's approach (case-insensitive substring scan of id, name, description, author, no ranking) on the same queries. */
+  baselineScan: LatencyFigures;
+  p50SpeedupVsScan: number;
+}
+
+export interface SearchInprocessFigures {
+  real: ScaleFigures;
+  synthetic: ScaleFigures;
+  targets: { realP99Ms: number; syntheticP99Ms: number; syntheticBuildMs: number; syntheticMemoryMiB: number };
+  met: { realP99: boolean; syntheticP99: boolean; syntheticBuild: boolean; syntheticMemory: boolean };
+}
+
+const MiB = 1024 * 1024;
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
+
+async function time(queries: EngineQuery[], runs: number, fn: (q: EngineQuery) => Promise<unknown> | unknown): Promise<LatencyFigures> {
+  for (const q of queries.slice(0, 50)) await fn(q); // warm-up
+  const samples: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    for (const q of queries) {
+      const t = performance.now();
+      await fn(q);
+      samples.push(performance.now() - t);
+    }
+  }
+  return { queries: queries.length, runs, p50Ms: round(pct(samples, 50)), p99Ms: round(pct(samples, 99)), maxMs: round(Math.max(...samples)) };
+}
+
+/** What the reference does: ILIKE '%term%' on id, name, description and author, no ordering. */
+function scanBaseline(records: CatalogRecord[]) {
+  const hay = records.map((r) => `${r.id}\n${r.name ?? ""}\n${r.description ?? ""}\n${r.author ?? ""}`.toLowerCase());
+  return (q: EngineQuery) => {
+    const term = (q.search ?? "").toLowerCase();
+    const hits: number[] = [];
+    for (let i = 0; i < hay.length; i++) if (hay[i]!.includes(term) && records[i]!.status !== "NodeStatusDeleted") hits.push(i);
+    return hits.slice(q.offset, q.offset + q.limit);
+  };
+}
+
+async function measure(records: CatalogRecord[], queries: EngineQuery[], runs: number, baselineQueries: number): Promise<ScaleFigures> {
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const engine: SearchEngine = new EmbeddedSearchEngine();
+  const t0 = performance.now();
+  await engine.replaceAll(records);
+  const buildMs = performance.now() - t0;
+  gc();
+  const mem = process.memoryUsage();
+  const search = await time(queries, runs, (q) => engine.search(q));
+  const scan = scanBaseline(records);
+  const baselineScan = await time(queries.filter((q) => q.search).slice(0, baselineQueries), 1, scan);
+  await engine.close();
+  return {
+    nodes: records.length,
+    buildMs: Math.round(buildMs),
+    heapDeltaMiB: Math.round((mem.heapUsed - heap0) / MiB),
+    rssMiB: Math.round(mem.rss / MiB),
+    search,
+    baselineScan,
+    p50SpeedupVsScan: round(baselineScan.p50Ms / Math.max(search.p50Ms, 0.001), 1),
+  };
+}
+
+export async function run(opts = { syntheticNodes: 1_000_000, runs: 5 }): Promise<SearchInprocessFigures> {
+  const queries = realisticQueries(catalogPath(), 400).map((qs) => {
+    const parsed = parseSearchQuery(Object.fromEntries(new URLSearchParams(qs)));
+    if (!parsed.ok) throw new Error(`bench query ${qs} is invalid: ${parsed.message}`);
+    return toEngineQuery(parsed.query);
+  });
+  const { records } = await loadCatalog(catalogPath());
+  const real = await measure(records, queries, opts.runs, 400);
+  let synthRecords: CatalogRecord[] | undefined = syntheticCatalog(catalogPath(), opts.syntheticNodes);
+  const synthetic = await measure(synthRecords, queries, 1, 40);
+  synthRecords = undefined;
+  const targets = { realP99Ms: 1, syntheticP99Ms: 30, syntheticBuildMs: 60_000, syntheticMemoryMiB: 2048 };
+  return {
+    real,
+    synthetic,
+    targets,
+    met: {
+      realP99: real.search.p99Ms < targets.realP99Ms,
+      syntheticP99: synthetic.search.p99Ms < targets.syntheticP99Ms,
+      syntheticBuild: synthetic.buildMs < targets.syntheticBuildMs,
+      syntheticMemory: synthetic.rssMiB < targets.syntheticMemoryMiB,
+    },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const n = Number(process.env.SYNTHETIC_NODES ?? 1_000_000);
+  console.log(JSON.stringify(await run({ syntheticNodes: n, runs: 5 }), null, 2));
+}
