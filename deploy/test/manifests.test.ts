@@ -16,6 +16,7 @@ import {
   yamlFilesIn,
   type Manifests,
 } from "./k8s.ts";
+import { parseKeyFile } from "../../services/upload/src/adapters/api-keys.ts";
 import { commandOnPath, configKeys, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
 
 const hasKubectl = commandOnPath("kubectl");
@@ -264,6 +265,23 @@ describe.each(sets)("$label", ({ load, rendered }) => {
       expect(c.ports?.[0]?.containerPort, s.name).toBe(s.port);
       expect(containerEnv(c, m).PORT, s.name).toBe(String(s.port));
     }
+  });
+
+  it("mounts the API key Secret where the upload service's API_KEYS_FILE points, in the format it reads", () => {
+    const upload = m.deployments.find((d) => name(d) === "upload")!;
+    const spec = podSpecOf(upload);
+    const c = spec.containers[0]!;
+    const file = containerEnv(c, m).API_KEYS_FILE!;
+    expect(file).toBeTruthy();
+    const mount = (c.volumeMounts ?? []).find((vm) => file.startsWith(`${vm.mountPath}/`));
+    expect(mount, `a volume mounted above ${file}`).toBeDefined();
+    const volume = (spec.volumes ?? []).find((v) => v.name === mount!.name);
+    const secret = m.secrets.find((s) => name(s) === volume?.secret?.secretName);
+    const key = file.slice(mount!.mountPath.length + 1);
+    const text = secret?.stringData?.[key] ?? Buffer.from(secret?.data?.[key] ?? "", "base64").toString("utf8");
+    expect(text, `Secret ${volume?.secret?.secretName} key ${key}`).toBeTruthy();
+    // The placeholder parses with the service's own reader (so it boots) and grants nothing.
+    expect(parseKeyFile(text, "comfy-api-keys")).toEqual([]);
   });
 
   it("holds only placeholder secrets (no real credential committed)", () => {
