@@ -93,6 +93,7 @@ export class BullMqJobQueue implements JobQueue {
   private handlers: Partial<JobHandlers> = {};
   private readonly waiters = new Set<Waiter>();
   private closing: Promise<void> | undefined;
+  private connecting: Promise<void> | undefined;
   /** Set once the worker has drained: a wait that starts later reads the final state itself. */
   private waitsClosed = false;
 
@@ -336,11 +337,12 @@ export class BullMqJobQueue implements JobQueue {
     }
   }
 
-  private async producerConnected(): Promise<void> {
+  private producerConnected(): Promise<void> {
     const redis = this.producer;
-    if (redis.status === "ready") return;
-    if (redis.status === "wait" || redis.status === "end") redis.connect().catch(() => undefined);
-    await new Promise<void>((resolve, reject) => {
+    if (redis.status === "ready") return Promise.resolve();
+    // One pending wait shared by every caller, however many requests arrive while Redis is away.
+    this.connecting ??= new Promise<void>((resolve, reject) => {
+      if (redis.status === "wait" || redis.status === "end") redis.connect().catch(() => undefined);
       const onReady = () => {
         clearTimeout(timer);
         resolve();
@@ -350,7 +352,10 @@ export class BullMqJobQueue implements JobQueue {
         reject(new QueueUnavailableError(`job queue unavailable: Redis did not answer within ${this.opts.unavailableAfterMs} ms`));
       }, this.opts.unavailableAfterMs);
       redis.once("ready", onReady);
+    }).finally(() => {
+      this.connecting = undefined;
     });
+    return this.connecting;
   }
 
   /**
