@@ -34,7 +34,8 @@ export interface SearchDepsOptions {
 /** The one place that chooses the engine: Meilisearch when MEILI_URL is set, else the embedded index. */
 export async function createSearchEngine(config: Config): Promise<SearchEngine> {
   if (config.MEILI_URL) {
-    throw new Error("MEILI_URL is set but the Meilisearch engine is not built yet");
+    const { MeiliSearchEngine } = await import("./adapters/meilisearch/meili-engine.ts");
+    return new MeiliSearchEngine({ host: config.MEILI_URL, apiKey: config.MEILI_API_KEY, index: config.MEILI_INDEX });
   }
   return new EmbeddedSearchEngine();
 }

@@ -134,6 +134,8 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     return id;
   };
 
+  // The same app node names recur across packs (and forks): split each one once.
+  const appTokenMemo = new Map<string, string[]>();
   let d = 0;
   const add = (tokens: string[], tier: number) => {
     for (const t of tokens) {
@@ -181,7 +183,12 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     if (repoAlias) add(tokenise(repoAlias), TIER_IDENTITY);
     if (r.app_node_names) {
       for (const name of r.app_node_names) {
-        add(appNodeNameTokens(name), TIER_NODES_TAGS);
+        let tokens = appTokenMemo.get(name);
+        if (!tokens) {
+          tokens = appNodeNameTokens(name);
+          appTokenMemo.set(name, tokens);
+        }
+        add(tokens, TIER_NODES_TAGS);
         const lower = name.toLowerCase();
         let aid = appIdOf.get(lower);
         if (aid === undefined) {
@@ -217,15 +224,13 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
   // Postings in CSR form, terms in sorted order; filled doc by doc, so each list is doc-ordered.
   const nTerms = dict.size;
-  const terms = [...dict.keys()];
-  const order = Array.from({ length: nTerms }, (_, i) => i).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
+  // The default sort compares UTF-16 code units, as `<` does in every lookup later.
+  const sortedTerms = [...dict.keys()].sort();
   const rank = new Int32Array(nTerms);
-  const sortedTerms: string[] = new Array(nTerms);
   const termStart = new Int32Array(nTerms + 1);
   for (let s = 0; s < nTerms; s++) {
-    const id = order[s]!;
+    const id = dict.get(sortedTerms[s]!)!;
     rank[id] = s;
-    sortedTerms[s] = terms[id]!;
     termStart[s + 1] = termStart[s]! + df[id]!;
   }
   await yieldToEventLoop();

@@ -1,0 +1,69 @@
+import type { StoredNode } from "../../domain/catalog-record.ts";
+import { OS_INDEPENDENT, platformLevels } from "../../domain/platform-values.ts";
+import { appNodeNameTokens, identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
+
+/**
+ * One Meilisearch document per node. Searchable text is split into three attributes in
+ * relevance order (identity, app node names and tags, the rest); everything the filters need
+ * is precomputed here, in the same normal forms as the embedded engine uses.
+ */
+export interface MeiliDocument {
+  uid: string;
+  /** Popularity order (0 = most popular), the last tie-break. */
+  rank: number;
+  banned: boolean;
+  identity_text: string;
+  nodes_tags_text: string;
+  other_text: string;
+  /** identityKey of id, name and repository name: the "exact match" rule. */
+  identity: string[];
+  app_names_lower: string[];
+  repo_norm: string;
+  os_any: boolean;
+  /** Every level-prefix of every value, and the full values, for the ` :: ` path rule. */
+  os_prefixes: string[];
+  os_values: string[];
+  acc_any: boolean;
+  acc_prefixes: string[];
+  acc_values: string[];
+  record: StoredNode;
+}
+
+/** Meilisearch ids allow only [A-Za-z0-9_-]: node ids are carried as base64url. */
+export function meiliUid(id: string): string {
+  return Buffer.from(id, "utf8").toString("base64url") || "_";
+}
+
+function paths(values: string[] | undefined, kind: "os" | "accelerator") {
+  const list = values ?? [];
+  const levels = list.map(platformLevels).filter((l) => l.length > 0);
+  const any = levels.length === 0 || (kind === "os" && levels.some((l) => l.join(" :: ") === OS_INDEPENDENT));
+  const prefixes = new Set<string>();
+  for (const l of levels) for (let i = 1; i <= l.length; i++) prefixes.add(l.slice(0, i).join(" :: "));
+  return { any, prefixes: [...prefixes], values: [...new Set(levels.map((l) => l.join(" :: ")))] };
+}
+
+export function toMeiliDocument(r: StoredNode, rank: number): MeiliDocument {
+  const repoName = r.repository ? repositoryName(r.repository) : undefined;
+  const os = paths(r.supported_os, "os");
+  const acc = paths(r.supported_accelerators, "accelerator");
+  const appTokens = (r.app_node_names ?? []).flatMap(appNodeNameTokens);
+  return {
+    uid: meiliUid(r.id),
+    rank,
+    banned: r.status === "NodeStatusBanned",
+    identity_text: [...tokenise(r.id), ...tokenise(r.name ?? ""), ...tokenise(repoName ?? "")].join(" "),
+    nodes_tags_text: [...appTokens, ...(r.tags ?? []).flatMap(tokenise)].join(" "),
+    other_text: [r.description, r.author, r.publisher?.id, r.publisher?.name].filter(Boolean).map((s) => tokenise(s!).join(" ")).join(" "),
+    identity: [...new Set([r.id, r.name, repoName].filter((s): s is string => !!s).map(identityKey).filter(Boolean))],
+    app_names_lower: [...new Set((r.app_node_names ?? []).map((n) => n.toLowerCase()))],
+    repo_norm: r.repository ? normaliseRepositoryUrl(r.repository) : "",
+    os_any: os.any,
+    os_prefixes: os.prefixes,
+    os_values: os.values,
+    acc_any: acc.any,
+    acc_prefixes: acc.prefixes,
+    acc_values: acc.values,
+    record: r,
+  };
+}
