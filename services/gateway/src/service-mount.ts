@@ -5,7 +5,7 @@ import type { Router } from "express";
  * or proxied to its own deployment (SEARCH_URL / UPLOAD_URL).
  */
 export type ServiceMount =
-  | { kind: "embedded"; router: Router; isReady: () => boolean }
+  | { kind: "embedded"; router: Router; isReady: () => boolean | Promise<boolean> }
   | { kind: "proxy"; url: string };
 
 export interface GatewayService {
