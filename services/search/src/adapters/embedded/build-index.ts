@@ -1,7 +1,7 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
-import { appNodeNameTokens, identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 
 /** Attribute tiers, best first: id/name, then app node names and tags, then the rest. */
 export const TIER_IDENTITY = 0;
@@ -16,8 +16,8 @@ export interface IndexData {
   readonly n: number;
   readonly banned: Uint8Array;
   readonly byId: Map<string, number>;
-  /** identityKey(id | name | repository name) → docs */
-  readonly exact: Map<string, number[]>;
+  /** identityKey(id | name | repository name) → doc, or docs when several share it */
+  readonly exact: Map<string, number | number[]>;
   readonly terms: string[];
   readonly trie: TermTrie;
   readonly termStart: Int32Array;
@@ -77,6 +77,51 @@ class GrowUint8 {
   }
 }
 
+/** The term dictionary under construction, and per term: document frequency and the doc last seen. */
+class TermTable {
+  readonly dict = new Map<string, number>();
+  lastDoc = new Int32Array(1 << 16).fill(-1);
+  pairPos = new Int32Array(1 << 16);
+  df = new Int32Array(1 << 16);
+
+  id(t: string): number {
+    let id = this.dict.get(t);
+    if (id === undefined) {
+      id = this.dict.size;
+      this.dict.set(t, id);
+      if (id === this.lastDoc.length) this.grow();
+    }
+    return id;
+  }
+
+  /** Record that doc `d` holds term `id` in `tier`, once per doc, keeping the best tier. */
+  add(id: number, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
+    if (this.lastDoc[id] !== d) {
+      this.lastDoc[id] = d;
+      this.pairPos[id] = pairTerm.len;
+      this.df[id]!++;
+      pairTerm.push(id);
+      pairTier.push(tier);
+    } else {
+      const at = this.pairPos[id]!;
+      if (tier < pairTier.a[at]!) pairTier.a[at] = tier;
+    }
+  }
+
+  private grow(): void {
+    const size = this.lastDoc.length * 2;
+    const lastDoc = new Int32Array(size).fill(-1);
+    lastDoc.set(this.lastDoc);
+    const pairPos = new Int32Array(size);
+    pairPos.set(this.pairPos);
+    const df = new Int32Array(size);
+    df.set(this.df);
+    this.lastDoc = lastDoc;
+    this.pairPos = pairPos;
+    this.df = df;
+  }
+}
+
 const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
 
 /**
@@ -91,18 +136,17 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
   const banned = new Uint8Array(n);
   const byId = new Map<string, number>();
-  const exact = new Map<string, number[]>();
+  const exact = new Map<string, number | number[]>();
   const addExact = (key: string, d: number) => {
     if (!key) return;
-    const list = exact.get(key);
-    if (!list) exact.set(key, [d]);
-    else if (list[list.length - 1] !== d) list.push(d);
+    const hit = exact.get(key);
+    if (hit === undefined) exact.set(key, d);
+    else if (typeof hit === "number") {
+      if (hit !== d) exact.set(key, [hit, d]);
+    } else if (hit[hit.length - 1] !== d) hit.push(d);
   };
 
-  const dict = new Map<string, number>();
-  let lastDoc = new Int32Array(1 << 16).fill(-1);
-  let pairPos = new Int32Array(1 << 16);
-  let df = new Int32Array(1 << 16);
+  const table = new TermTable();
   const pairTerm = new GrowInt32();
   const pairTier = new GrowUint8();
   const docPairStart = new Int32Array(n + 1);
@@ -123,6 +167,11 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   const accSets: string[][] = [];
   const accSetOf = new Uint32Array(n);
   const setOf = (values: string[] | undefined, ids: Map<string, number>, sets: string[][]) => {
+    if (!values || values.length === 0) {
+      // Most nodes declare nothing: one shared open set, found without building a key.
+      const open = ids.get("");
+      if (open !== undefined) return open;
+    }
     const list = values ?? [];
     const key = list.map(platformKey).sort().join("\n");
     let id = ids.get(key);
@@ -134,37 +183,24 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     return id;
   };
 
-  // The same app node names recur across packs (and forks): split each one once.
-  const appTokenMemo = new Map<string, string[]>();
-  let d = 0;
-  const add = (tokens: string[], tier: number) => {
-    for (const t of tokens) {
-      let id = dict.get(t);
-      if (id === undefined) {
-        id = dict.size;
-        dict.set(t, id);
-        if (id === lastDoc.length) {
-          const grow = (a: Int32Array, fill?: number) => {
-            const b = new Int32Array(a.length * 2);
-            if (fill !== undefined) b.fill(fill);
-            b.set(a);
-            return b;
-          };
-          lastDoc = grow(lastDoc, -1);
-          pairPos = grow(pairPos);
-          df = grow(df);
-        }
-      }
-      if (lastDoc[id] !== d) {
-        lastDoc[id] = d;
-        pairPos[id] = pairTerm.len;
-        df[id]!++;
-        pairTerm.push(id);
-        pairTier.push(tier);
-      } else if (tier < pairTier.a[pairPos[id]!]!) {
-        pairTier.a[pairPos[id]!] = tier;
-      }
+  // App node names, authors and publishers recur across packs (and forks): split and look
+  // each one up once, then add its term ids directly.
+  const memo = new Map<string, Int32Array>();
+  const idsOf = (text: string, split: (s: string) => string[]) => {
+    let ids = memo.get(text);
+    if (!ids) {
+      ids = Int32Array.from(split(text), (t) => table.id(t));
+      memo.set(text, ids);
     }
+    return ids;
+  };
+  const appMemo = new Map<string, { ids: Int32Array; aid: number }>();
+  let d = 0;
+  const addIds = (ids: Int32Array, tier: number) => {
+    for (let i = 0; i < ids.length; i++) table.add(ids[i]!, d, tier, pairTerm, pairTier);
+  };
+  const add = (tokens: string[], tier: number) => {
+    for (const t of tokens) table.add(table.id(t), d, tier, pairTerm, pairTier);
   };
 
   for (d = 0; d < n; d++) {
@@ -173,40 +209,46 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     if (r.status === "NodeStatusBanned") banned[d] = 1;
     docPairStart[d] = pairTerm.len;
 
-    const repoAlias = r.repository ? repositoryName(r.repository) : undefined;
-    addExact(identityKey(r.id), d);
-    if (r.name) addExact(identityKey(r.name), d);
-    if (repoAlias) addExact(identityKey(repoAlias), d);
-
-    add(tokenise(r.id), TIER_IDENTITY);
-    if (r.name) add(tokenise(r.name), TIER_IDENTITY);
-    if (repoAlias) add(tokenise(repoAlias), TIER_IDENTITY);
+    const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
+    const idTokens = tokenise(r.id);
+    addExact(idTokens.join(" "), d);
+    add(idTokens, TIER_IDENTITY);
+    if (r.name) {
+      const nameTokens = tokenise(r.name);
+      addExact(nameTokens.join(" "), d);
+      add(nameTokens, TIER_IDENTITY);
+    }
+    const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
+    if (repoAlias) {
+      const aliasTokens = tokenise(repoAlias);
+      addExact(aliasTokens.join(" "), d);
+      add(aliasTokens, TIER_IDENTITY);
+    }
     if (r.app_node_names) {
       for (const name of r.app_node_names) {
-        let tokens = appTokenMemo.get(name);
-        if (!tokens) {
-          tokens = appNodeNameTokens(name);
-          appTokenMemo.set(name, tokens);
+        let app = appMemo.get(name);
+        if (!app) {
+          const lower = name.toLowerCase();
+          let aid = appIdOf.get(lower);
+          if (aid === undefined) {
+            aid = appNames.length;
+            appIdOf.set(lower, aid);
+            appNames.push(lower);
+          }
+          app = { ids: Int32Array.from(appNodeNameTokens(name), (t) => table.id(t)), aid };
+          appMemo.set(name, app);
         }
-        add(tokens, TIER_NODES_TAGS);
-        const lower = name.toLowerCase();
-        let aid = appIdOf.get(lower);
-        if (aid === undefined) {
-          aid = appNames.length;
-          appIdOf.set(lower, aid);
-          appNames.push(lower);
-        }
-        appPairName.push(aid);
+        addIds(app.ids, TIER_NODES_TAGS);
+        appPairName.push(app.aid);
         appPairDoc.push(d);
       }
     }
-    if (r.tags) for (const tag of r.tags) add(tokenise(tag), TIER_NODES_TAGS);
+    if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_NODES_TAGS);
     if (r.description) add(tokenise(r.description), TIER_TEXT);
-    if (r.author) add(tokenise(r.author), TIER_TEXT);
-    if (r.publisher?.id) add(tokenise(r.publisher.id), TIER_TEXT);
-    if (r.publisher?.name) add(tokenise(r.publisher.name), TIER_TEXT);
+    if (r.author) addIds(idsOf(r.author, tokenise), TIER_TEXT);
+    if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_TEXT);
+    if (r.publisher?.name) addIds(idsOf(r.publisher.name, tokenise), TIER_TEXT);
 
-    const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     repoParts[d] = url;
     repoStart[d] = repoLen;
     repoLen += url.length + 1;
@@ -223,7 +265,9 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   repoStart[n] = repoLen;
 
   // Postings in CSR form, terms in sorted order; filled doc by doc, so each list is doc-ordered.
-  const nTerms = dict.size;
+  const nTerms = table.dict.size;
+  const dict = table.dict;
+  const df = table.df;
   // The default sort compares UTF-16 code units, as `<` does in every lookup later.
   const sortedTerms = [...dict.keys()].sort();
   const rank = new Int32Array(nTerms);

@@ -98,7 +98,8 @@ export class IndexSearcher {
     const tokens = q.search !== undefined ? [...new Set(tokenise(q.search))].slice(0, MAX_QUERY_TOKENS) : [];
     if (q.search !== undefined && tokens.length > 0) {
       const nc = this.collectText(tokens, gen);
-      const exactDocs = D.exact.get(identityKey(q.search));
+      const exactHit = D.exact.get(identityKey(q.search));
+      const exactDocs = exactHit === undefined ? undefined : typeof exactHit === "number" ? [exactHit] : exactHit;
       const isExact = this.tokStamp; // reuse: after collectText the token stamps are free
       const exactGen = gen; // distinct from every token generation (those are above gen)
       if (exactDocs) for (const d of exactDocs) isExact[d] = -exactGen;
