@@ -224,12 +224,7 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   async isReady(): Promise<boolean> {
-    try {
-      await this.producerQueue();
-      return (await this.producer.ping()) === "PONG";
-    } catch {
-      return false;
-    }
+    return !this.closing && (await this.ping());
   }
 
   /**
@@ -238,7 +233,11 @@ export class BullMqJobQueue implements JobQueue {
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      await this.worker?.close();
+      // With Redis away nothing can be drained to it (a finished job could not store its result)
+      // and a graceful close would wait for Redis forever: let go at once. Jobs cut off this way
+      // are handed to another worker when their lock runs out.
+      const redisAnswers = this.worker ? await this.ping() : false;
+      await this.worker?.close(!redisAnswers);
       this.waitsClosed = true;
       for (const w of [...this.waiters]) {
         const queue = this.queue;
@@ -273,6 +272,15 @@ export class BullMqJobQueue implements JobQueue {
     } catch (err) {
       // A concurrent enqueue retried it first; anything else is real.
       if ((await queue.getJobState(id)) === "failed") throw err;
+    }
+  }
+
+  private async ping(): Promise<boolean> {
+    try {
+      await this.producerQueue(true);
+      return (await this.producer.ping()) === "PONG";
+    } catch {
+      return false;
     }
   }
 

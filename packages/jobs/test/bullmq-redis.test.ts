@@ -103,6 +103,14 @@ describe("BullMQ job queue on Redis", () => {
     expect(await q.isReady()).toBe(false);
   }, 10_000);
 
+  it("a worker whose Redis does not answer still closes (SIGTERM does not hang)", async () => {
+    const port = await closedPort();
+    const q = new BullMqJobQueue({ redisUrl: `redis://127.0.0.1:${port}`, prefix: "test-jobs-unreachable" });
+    await q.work({ "catalog.reindex": async () => ({ read: 1, indexed: 1, skipped: 0, durationMs: 0 }) });
+    await expect(q.isReady()).resolves.toBe(false);
+    await expect(q.close()).resolves.toBeUndefined();
+  }, 10_000);
+
   it("close drains the active job and stores its result in Redis for the next process", async () => {
     const p = prefix("drain");
     const q = open({ prefix: p });
