@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { QueueUnavailableError, type JobQueue } from "@app/jobs";
+import { InProcessJobQueue, QueueUnavailableError } from "@app/jobs";
 import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
 
 let t: TestApp;
@@ -196,20 +196,14 @@ describe("POST /api/upload/mask", () => {
 });
 
 describe("a queue that cannot take jobs", () => {
-  /** The port's contract for a backend that is down (Redis stopped): enqueue refuses at once. */
-  class DownQueue implements JobQueue {
-    readonly kind = "bullmq" as const;
-    async enqueue(): Promise<void> {
+  /** The port's contract for a backend that is down (Redis stopped): producers are refused at once. */
+  class DownQueue extends InProcessJobQueue {
+    override async enqueue(): Promise<void> {
       throw new QueueUnavailableError("redis is down");
     }
-    async waitFor(): Promise<never> {
+    override async run(): Promise<never> {
       throw new QueueUnavailableError("redis is down");
     }
-    async run(): Promise<never> {
-      throw new QueueUnavailableError("redis is down");
-    }
-    async work(): Promise<void> {}
-    async close(): Promise<void> {}
   }
 
   it("answers 503 unavailable, and the original and mask stay stored", async () => {

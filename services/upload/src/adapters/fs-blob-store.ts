@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -42,11 +41,15 @@ export class FsBlobStore implements BlobStore {
   async stage(source: Readable): Promise<StagedBlob> {
     const tmp = this.tempPath();
     const hashing = new HashingStream();
-    const out = createWriteStream(tmp, { flags: "wx", highWaterMark: 1024 * 1024 });
+    // The source may fail while the file opens; pipeline below reports it, this only keeps it handled.
+    source.on("error", () => undefined);
+    // Opened before any byte flows, so a failure can always find and remove the file.
+    const handle = await open(tmp, "wx");
     try {
-      await pipeline(source, hashing, out);
-      await fsyncPath(tmp);
+      // flush: fsync before the stream closes the file, so a committed name never holds a torn write.
+      await pipeline(source, hashing, handle.createWriteStream({ flush: true, highWaterMark: 1024 * 1024 }));
     } catch (err) {
+      await handle.close().catch(() => undefined);
       await rm(tmp, { force: true });
       throw err;
     }

@@ -120,6 +120,7 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
       }
       fileStream = stream;
       tap = new HeadTap();
+      tap.on("error", () => undefined); // surfaced through the staging promise
       stream.on("limit", () => fail(tooLarge(limits.maxBytes)));
       staging = store.stage(stream.pipe(tap));
       stream.on("error", (err) => tap?.destroy(err));
