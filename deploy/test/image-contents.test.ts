@@ -1,11 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot, scriptFile, services } from "./support.ts";
+import { repoRoot, scriptFile, services, type ServiceName } from "./support.ts";
 
 /**
  * No Docker engine runs here, so this rebuilds what each image holds the way its Dockerfile's
@@ -13,10 +14,12 @@ import { repoRoot, scriptFile, services } from "./support.ts";
  * local store) and starts it the way its CMD does (`node --import tsx <start file>`), with no
  * workspace around it. It catches what only breaks in an image: an import of an undeclared
  * package or of a file outside the package, a missing runtime dependency, a start that needs
- * the repository root, or a process that does not stop cleanly on SIGTERM.
+ * the repository root, a process that does not stop cleanly on SIGTERM, or services that do not
+ * work together when wired by URL and Redis the way docker-compose.yml and deploy/base wire them.
  */
 
 const catalog = join(repoRoot, "..", "shared", "data", "registry-nodes.ndjson");
+const pkgOf = Object.fromEntries(services.map((s) => [s.name, s.pkg])) as Record<ServiceName, string>;
 let work: string;
 let repoCopy: string;
 const started: ChildProcess[] = [];
@@ -33,25 +36,74 @@ function freePort(): Promise<number> {
   });
 }
 
-/** GET until it answers `status` or the deadline passes; returns the last answer. */
-async function poll(url: string, status: number, deadlineMs: number, child: ChildProcess): Promise<{ status: number; body: string }> {
+/** The image's folder for a service, built once per run like the Dockerfile's build stage. */
+function imageFolder(name: ServiceName): string {
+  const out = join(work, `image-${name}`);
+  if (existsSync(out)) return out;
+  const deploy = spawnSync("pnpm", ["--filter", pkgOf[name], "--prod", "--offline", "deploy", out], {
+    cwd: repoCopy,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true" },
+  });
+  if (deploy.status !== 0) throw new Error(`pnpm deploy ${pkgOf[name]} failed:\n${deploy.stdout}\n${deploy.stderr}`);
+  // The Dockerfile links a global tsx of the lockfile's version here; dockerfiles.test.ts
+  // checks that version, this uses the workspace's copy of it.
+  symlinkSync(realpathSync(join(repoRoot, "node_modules", "tsx")), join(out, "node_modules", "tsx"));
+  return out;
+}
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+}
+
+/** Starts a service from its image folder as the image's CMD would, with only the given env. */
+async function start(name: ServiceName, extraEnv: Record<string, string> = {}): Promise<Running> {
+  const cwd = imageFolder(name);
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: work,
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATA_DIR: join(work, `data-${name}-${port}`),
+    LOG_LEVEL: "warn",
+    ...extraEnv,
+  };
+  const child = spawn("node", ["--import", "tsx", scriptFile(name, "start")], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  started.push(child);
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  return { child, url: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+/** GET until it answers `status`, the process dies, or the deadline passes; returns the last answer. */
+async function poll(r: Running, path: string, status: number, deadlineMs = 45_000): Promise<{ status: number; body: string }> {
   const end = Date.now() + deadlineMs;
   let last = { status: 0, body: "" };
-  while (Date.now() < end && child.exitCode === null) {
+  while (Date.now() < end && r.child.exitCode === null) {
     try {
-      const res = await fetch(url);
+      const res = await fetch(`${r.url}${path}`);
       last = { status: res.status, body: await res.text() };
       if (res.status === status) return last;
     } catch (err) {
       last = { status: 0, body: String(err) };
     }
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return last;
 }
 
-function exitOf(child: ChildProcess): Promise<number | null> {
-  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once("exit", (code) => r(code)));
+/** SIGTERM, then the exit code (serve() drains and exits 0). */
+function stop(r: Running): Promise<number | null> {
+  const { child } = r;
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  return exited;
 }
 
 beforeAll(() => {
@@ -76,52 +128,77 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe.each(services)("the $name image's contents", ({ name, pkg }) => {
+describe.each(services)("the $name image's contents", ({ name }) => {
   it("deploy to a self-contained folder, start from its start file, answer /healthz and stop cleanly on SIGTERM", async () => {
-    const out = join(work, `image-${name}`);
-    const deploy = spawnSync("pnpm", ["--filter", pkg, "--prod", "--offline", "deploy", out], {
-      cwd: repoCopy,
-      encoding: "utf8",
-      env: { ...process.env, CI: "true" },
-    });
-    expect(deploy.status, `pnpm deploy ${pkg}: ${deploy.stdout}\n${deploy.stderr}`).toBe(0);
-    // The Dockerfile links a global tsx of the lockfile's version here; dockerfiles.test.ts
-    // checks that version, this uses the workspace's copy of it.
-    symlinkSync(realpathSync(join(repoRoot, "node_modules", "tsx")), join(out, "node_modules", "tsx"));
-
-    const port = await freePort();
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: work,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATA_DIR: join(work, `data-${name}`),
-      LOG_LEVEL: "warn",
-    };
-    if (name === "worker") Object.assign(env, { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: `deploy-test-${randomUUID()}` });
-    if (name === "search") env.CATALOG_SOURCE = catalog;
-
-    const child = spawn("node", ["--import", "tsx", scriptFile(name, "start")], { cwd: out, env, stdio: ["ignore", "pipe", "pipe"] });
-    started.push(child);
-    let output = "";
-    child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+    // The worker takes its jobs from Redis and refuses to start without it.
+    const env: Record<string, string> =
+      name === "worker" ? { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: `deploy-test-${randomUUID()}` } : {};
+    const r = await start(name, env);
     try {
-      const health = await poll(`http://127.0.0.1:${port}/healthz`, 200, 45_000, child);
-      expect(health.status, `/healthz of ${name}; output:\n${output}`).toBe(200);
-      if (name === "search") {
-        // The real catalog indexed by the deployed code, then searchable.
-        const ready = await poll(`http://127.0.0.1:${port}/readyz`, 200, 45_000, child);
-        expect(ready.status, `/readyz of search; output:\n${output}`).toBe(200);
-        const res = await fetch(`http://127.0.0.1:${port}/nodes/search?search=impact%20pack&limit=5`);
-        expect(res.status).toBe(200);
-        const page = (await res.json()) as { total: number; nodes: unknown[] };
-        expect(page.total).toBeGreaterThan(0);
-      }
+      const health = await poll(r, "/healthz", 200);
+      expect(health.status, `/healthz of ${name}; output:\n${r.output()}`).toBe(200);
     } finally {
-      child.kill("SIGTERM");
+      expect(await stop(r), `exit after SIGTERM; output:\n${r.output()}`).toBe(0);
     }
-    expect(await exitOf(child), `exit after SIGTERM; output:\n${output}`).toBe(0);
   }, 120_000);
+});
+
+describe("the four images wired as docker-compose.yml wires them (URLs, jobs on Redis)", () => {
+  it("search through the gateway, upload an image and a mask through it, the worker makes the derivatives", async () => {
+    // Same QUEUE_PREFIX on the producer and the worker, as both deploy/base and compose set it.
+    // The engines differ from compose (embedded search, a blob directory the upload and the
+    // worker share instead of MinIO): Meilisearch and MinIO cannot run on this machine.
+    const queue = { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: `deploy-stack-${randomUUID()}` };
+    const blobs = join(work, "stack-data");
+    const key = `stack-key-${randomUUID()}`;
+    const search = await start("search", { CATALOG_SOURCE: catalog });
+    const upload = await start("upload", { ...queue, DATA_DIR: blobs, API_KEYS: key });
+    const worker = await start("worker", { ...queue, DATA_DIR: blobs });
+    const all = [search, upload, worker];
+    try {
+      for (const r of all) expect((await poll(r, "/readyz", 200)).status, r.output()).toBe(200);
+      const gateway = await start("gateway", { SEARCH_URL: search.url, UPLOAD_URL: upload.url });
+      all.push(gateway);
+      expect((await poll(gateway, "/readyz", 200)).status, gateway.output()).toBe(200);
+
+      const found = await fetch(`${gateway.url}/nodes/search?search=impact%20pack&limit=5`);
+      expect(found.status).toBe(200);
+      expect(((await found.json()) as { total: number }).total).toBeGreaterThan(0);
+
+      // sharp from the upload package (the root has no dependency on it).
+      const sharp = createRequire(join(repoRoot, "services/upload/package.json"))("sharp") as (input: unknown) => {
+        png(): { toBuffer(): Promise<Buffer> };
+        metadata(): Promise<{ width?: number; height?: number }>;
+      };
+      const original = await sharp({ create: { width: 8, height: 4, channels: 3, background: { r: 200, g: 40, b: 90 } } }).png().toBuffer();
+      // White, no alpha: a luminance mask covering everything.
+      const mask = await sharp({ create: { width: 8, height: 4, channels: 3, background: { r: 255, g: 255, b: 255 } } }).png().toBuffer();
+
+      const form = new FormData();
+      form.append("image", new Blob([original], { type: "image/png" }), "orig.png");
+      form.append("type", "input");
+      const up = await fetch(`${gateway.url}/api/upload/image`, { method: "POST", body: form, headers: { "X-API-Key": key } });
+      const upBody = (await up.json()) as { name: string };
+      expect(up.status, `${JSON.stringify(upBody)}\nupload:\n${upload.output()}\ngateway:\n${gateway.output()}`).toBe(200);
+
+      const maskForm = new FormData();
+      maskForm.append("image", new Blob([mask], { type: "image/png" }), "clipspace-mask-1.png");
+      maskForm.append("original_ref", JSON.stringify({ filename: upBody.name, subfolder: "", type: "input" }));
+      maskForm.append("type", "input");
+      maskForm.append("subfolder", "clipspace");
+      const masked = await fetch(`${gateway.url}/api/upload/mask`, { method: "POST", body: maskForm, headers: { "X-API-Key": key } });
+      const maskBody = (await masked.json()) as { name: string; metadata?: { related_files?: { painted?: string } } };
+      expect(masked.status, `${JSON.stringify(maskBody)}\nworker:\n${worker.output()}`).toBe(200);
+      expect(maskBody.metadata?.related_files?.painted).toBe(maskBody.name);
+
+      const view = await fetch(`${gateway.url}/api/view?filename=${encodeURIComponent(maskBody.name)}&type=input&subfolder=clipspace`, {
+        headers: { "X-API-Key": key },
+      });
+      expect(view.status).toBe(200);
+      const painted = await sharp(Buffer.from(await view.arrayBuffer())).metadata();
+      expect([painted.width, painted.height]).toEqual([8, 4]);
+    } finally {
+      for (const r of all.reverse()) expect(await stop(r), `exit after SIGTERM; output:\n${r.output()}`).toBe(0);
+    }
+  }, 180_000);
 });
