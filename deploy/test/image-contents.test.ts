@@ -23,6 +23,37 @@ const pkgOf = Object.fromEntries(services.map((s) => [s.name, s.pkg])) as Record
 let work: string;
 let repoCopy: string;
 const started: ChildProcess[] = [];
+const queuePrefixes: string[] = [];
+
+/** A queue prefix of its own for this run, removed from Redis afterwards. */
+function queuePrefix(): string {
+  const p = `deploy-test-${randomUUID()}`;
+  queuePrefixes.push(p);
+  return p;
+}
+
+async function dropQueueKeys(): Promise<void> {
+  type Redis = {
+    scan(cursor: string, match: "MATCH", pattern: string, count: "COUNT", n: number): Promise<[string, string[]]>;
+    del(...keys: string[]): Promise<number>;
+    quit(): Promise<unknown>;
+  };
+  // ioredis from the jobs package (the root has no dependency on it).
+  const mod = createRequire(join(repoRoot, "packages/jobs/package.json"))("ioredis") as { default: new (url: string) => Redis };
+  const redis = new mod.default("redis://127.0.0.1:6379");
+  try {
+    for (const prefix of queuePrefixes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
+        if (keys.length > 0) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== "0");
+    }
+  } finally {
+    await redis.quit();
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -123,16 +154,17 @@ beforeAll(() => {
   }
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   if (work) rmSync(work, { recursive: true, force: true });
+  await dropQueueKeys();
 });
 
 describe.each(services)("the $name image's contents", ({ name }) => {
   it("deploy to a self-contained folder, start from its start file, answer /healthz and stop cleanly on SIGTERM", async () => {
     // The worker takes its jobs from Redis and refuses to start without it.
     const env: Record<string, string> =
-      name === "worker" ? { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: `deploy-test-${randomUUID()}` } : {};
+      name === "worker" ? { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: queuePrefix() } : {};
     const r = await start(name, env);
     try {
       const health = await poll(r, "/healthz", 200);
@@ -148,7 +180,7 @@ describe("the four images wired as docker-compose.yml wires them (URLs, jobs on 
     // Same QUEUE_PREFIX on the producer and the worker, as both deploy/base and compose set it.
     // The engines differ from compose (embedded search, a blob directory the upload and the
     // worker share instead of MinIO): Meilisearch and MinIO cannot run on this machine.
-    const queue = { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: `deploy-stack-${randomUUID()}` };
+    const queue = { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: queuePrefix() };
     const blobs = join(work, "stack-data");
     const key = `stack-key-${randomUUID()}`;
     const search = await start("search", { CATALOG_SOURCE: catalog });
