@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InProcessJobQueue } from "@app/jobs";
+import { createJobQueue, InProcessJobQueue } from "@app/jobs";
 import { loadConfig } from "@app/platform";
 import { createReindexHandler, createSearchDeps, type SearchDeps } from "../src/index.ts";
 import { silentLogger } from "./helpers.ts";
@@ -110,6 +110,28 @@ describe("pnpm reindex (the CLI)", () => {
     expect(stdout).toMatch(/read 3, indexed 2, skipped 1/);
     const snapshot = await readFile(join(dataDir, "search", "catalog.ndjson"), "utf8");
     expect(snapshot.trim().split("\n").map((l) => JSON.parse(l).id)).toEqual(["one", "two"]);
+  }, 60_000);
+
+  it("with REDIS_URL it enqueues catalog.reindex, a worker runs it, and the CLI shows the result", async () => {
+    const redisUrl = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+    const prefix = `search-cli-test-${process.pid}-${Date.now()}`;
+    const config = loadConfig({ DATA_DIR: join(dir, "redis-data"), REDIS_URL: redisUrl, QUEUE_PREFIX: prefix });
+    const worker = await createSearchDeps(config, silentLogger, { role: "writer" });
+    open.push(worker);
+    const queue = createJobQueue(config);
+    await queue.work({ "catalog.reindex": createReindexHandler(worker) });
+    try {
+      const source = await catalog("redis.ndjson", ["r1", "r2", "r3"]);
+      const { stdout } = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts", "--source", source], {
+        cwd: SERVICE_DIR,
+        env: { ...process.env, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, DATA_DIR: join(dir, "redis-data"), MEILI_URL: "", CATALOG_SOURCE: "" },
+      });
+      expect(stdout).toMatch(/read 4, indexed 3, skipped 1 \(job catalog\.reindex:/);
+      const snapshot = await readFile(join(dir, "redis-data", "search", "catalog.ndjson"), "utf8");
+      expect(snapshot.trim().split("\n")).toHaveLength(3);
+    } finally {
+      await queue.close();
+    }
   }, 60_000);
 
   it("without a source it says how to use it and exits 2", async () => {

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { createJobQueue } from "@app/jobs";
 import { createLogger, loadConfig } from "@app/platform";
 import { createSearchDeps, type ReindexProgressEvent } from "../compose.ts";
 import { reindexJobId } from "../jobs/reindex-handler.ts";
@@ -24,10 +25,7 @@ const show = (p: Partial<ReindexProgressEvent>) =>
 
 try {
   if (config.REDIS_URL) {
-    const jobs = (await import("@app/jobs")) as Record<string, unknown>;
-    const make = jobs.createJobQueue as ((c: typeof config) => Promise<import("@app/jobs").JobQueue> | import("@app/jobs").JobQueue) | undefined;
-    if (!make) throw new Error("REDIS_URL is set but @app/jobs exports no createJobQueue(config) to reach BullMQ");
-    const queue = await make(config);
+    const queue = createJobQueue(config, { logger });
     const jobId = reindexJobId(source);
     const result = await queue.run("catalog.reindex", { source }, {
       jobId,

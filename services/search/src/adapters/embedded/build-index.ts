@@ -16,8 +16,11 @@ export interface IndexData {
   readonly n: number;
   readonly banned: Uint8Array;
   readonly byId: Map<string, number>;
-  /** identityKey(id | name | repository name) → doc, or docs when several share it */
-  readonly exact: Map<string, number | number[]>;
+  /**
+   * How many tokens the id, the name and the repository name have (255 = none): an exact
+   * id/name match needs as many tokens as the query, so only those few docs are verified.
+   */
+  readonly identityTokenCounts: Uint8Array;
   readonly terms: string[];
   readonly trie: TermTrie;
   readonly termStart: Int32Array;
@@ -136,14 +139,9 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
   const banned = new Uint8Array(n);
   const byId = new Map<string, number>();
-  const exact = new Map<string, number | number[]>();
-  const addExact = (key: string, d: number) => {
-    if (!key) return;
-    const hit = exact.get(key);
-    if (hit === undefined) exact.set(key, d);
-    else if (typeof hit === "number") {
-      if (hit !== d) exact.set(key, [hit, d]);
-    } else if (hit[hit.length - 1] !== d) hit.push(d);
+  const identityTokenCounts = new Uint8Array(n * 3).fill(255);
+  const countTokens = (slot: number, tokens: string[]) => {
+    identityTokenCounts[slot] = Math.min(tokens.length, 254);
   };
 
   const table = new TermTable();
@@ -211,17 +209,17 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     const idTokens = tokenise(r.id);
-    addExact(idTokens.join(" "), d);
+    countTokens(d * 3, idTokens);
     add(idTokens, TIER_IDENTITY);
     if (r.name) {
       const nameTokens = tokenise(r.name);
-      addExact(nameTokens.join(" "), d);
+      countTokens(d * 3 + 1, nameTokens);
       add(nameTokens, TIER_IDENTITY);
     }
     const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
     if (repoAlias) {
       const aliasTokens = tokenise(repoAlias);
-      addExact(aliasTokens.join(" "), d);
+      countTokens(d * 3 + 2, aliasTokens);
       add(aliasTokens, TIER_IDENTITY);
     }
     if (r.app_node_names) {
@@ -307,7 +305,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     n,
     banned,
     byId,
-    exact,
+    identityTokenCounts,
     terms: sortedTerms,
     trie: new TermTrie(sortedTerms),
     termStart,

@@ -1,6 +1,6 @@
 import type { EngineQuery, EngineResult } from "../search-engine.ts";
 import { passesPlatformFilter } from "../../domain/platform-values.ts";
-import { identityKey, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import type { IndexData } from "./build-index.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
 
@@ -98,11 +98,7 @@ export class IndexSearcher {
     const tokens = q.search !== undefined ? [...new Set(tokenise(q.search))].slice(0, MAX_QUERY_TOKENS) : [];
     if (q.search !== undefined && tokens.length > 0) {
       const nc = this.collectText(tokens, gen);
-      const exactHit = D.exact.get(identityKey(q.search));
-      const exactDocs = exactHit === undefined ? undefined : typeof exactHit === "number" ? [exactHit] : exactHit;
-      const isExact = this.tokStamp; // reuse: after collectText the token stamps are free
-      const exactGen = gen; // distinct from every token generation (those are above gen)
-      if (exactDocs) for (const d of exactDocs) isExact[d] = -exactGen;
+      const isExact = this.isExactId(q.search, tokens.length, nc);
       const cand = this.cand;
       const matched = this.matched;
       const tierSum = this.tierSum;
@@ -111,11 +107,10 @@ export class IndexSearcher {
         const d = cand[i]!;
         if (!passes(d)) continue;
         const rel =
-          ((((hasApp ? 2 - appRel[d]! : 0) * 2 + (isExact[d] === -exactGen ? 0 : 1)) * 32 + (31 - matched[d]!)) * 64 + tierSum[d]!) * 128 +
+          ((((hasApp ? 2 - appRel[d]! : 0) * 2 + (isExact !== undefined && isExact.has(d) ? 0 : 1)) * 32 + (31 - matched[d]!)) * 64 + tierSum[d]!) * 128 +
           kindSum[d]!;
         keys[nk++] = rel * DOC_SPACE + d;
       }
-      if (exactDocs) for (const d of exactDocs) isExact[d] = 0;
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
       return { nodes: [], total: 0 };
@@ -142,6 +137,30 @@ export class IndexSearcher {
     const nodes = [];
     for (let i = q.offset; i < top.length; i++) nodes.push(D.docs[top[i]! % DOC_SPACE]!);
     return { nodes, total };
+  }
+
+  /**
+   * The candidates whose id, name or repository name equals the query once case and separators
+   * are set aside. Such a doc matched every token exactly in its identity tier, with as many
+   * identity tokens as the query has, so only those few are verified.
+   */
+  private isExactId(search: string, distinctTokens: number, nc: number): Set<number> | undefined {
+    const D = this.data;
+    const key = identityKey(search);
+    const count = key.split(" ").length;
+    let out: Set<number> | undefined;
+    for (let i = 0; i < nc; i++) {
+      const d = this.cand[i]!;
+      if (this.matched[d] !== distinctTokens || this.tierSum[d] !== 0 || this.kindSum[d] !== 0) continue;
+      const c = D.identityTokenCounts;
+      const r = D.docs[d]!;
+      const hit =
+        (c[d * 3] === count && identityKey(r.id) === key) ||
+        (c[d * 3 + 1] === count && identityKey(r.name ?? "") === key) ||
+        (c[d * 3 + 2] === count && r.repository !== undefined && identityKey(repositoryName(r.repository) ?? "") === key);
+      if (hit) (out ??= new Set()).add(d);
+    }
+    return out;
   }
 
   /** Match every token against the dictionary; returns the number of candidate docs in `cand`. */
