@@ -46,8 +46,7 @@ export class FsBlobStore implements BlobStore {
     // Opened before any byte flows, so a failure can always find and remove the file.
     const handle = await open(tmp, "wx");
     try {
-      // flush: fsync before the stream closes the file, so a committed name never holds a torn write.
-      await pipeline(source, hashing, handle.createWriteStream({ flush: true, highWaterMark: 1024 * 1024 }));
+      await pipeline(source, hashing, handle.createWriteStream({ highWaterMark: 1024 * 1024 }));
     } catch (err) {
       await handle.close().catch(() => undefined);
       await rm(tmp, { force: true });
@@ -60,18 +59,23 @@ export class FsBlobStore implements BlobStore {
   async publish(tmp: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
     const final = this.blobPath(hash);
     const dir = join(final, "..");
-    await mkdir(dir, { recursive: true });
-    let created = true;
+    let created = false;
     try {
-      await link(tmp, final);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        await unlink(tmp).catch(() => undefined);
-        throw err;
+      // A duplicate is dropped before paying for an fsync it does not need.
+      if (!(await this.stat(hash))) {
+        await mkdir(dir, { recursive: true });
+        // Durable before it gets its name, so a hash name never holds a torn write after a crash.
+        await fsyncPath(tmp);
+        try {
+          await link(tmp, final);
+          created = true;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        }
       }
-      created = false;
+    } finally {
+      await unlink(tmp).catch(() => undefined);
     }
-    await unlink(tmp);
     if (created) await fsyncPath(dir);
     const record = await this.updateRecord(hash, update);
     return { created, record };

@@ -1,0 +1,213 @@
+import { readdirSync, readFileSync, rmSync, statSync, mkdtempSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { crc32 } from "node:zlib";
+import sharp from "sharp";
+import { startChildServer, type ChildServer } from "./lib/child-server.ts";
+import { repoRoot } from "./lib/paths.ts";
+
+/**
+ * Upload throughput: 40 MB PNGs posted to the real upload service (`createApp` via its
+ * standalone main, own process, real port, filesystem store) as new content and as duplicates,
+ * in MB/s against a bare node:http server that streams the body through blake3 in the same
+ * run. Also: bytes the store gained on the duplicate pass, the service's peak RSS, and the time
+ * per mask (derivatives included) for 1024² and 4096² originals.
+ */
+const KEY = "bench-upload-key";
+const BOUNDARY = "----benchBoundary9f8e7d";
+
+export interface UploadFigures {
+  imageBytes: number;
+  uploads: number;
+  baselineMBps: number;
+  newContentMBps: number;
+  duplicateMBps: number;
+  newContentRatio: number;
+  duplicateRatio: number;
+  duplicatePass: { storeBytesBefore: number; storeBytesAfter: number; objectsBefore: number; objectsAfter: number; tempBytesWrittenAndRemoved: number };
+  /** Peak RSS of the upload service over the upload passes (the target: under 256 MiB). */
+  servicePeakRssMiB: number;
+  /** Peak RSS after the mask passes too (sharp holds a decoded 4096² image, twice, per running job). */
+  servicePeakRssWithMasksMiB: number;
+  maskMs: Record<string, { perMaskMs: number; masks: number }>;
+}
+
+/** A PNG with a distinct tEXt chunk after IHDR: new bytes (a new hash), the same pixels. */
+function variant(png: Buffer, tag: string): Buffer {
+  const data = Buffer.from(`Comment\0${tag}`, "latin1");
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const td = Buffer.concat([Buffer.from("tEXt"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(td) >>> 0);
+  const ihdrEnd = 8 + 25;
+  return Buffer.concat([png.subarray(0, ihdrEnd), len, td, crc, png.subarray(ihdrEnd)]);
+}
+
+function body(image: Buffer, filename: string): Buffer[] {
+  return [
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="image"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`),
+    image,
+    Buffer.from(`\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="type"\r\n\r\ninput\r\n--${BOUNDARY}--\r\n`),
+  ];
+}
+
+function post(url: string, path: string, parts: Buffer[], fields: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const extra = Object.entries(fields).map(([k, v]) => Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  const all = [...extra, ...parts];
+  const length = all.reduce((n, b) => n + b.length, 0);
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({
+      host: u.hostname,
+      port: u.port,
+      method: "POST",
+      path,
+      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, "content-length": length, "x-api-key": KEY },
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on("error", reject);
+    for (const b of all) req.write(b);
+    req.end();
+  });
+}
+
+async function timeUploads(url: string, path: string, images: Buffer[]): Promise<number> {
+  const started = performance.now();
+  let bytes = 0;
+  for (const [i, image] of images.entries()) {
+    const res = await post(url, path, body(image, `bench-${i}.png`));
+    if (res.status !== 200) throw new Error(`upload answered ${res.status}: ${res.body}`);
+    bytes += image.length;
+  }
+  return bytes / 1e6 / ((performance.now() - started) / 1000);
+}
+
+function storeUsage(blobs: string): { bytes: number; objects: number } {
+  let bytes = 0;
+  let objects = 0;
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (p !== join(blobs, "tmp")) walk(p);
+      } else if (/^[0-9a-f]{64}$/.test(e.name)) {
+        bytes += statSync(p).size;
+        objects++;
+      }
+    }
+  };
+  walk(blobs);
+  return { bytes, objects };
+}
+
+const procStatus = (pid: number, field: string): number => {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+const procWchar = (pid: number): number => Number(/^wchar: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? NaN);
+
+/** The upload service's own process id (the child runs `node --import tsx main.ts`). */
+function servicePid(server: ChildServer): number {
+  return server.pid;
+}
+
+async function maskTimings(url: string, edge: number, masks: number): Promise<{ perMaskMs: number; masks: number }> {
+  const original = await sharp({ create: { width: edge / 16, height: edge / 16, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 50 } } })
+    .resize(edge, edge, { kernel: "cubic" })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
+  const up = await post(url, "/api/upload/image", body(variant(original, `mask-original-${edge}-${Date.now()}`), "original.png"));
+  if (up.status !== 200) throw new Error(`original upload answered ${up.status}: ${up.body}`);
+  const name = (JSON.parse(up.body) as { name: string }).name;
+  let total = 0;
+  for (let i = 0; i < masks; i++) {
+    // An alpha mask of the original's size, as ComfyUI's mask editor sends: a transparent square that moves each time.
+    const raw = Buffer.alloc(edge * edge * 4, 255);
+    const side = edge / 4;
+    const x0 = Math.floor((i * edge) / (masks + 2));
+    for (let y = x0; y < x0 + side; y++) for (let x = x0; x < x0 + side; x++) raw[(y * edge + x) * 4 + 3] = 0;
+    const mask = await sharp(raw, { raw: { width: edge, height: edge, channels: 4 } }).png().toBuffer();
+    const started = performance.now();
+    const res = await post(url, "/api/upload/mask", body(mask, "clipspace-mask.png"), { original_ref: JSON.stringify({ filename: name, subfolder: "clipspace", type: "input" }) });
+    total += performance.now() - started;
+    if (res.status !== 200) throw new Error(`mask upload answered ${res.status}: ${res.body}`);
+  }
+  return { perMaskMs: Math.round(total / masks), masks };
+}
+
+export async function run(opts = { uploads: 8, targetBytes: 40_000_000 }): Promise<UploadFigures> {
+  // One noisy PNG of about 40 MB; each upload of "new content" is a variant with its own hash.
+  const edge = Math.round(Math.sqrt(opts.targetBytes / 3));
+  const base = await sharp({ create: { width: edge, height: edge, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+  const fresh = Array.from({ length: opts.uploads }, (_, i) => variant(base, `new-${i}-${Date.now()}`));
+  const dupes = Array.from({ length: opts.uploads }, () => fresh[0]!);
+
+  const baseline = await startChildServer(join(repoRoot, "bench/upload-baseline-server.ts"), {}, "/");
+  let baselineMBps: number;
+  try {
+    await timeUploads(baseline.url, "/", fresh.slice(0, 2)); // warm-up
+    baselineMBps = await timeUploads(baseline.url, "/", fresh);
+  } finally {
+    await baseline.stop();
+  }
+
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-upload-"));
+  const service = await startChildServer(join(repoRoot, "services/upload/src/main.ts"), {
+    DATA_DIR: dataDir,
+    API_KEYS: KEY,
+    MASK_JOB_TIMEOUT_MS: "300000",
+  }, "/healthz");
+  try {
+    const warm = variant(base, `warm-${Date.now()}`);
+    await timeUploads(service.url, "/api/upload/image", [warm]);
+    const newContentMBps = await timeUploads(service.url, "/api/upload/image", fresh);
+    const blobs = join(dataDir, "blobs");
+    const before = storeUsage(blobs);
+    const wcharBefore = procWchar(servicePid(service));
+    const duplicateMBps = await timeUploads(service.url, "/api/upload/image", dupes);
+    const wcharAfter = procWchar(servicePid(service));
+    const after = storeUsage(blobs);
+    const uploadPeak = procStatus(servicePid(service), "VmHWM");
+    const maskMs = {
+      "1024x1024": await maskTimings(service.url, 1024, 5),
+      "4096x4096": await maskTimings(service.url, 4096, 3),
+    };
+    const peak = procStatus(servicePid(service), "VmHWM");
+    return {
+      imageBytes: base.length,
+      uploads: opts.uploads,
+      baselineMBps: round(baselineMBps),
+      newContentMBps: round(newContentMBps),
+      duplicateMBps: round(duplicateMBps),
+      newContentRatio: round(newContentMBps / baselineMBps),
+      duplicateRatio: round(duplicateMBps / baselineMBps),
+      duplicatePass: {
+        storeBytesBefore: before.bytes,
+        storeBytesAfter: after.bytes,
+        objectsBefore: before.objects,
+        objectsAfter: after.objects,
+        tempBytesWrittenAndRemoved: wcharAfter - wcharBefore,
+      },
+      servicePeakRssMiB: round(uploadPeak),
+      servicePeakRssWithMasksMiB: round(peak),
+      maskMs,
+    };
+  } finally {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await run(), null, 2));
+}
