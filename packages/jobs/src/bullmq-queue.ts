@@ -59,6 +59,13 @@ export function toBullJobId(jobId: string): string {
   return `id-${jobId.replace(/[%:]/g, (c) => (c === "%" ? "%25" : "%3A"))}`;
 }
 
+/** Wait for `p`, but no longer than `ms`. */
+async function within(p: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 function mapState(state: string): JobState | undefined {
   switch (state) {
     case "completed":
@@ -236,7 +243,7 @@ export class BullMqJobQueue implements JobQueue {
       // With Redis away nothing can be drained to it (a finished job could not store its result)
       // and a graceful close would wait for Redis forever: let go at once. Jobs cut off this way
       // are handed to another worker when their lock runs out.
-      const redisAnswers = this.worker ? await this.ping() : false;
+      const redisAnswers = await this.ping();
       await this.worker?.close(!redisAnswers);
       this.waitsClosed = true;
       for (const w of [...this.waiters]) {
@@ -246,8 +253,11 @@ export class BullMqJobQueue implements JobQueue {
         else w.fail(new QueueUnavailableError("job queue closed while waiting"));
       }
       const events = await this.events?.catch(() => undefined);
-      await events?.close();
-      await this.queue?.close();
+      // ioredis never reports the end of a connection that is between reconnect attempts, so
+      // closing one while Redis is away would wait forever: bound it, the sockets are gone anyway.
+      const closeEvents = events?.close().catch(() => undefined);
+      await (redisAnswers ? closeEvents : within(closeEvents, 1000));
+      await within(this.queue?.close().catch(() => undefined), redisAnswers ? 10_000 : 1000);
       this.producer.disconnect();
     })();
     return this.closing;

@@ -28,20 +28,29 @@ function prefix(label: string): string {
   return p;
 }
 
-/** Resolves with the first stdout line of the child that matches. */
+const outputs = new WeakMap<ChildProcess, string>();
+
+/** Keep everything the child prints, so a line printed before anyone waits for it is not missed. */
+function record(child: ChildProcess): ChildProcess {
+  outputs.set(child, "");
+  child.stdout?.on("data", (chunk: Buffer) => outputs.set(child, (outputs.get(child) ?? "") + chunk.toString()));
+  return child;
+}
+
+/** Resolves once the child has printed a line that matches. */
 function lineFrom(child: ChildProcess, pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
-    let buffered = "";
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const line = buffered.split("\n").find((l) => pattern.test(l));
-      if (line) {
-        child.stdout?.off("data", onData);
-        resolve(line);
-      }
+    const check = () => {
+      const line = (outputs.get(child) ?? "").split("\n").find((l) => pattern.test(l));
+      if (!line) return;
+      child.stdout?.off("data", check);
+      child.off("exit", onExit);
+      resolve(line);
     };
-    child.stdout?.on("data", onData);
-    child.once("exit", (code, signal) => reject(new Error(`worker exited (${code ?? signal}) before printing ${pattern}`)));
+    const onExit = (code: number | null, signal: string | null) => reject(new Error(`worker exited (${code ?? signal}) before printing ${pattern}`));
+    child.stdout?.on("data", check);
+    child.once("exit", onExit);
+    check();
   });
 }
 
@@ -60,10 +69,10 @@ describe("BullMQ job queue on Redis", () => {
     const producer = open({ prefix: p });
     const { data, jobId } = { data: { source: "crash/one" }, jobId: "test.crash.one" };
 
-    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./fixtures/hanging-worker.ts", import.meta.url))], {
+    const child = record(spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./fixtures/hanging-worker.ts", import.meta.url))], {
       env: { ...process.env, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: p },
       stdio: ["ignore", "pipe", "inherit"],
-    });
+    }));
     children.push(child);
     await lineFrom(child, /^ready$/);
     await producer.enqueue("catalog.reindex", data, { jobId });
