@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsImport from "ajv-formats";
+import sharp from "sharp";
+import request, { type Response } from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Express } from "express";
+import { buildOpenApiDocument } from "@app/contracts";
+import { createLogger, loadConfig, type Closable } from "@app/platform";
+import { createGatewayApp } from "../src/app.ts";
+import { composeGateway } from "../src/compose.ts";
+import { openApiRouter } from "../src/openapi-route.ts";
+
+const addFormats = addFormatsImport as unknown as (ajv: Ajv2020) => void;
+const KEY = "openapi-test-key";
+const doc = buildOpenApiDocument() as {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+};
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema({ ...doc, $id: "openapi.json" });
+
+/** Check a real response against what the document declares for its route, method and status. */
+function expectConforms(path: string, method: string, res: Response): void {
+  const declared = doc.paths[path]?.[method]?.responses[String(res.status)];
+  expect(declared, `${method.toUpperCase()} ${path} answered ${res.status}, which the document does not declare`).toBeDefined();
+  const schema = declared!.content?.["application/json"]?.schema as { $ref?: string } | undefined;
+  if (!schema?.$ref) return;
+  const validate = ajv.getSchema(`openapi.json${schema.$ref}`)!;
+  const ok = validate(res.body);
+  expect(ok, `${method.toUpperCase()} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`).toBe(true);
+}
+
+const CATALOG = [
+  {
+    id: "comfyui-impact-pack",
+    name: "ComfyUI Impact Pack",
+    description: "Detector and detailer nodes",
+    author: "Dr.Lt.Data",
+    repository: "https://github.com/ltdrdata/ComfyUI-Impact-Pack",
+    repo_stars: 3262,
+    downloads: 100,
+    status: "NodeStatusActive",
+    tags: ["detailer"],
+    supported_os: ["OS Independent"],
+    publisher: { id: "ltdrdata", name: "Dr.Lt.Data" },
+    latest_version: { version: "8.0.0", createdAt: "2025-01-01T00:00:00Z", comfy_node_extract_status: "success" },
+    github_stars: 3262,
+    app_node_names: ["FaceDetailer"],
+    created_at: "2023-05-03T02:35:14Z",
+  },
+  { id: "banned-pack", name: "Banned Pack", status: "NodeStatusBanned" },
+  { id: "deleted-pack", name: "Deleted Pack", status: "NodeStatusDeleted" },
+];
+
+describe("every route answers what /openapi.json declares", () => {
+  let app: Express;
+  let closables: Closable[];
+  let dataDir: string;
+  let imageName: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "gw-openapi-"));
+    const catalog = join(dataDir, "catalog.ndjson");
+    writeFileSync(catalog, CATALOG.map((r) => JSON.stringify(r)).join("\n"));
+    const config = loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: catalog, API_KEYS: KEY, LOG_LEVEL: "silent" });
+    const logger = createLogger("gw-openapi", "silent");
+    const composed = await composeGateway(config, logger);
+    closables = composed.closables;
+    app = createGatewayApp({ services: composed.services, logger, extraRoutes: openApiRouter() });
+    for (let i = 0; i < 100 && (await request(app).get("/readyz")).status !== 200; i++) await new Promise((r) => setTimeout(r, 50));
+  });
+
+  afterAll(async () => {
+    for (const c of closables) await c.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("registry routes: pages, nodes and errors", async () => {
+    for (const path of ["/nodes/search", "/nodes"]) {
+      const ok = await request(app).get(`${path}?search=impact&limit=5`).expect(200);
+      expect(ok.body.nodes[0].id).toBe("comfyui-impact-pack");
+      expectConforms(path, "get", ok);
+      expectConforms(path, "get", await request(app).get(`${path}?limit=0`).expect(400));
+      expectConforms(path, "get", await request(app).get(`${path}?include_banned=maybe`).expect(400));
+    }
+    const node = await request(app).get("/nodes/comfyui-impact-pack").expect(200);
+    expect(node.body.publisher).toEqual({ id: "ltdrdata", name: "Dr.Lt.Data" });
+    expectConforms("/nodes/{nodeId}", "get", node);
+    expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/deleted-pack").expect(404));
+    expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack").expect(404));
+    expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack?include_banned=true").expect(200));
+  });
+
+  it("upload routes, with and without /api: results and errors", async () => {
+    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: { r: 10, g: 20, b: 30 } } }).png().toBuffer();
+    const mask = await sharp({ create: { width: 8, height: 6, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    for (const prefix of ["/api", ""]) {
+      const path = `${prefix}/upload/image`;
+      const ok = await request(app).post(path).set("x-api-key", KEY).attach("image", png, "cat.png").field("subfolder", "clipspace").expect(200);
+      imageName = ok.body.name;
+      expectConforms(path, "post", ok);
+      expectConforms(path, "post", await request(app).post(path).attach("image", png, "cat.png").expect(401));
+      expectConforms(path, "post", await request(app).post(path).set("x-api-key", KEY).field("type", "input").expect(400));
+      expectConforms(path, "post", await request(app).post(path).set("x-api-key", KEY).attach("image", Buffer.from("not an image"), "x.png").expect(400));
+
+      const maskPath = `${prefix}/upload/mask`;
+      const ref = JSON.stringify({ filename: imageName, subfolder: "clipspace", type: "input" });
+      const masked = await request(app).post(maskPath).set("authorization", `Bearer ${KEY}`).attach("image", mask, "clipspace-mask-1.png").field("original_ref", ref).expect(200);
+      expect(masked.body.metadata.mask_type).toBe("alpha");
+      expectConforms(maskPath, "post", masked);
+      const unknown = JSON.stringify({ filename: `${"0".repeat(64)}.png` });
+      expectConforms(maskPath, "post", await request(app).post(maskPath).set("x-api-key", KEY).attach("image", mask, "m.png").field("original_ref", unknown).expect(404));
+      expectConforms(maskPath, "post", await request(app).post(maskPath).set("x-api-key", KEY).attach("image", mask, "m.png").field("original_ref", "{not json").expect(400));
+
+      const viewPath = `${prefix}/view`;
+      const view = await request(app).get(`${viewPath}?filename=${imageName}`).set("x-api-key", KEY).expect(200);
+      expect(Buffer.compare(view.body as Buffer, png)).toBe(0);
+      expectConforms(viewPath, "get", view);
+      expectConforms(viewPath, "get", await request(app).get(`${viewPath}?filename=${imageName}`).set("x-api-key", KEY).set("range", "bytes=0-3").expect(206));
+      expectConforms(viewPath, "get", await request(app).get(`${viewPath}?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(404));
+      expectConforms(viewPath, "get", await request(app).get(`${viewPath}?filename=${imageName}`).expect(401));
+    }
+  });
+
+  it("operations routes", async () => {
+    expectConforms("/healthz", "get", await request(app).get("/healthz").expect(200));
+    expectConforms("/readyz", "get", await request(app).get("/readyz").expect(200));
+  });
+});
