@@ -19,7 +19,7 @@ export interface BlobStore {
   readonly kind: "fs" | "s3";
   /** Create what the store needs (directories, bucket). Idempotent. */
   init(): Promise<void>;
-  stage(source: Readable): Promise<StagedBlob>;
+  stage(source: Readable, opts?: StageOptions): Promise<StagedBlob>;
   stat(hash: string): Promise<BlobStat | null>;
   /** Whole object or an inclusive byte range; rejects with BlobNotFoundError. */
   read(hash: string, range?: ByteRange): Promise<Readable>;
@@ -35,6 +35,11 @@ export interface BlobStore {
   /** Cheap liveness probe of the backend. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface StageOptions {
+  /** Sees every chunk, in order, as it is hashed (the route keeps the image's first bytes). */
+  onChunk?: (chunk: Buffer) => void;
 }
 
 export interface StagedBlob {
@@ -75,14 +80,19 @@ export class BlobNotFoundError extends Error {
 /** The backend itself failed (disk, S3 down): the route answers 503. */
 export class BlobStoreUnavailableError extends Error {}
 
-/** A pass-through stream that hashes with blake3 and counts bytes as they flow. */
+/** A pass-through stream that hashes with blake3 and counts bytes as they flow (stores without their own writer). */
 export class HashingStream extends Transform {
   private readonly hasher = new Blake3Hasher();
   size = 0;
 
+  constructor(private readonly onChunk?: (chunk: Buffer) => void) {
+    super();
+  }
+
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.hasher.update(chunk);
     this.size += chunk.length;
+    this.onChunk?.(chunk);
     done(null, chunk);
   }
 

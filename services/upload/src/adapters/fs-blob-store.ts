@@ -1,19 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { type FileHandle, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Readable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { AssetRecord } from "@app/contracts";
 import { HASH_RE } from "../domain/naming.ts";
 import {
   BlobNotFoundError,
-  HashingStream,
   KeyedMutex,
   type BlobStat,
   type BlobStore,
   type ByteRange,
   type CommitResult,
   type RecordUpdate,
+  type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
 
@@ -38,21 +39,22 @@ export class FsBlobStore implements BlobStore {
     await mkdir(this.tmpDir, { recursive: true });
   }
 
-  async stage(source: Readable): Promise<StagedBlob> {
+  async stage(source: Readable, opts: StageOptions = {}): Promise<StagedBlob> {
     const tmp = this.tempPath();
-    const hashing = new HashingStream();
     // The source may fail while the file opens; pipeline below reports it, this only keeps it handled.
     source.on("error", () => undefined);
     // Opened before any byte flows, so a failure can always find and remove the file.
     const handle = await open(tmp, "wx");
+    const writer = new WritebackFileWriter(handle, opts.onChunk);
     try {
-      await pipeline(source, hashing, handle.createWriteStream({ highWaterMark: 1024 * 1024 }));
+      await pipeline(source, writer);
     } catch (err) {
       await handle.close().catch(() => undefined);
       await rm(tmp, { force: true });
       throw err;
     }
-    return new FsStagedBlob(this, tmp, hashing.digest(), hashing.size);
+    await handle.close();
+    return new FsStagedBlob(this, tmp, writer.hasher.digest("hex"), writer.position);
   }
 
   /** @internal used by FsStagedBlob */
@@ -202,6 +204,72 @@ class FsStagedBlob implements StagedBlob {
     this.settled = true;
     await rm(this.localPath, { force: true });
   }
+}
+
+/**
+ * Hashes (blake3) and writes to an open file in one step, and starts a datasync every few MiB
+ * while the upload is still arriving, so the disk works in parallel with the network and the
+ * fsync before commit has little left.
+ */
+class WritebackFileWriter extends Writable {
+  readonly hasher = new Blake3Hasher();
+  position = 0;
+  private unsynced = 0;
+  private syncing: Promise<void> | null = null;
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly onChunk?: (chunk: Buffer) => void,
+    private readonly syncEvery = 8 * 1024 * 1024,
+  ) {
+    super({ highWaterMark: 1024 * 1024 });
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.writeAll([chunk]).then(() => done(), done);
+  }
+
+  override _writev(chunks: { chunk: Buffer }[], done: (err?: Error | null) => void): void {
+    this.writeAll(chunks.map((c) => c.chunk)).then(() => done(), done);
+  }
+
+  override _final(done: (err?: Error | null) => void): void {
+    (this.syncing ?? Promise.resolve()).then(() => done(), done);
+  }
+
+  private async writeAll(buffers: Buffer[]): Promise<void> {
+    for (const b of buffers) {
+      this.hasher.update(b);
+      this.onChunk?.(b);
+    }
+    let pending = buffers;
+    while (pending.length > 0) {
+      const { bytesWritten } = await this.handle.writev(pending, this.position);
+      this.position += bytesWritten;
+      this.unsynced += bytesWritten;
+      pending = dropBytes(pending, bytesWritten);
+    }
+    if (this.unsynced >= this.syncEvery && !this.syncing) {
+      this.unsynced = 0;
+      this.syncing = this.handle.datasync().finally(() => {
+        this.syncing = null;
+      });
+      this.syncing.catch(() => undefined);
+    }
+  }
+}
+
+function dropBytes(buffers: Buffer[], n: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (const b of buffers) {
+    if (n >= b.length) {
+      n -= b.length;
+      continue;
+    }
+    out.push(n > 0 ? b.subarray(n) : b);
+    n = 0;
+  }
+  return out;
 }
 
 async function fsyncPath(path: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { Transform, type Readable, type TransformCallback } from "node:stream";
+import type { Readable } from "node:stream";
 import busboy from "busboy";
 import type { Request } from "express";
 import { metrics } from "@app/platform";
@@ -21,20 +21,19 @@ export interface ParsedUpload {
 const HEAD_BYTES = 1024 * 1024;
 const FIELD_MAX = 64 * 1024;
 
-/** Keeps the first bytes of a stream and counts what flows. */
-class HeadTap extends Transform {
+/** Keeps the first bytes of the image (seen through the store's chunk hook: no extra stream hop) and counts what flows. */
+class HeadCapture {
   private chunks: Buffer[] = [];
   private kept = 0;
 
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+  readonly onData = (chunk: Buffer): void => {
     if (this.kept < HEAD_BYTES) {
       const part = chunk.subarray(0, HEAD_BYTES - this.kept);
       this.chunks.push(Buffer.from(part));
       this.kept += part.length;
     }
     metrics.uploadBytes.inc(chunk.length);
-    done(null, chunk);
-  }
+  };
 
   head(): Buffer {
     return Buffer.concat(this.chunks);
@@ -70,7 +69,7 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     const fields = new Map<string, string>();
     let staging: Promise<StagedBlob> | null = null;
     let fileStream: Readable | null = null;
-    let tap: HeadTap | null = null;
+    let capture: HeadCapture | null = null;
     let received = 0;
     let settled = false;
 
@@ -119,11 +118,9 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
         return;
       }
       fileStream = stream;
-      tap = new HeadTap();
-      tap.on("error", () => undefined); // surfaced through the staging promise
+      capture = new HeadCapture();
       stream.on("limit", () => fail(tooLarge(limits.maxBytes)));
-      staging = store.stage(stream.pipe(tap));
-      stream.on("error", (err) => tap?.destroy(err));
+      staging = store.stage(stream, { onChunk: capture.onData });
       staging.catch((err: unknown) => fail(err instanceof Error ? err : new Error(String(err))));
     });
     bb.on("field", (name, value, info) => {
@@ -152,7 +149,7 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
         }
         settled = true;
         cleanup();
-        resolve({ fields, image, head: tap?.head() ?? Buffer.alloc(0) });
+        resolve({ fields, image, head: capture?.head() ?? Buffer.alloc(0) });
       })();
     });
 
