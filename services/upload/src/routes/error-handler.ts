@@ -5,6 +5,10 @@ import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
 import { errorBody, UploadFailure } from "../domain/errors.ts";
 import { INVALID_IMAGE_PREFIX, NOT_FOUND_PREFIX } from "../jobs/mask-derive.ts";
 
+/** A refused request body up to this size is drained (within LINGER_MS) instead of cut off. */
+const LINGER_MAX_BYTES = 1024 * 1024;
+const LINGER_MS = 5_000;
+
 /** Every failure becomes `{code, message, error}`; only our own faults are 5xx. */
 export function toUploadFailure(err: unknown): UploadFailure {
   if (err instanceof UploadFailure) return err;
@@ -32,8 +36,20 @@ export function uploadErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     for (const h of ["ETag", "Cache-Control", "Content-Disposition", "Accept-Ranges", "Content-Length"]) res.removeHeader(h);
-    // A refused body may still be arriving: close the connection rather than read the rest.
-    if (!req.complete) res.setHeader("Connection", "close");
+    // A refused body may still be arriving. A small rest is read and dropped (for a few seconds at
+    // most), so the client reads the answer instead of a reset while it is still sending; a large,
+    // unbounded or stalled one closes the connection rather than read the rest.
+    if (!req.complete) {
+      const declared = Number(req.headers["content-length"]);
+      if (failure.code !== "request_timeout" && declared <= LINGER_MAX_BYTES) {
+        const linger = setTimeout(() => req.socket.destroy(), LINGER_MS);
+        linger.unref();
+        req.once("end", () => clearTimeout(linger));
+        req.resume();
+      } else {
+        res.setHeader("Connection", "close");
+      }
+    }
     res.status(failure.status).json(errorBody(failure.code, failure.message));
   };
 }
