@@ -68,7 +68,8 @@ function expectUnauthorized(r: { status: number; body: Record<string, unknown> }
 
 describe("API keys through the gateway process", () => {
   it("a right key (from API_KEYS or the key file, header or Bearer) is let in", async () => {
-    for (const headers of [{ "X-API-Key": ENV_KEY }, { "X-API-Key": FILE_KEY }, { Authorization: `Bearer ${ENV_KEY}` }]) {
+    const rights: Record<string, string>[] = [{ "X-API-Key": ENV_KEY }, { "X-API-Key": FILE_KEY }, { Authorization: `Bearer ${ENV_KEY}` }];
+    for (const headers of rights) {
       const r = await call("POST", "/api/upload/image", headers);
       expect(r.status).toBe(200);
     }
