@@ -17,10 +17,13 @@ export interface IndexData {
   readonly banned: Uint8Array;
   readonly byId: Map<string, number>;
   /**
-   * How many tokens the id, the name and the repository name have (255 = none): an exact
-   * id/name match needs as many tokens as the query, so only those few docs are verified.
+   * A hash of the identity key (tokens joined by one space) of the id, the name and the
+   * repository name, three slots per doc (0 = none): an exact id/name match must have the
+   * query's hash, so only those few docs are verified.
    */
-  readonly identityTokenCounts: Uint8Array;
+  readonly identityHashes: Int32Array;
+  /** Sorted (top 24 bits of an identity hash) × 2^24 + doc: the docs that may equal a query exactly, by binary search. */
+  readonly identityIndex: Float64Array;
   readonly terms: string[];
   readonly trie: TermTrie;
   readonly termStart: Int32Array;
@@ -40,6 +43,30 @@ export interface IndexData {
   readonly osSets: string[][];
   readonly accSetOf: Uint32Array;
   readonly accSets: string[][];
+}
+
+/** FNV-1a over the tokens joined by one space, never 0 (0 marks an empty slot). */
+export function identityHash(tokens: readonly string[]): number {
+  let h = 0x811c9dc5;
+  for (let t = 0; t < tokens.length; t++) {
+    if (t > 0) h = Math.imul(h ^ 32, 0x01000193);
+    const s = tokens[t]!;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  }
+  return h === 0 ? 1 : h | 0;
+}
+
+function buildIdentityIndex(hashes: Int32Array, n: number): Float64Array {
+  const out = new Float64Array(n * 3);
+  let m = 0;
+  for (let d = 0; d < n; d++) {
+    for (let k = 0; k < 3; k++) {
+      const h = hashes[d * 3 + k]!;
+      if (h === 0 || (k > 0 && h === hashes[d * 3]) || (k > 1 && h === hashes[d * 3 + 1])) continue;
+      out[m++] = (h >>> 8) * MAX_DOCS + d;
+    }
+  }
+  return out.slice(0, m).sort();
 }
 
 const num = (v: number | undefined) => (v === undefined ? -Infinity : v);
@@ -139,9 +166,9 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
   const banned = new Uint8Array(n);
   const byId = new Map<string, number>();
-  const identityTokenCounts = new Uint8Array(n * 3).fill(255);
+  const identityHashes = new Int32Array(n * 3);
   const countTokens = (slot: number, tokens: string[]) => {
-    identityTokenCounts[slot] = Math.min(tokens.length, 254);
+    identityHashes[slot] = identityHash(tokens);
   };
 
   const table = new TermTable();
@@ -305,7 +332,8 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     n,
     banned,
     byId,
-    identityTokenCounts,
+    identityHashes,
+    identityIndex: buildIdentityIndex(identityHashes, n),
     terms: sortedTerms,
     trie: new TermTrie(sortedTerms),
     termStart,

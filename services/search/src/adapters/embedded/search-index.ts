@@ -1,7 +1,7 @@
 import type { EngineQuery, EngineResult } from "../search-engine.ts";
 import { passesPlatformFilter } from "../../domain/platform-values.ts";
 import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
-import type { IndexData } from "./build-index.ts";
+import { identityHash, type IndexData } from "./build-index.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
 
 /** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
@@ -18,18 +18,17 @@ const DOC_SPACE = 2 ** 24;
  * generation counter instead of cleared); that is safe because a search runs synchronously.
  *
  * Sort key, smaller first, one float64: [app-node whole/partial][not exact id/name]
- * [31 - tokens matched][sum of attribute tiers][sum of match kinds][doc number].
+ * [31 - tokens matched][sum of attribute tiers][sum of match kinds][doc number]
+ * (2 + 1 + 5 + 7 + 7 bits of relevance above 24 bits of doc number).
  */
 export class IndexSearcher {
   private gen = 0;
   private readonly docStamp: Int32Array;
   private readonly tokStamp: Int32Array;
   private readonly tokBest: Uint8Array;
-  private readonly touched: Int32Array;
   private readonly cand: Int32Array;
-  private readonly matched: Uint8Array;
-  private readonly tierSum: Uint8Array;
-  private readonly kindSum: Uint8Array;
+  /** Per candidate, one int: ((31 - tokens matched) << 14) | (tier sum << 7) | kind sum; smaller is better. */
+  private readonly cost: Int32Array;
   private readonly repoStamp: Int32Array;
   private readonly appStamp: Int32Array;
   private readonly appRel: Uint8Array;
@@ -40,11 +39,8 @@ export class IndexSearcher {
     this.docStamp = new Int32Array(n);
     this.tokStamp = new Int32Array(n);
     this.tokBest = new Uint8Array(n);
-    this.touched = new Int32Array(n);
     this.cand = new Int32Array(n);
-    this.matched = new Uint8Array(n);
-    this.tierSum = new Uint8Array(n);
-    this.kindSum = new Uint8Array(n);
+    this.cost = new Int32Array(n);
     this.repoStamp = new Int32Array(n);
     this.appStamp = new Int32Array(n);
     this.appRel = new Uint8Array(n);
@@ -85,12 +81,14 @@ export class IndexSearcher {
     const appRel = this.appRel;
     const hasApp = appDocs !== undefined;
 
+    const restricted = osPass !== undefined || accPass !== undefined || repoDocs !== undefined || appDocs !== undefined;
     const passes = (d: number): boolean =>
       (includeBanned || banned[d] === 0) &&
-      (osPass === undefined || osPass[osSetOf[d]!] === 1) &&
-      (accPass === undefined || accPass[accSetOf[d]!] === 1) &&
-      (repoDocs === undefined || repoStamp[d] === gen) &&
-      (appDocs === undefined || appStamp[d] === gen);
+      (!restricted ||
+        ((osPass === undefined || osPass[osSetOf[d]!] === 1) &&
+          (accPass === undefined || accPass[accSetOf[d]!] === 1) &&
+          (repoDocs === undefined || repoStamp[d] === gen) &&
+          (appDocs === undefined || appStamp[d] === gen)));
 
     const keys = this.keys;
     let nk = 0;
@@ -98,19 +96,20 @@ export class IndexSearcher {
     const tokens = q.search !== undefined ? [...new Set(tokenise(q.search))].slice(0, MAX_QUERY_TOKENS) : [];
     if (q.search !== undefined && tokens.length > 0) {
       const nc = this.collectText(tokens, gen);
-      const isExact = this.isExactId(q.search, tokens.length, nc);
+      // Exact id/name docs are marked in the token stamps, which are free once collectText is done.
+      const exactDocs = this.isExactId(q.search);
+      const isExact = this.tokStamp;
+      for (const d of exactDocs) isExact[d] = -1;
       const cand = this.cand;
-      const matched = this.matched;
-      const tierSum = this.tierSum;
-      const kindSum = this.kindSum;
+      const cost = this.cost;
       for (let i = 0; i < nc; i++) {
         const d = cand[i]!;
         if (!passes(d)) continue;
         const rel =
-          ((((hasApp ? 2 - appRel[d]! : 0) * 2 + (isExact !== undefined && isExact.has(d) ? 0 : 1)) * 32 + (31 - matched[d]!)) * 64 + tierSum[d]!) * 128 +
-          kindSum[d]!;
+          ((hasApp ? 2 - appRel[d]! : 0) * 2 + (isExact[d] === -1 ? 0 : 1)) * 2 ** 19 + cost[d]!;
         keys[nk++] = rel * DOC_SPACE + d;
       }
+      for (const d of exactDocs) isExact[d] = 0;
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
       return { nodes: [], total: 0 };
@@ -140,25 +139,29 @@ export class IndexSearcher {
   }
 
   /**
-   * The candidates whose id, name or repository name equals the query once case and separators
-   * are set aside. Such a doc matched every token exactly in its identity tier, with as many
-   * identity tokens as the query has, so only those few are verified.
+   * The docs whose id, name or repository name equals the query once case and separators are
+   * set aside: found by the identity hash, then verified. (Such a doc always is a candidate:
+   * it holds every query token exactly in its identity tier.)
    */
-  private isExactId(search: string, distinctTokens: number, nc: number): Set<number> | undefined {
+  private isExactId(search: string): number[] {
     const D = this.data;
-    const key = identityKey(search);
-    const count = key.split(" ").length;
-    let out: Set<number> | undefined;
-    for (let i = 0; i < nc; i++) {
-      const d = this.cand[i]!;
-      if (this.matched[d] !== distinctTokens || this.tierSum[d] !== 0 || this.kindSum[d] !== 0) continue;
-      const c = D.identityTokenCounts;
+    const queryTokens = tokenise(search);
+    const key = queryTokens.join(" ");
+    const h = identityHash(queryTokens);
+    const index = D.identityIndex;
+    const lo = (h >>> 8) * DOC_SPACE;
+    const out: number[] = [];
+    for (let i = lowerBoundF64(index, lo); i < index.length && index[i]! < lo + DOC_SPACE; i++) {
+      const d = index[i]! - lo;
+      const hashes = D.identityHashes;
       const r = D.docs[d]!;
-      const hit =
-        (c[d * 3] === count && identityKey(r.id) === key) ||
-        (c[d * 3 + 1] === count && identityKey(r.name ?? "") === key) ||
-        (c[d * 3 + 2] === count && r.repository !== undefined && identityKey(repositoryName(r.repository) ?? "") === key);
-      if (hit) (out ??= new Set()).add(d);
+      if (
+        (hashes[d * 3] === h && identityKey(r.id) === key) ||
+        (hashes[d * 3 + 1] === h && identityKey(r.name ?? "") === key) ||
+        (hashes[d * 3 + 2] === h && identityKey(repositoryName(r.repository ?? "") ?? "") === key)
+      ) {
+        out.push(d);
+      }
     }
     return out;
   }
@@ -167,7 +170,7 @@ export class IndexSearcher {
   private collectText(tokens: string[], gen: number): number {
     const D = this.data;
     const { terms, termStart, postDoc, postTier } = D;
-    const { docStamp, tokStamp, tokBest, touched, cand, matched, tierSum, kindSum } = this;
+    const { docStamp, tokStamp, tokBest, cand, cost } = this;
     let nc = 0;
     const last = tokens.length - 1;
     for (let ti = 0; ti < tokens.length; ti++) {
@@ -188,31 +191,30 @@ export class IndexSearcher {
       const typos = allowedTypos(tok.length);
       if (typos > 0) D.trie.fuzzy(tok, typos, (i, dist) => consider(i, dist === 0 ? KIND_EXACT : KIND_TYPO + dist));
 
-      let nt = 0;
+      // One pass per posting: a doc's first posting for this token counts the token, a later
+      // (better) one for the same token only improves its tier and kind sums.
       for (const [idx, kind] of kinds) {
         for (let p = termStart[idx]!, e = termStart[idx + 1]!; p < e; p++) {
           const d = postDoc[p]!;
           const s = (postTier[p]! << 2) | kind;
-          if (tokStamp[d] !== tgen) {
+          if (docStamp[d] !== gen) {
+            docStamp[d] = gen;
+            cand[nc++] = d;
             tokStamp[d] = tgen;
             tokBest[d] = s;
-            touched[nt++] = d;
-          } else if (s < tokBest[d]!) tokBest[d] = s;
+            cost[d] = (30 << 14) | ((s >> 2) << 7) | (s & 3);
+          } else if (tokStamp[d] !== tgen) {
+            tokStamp[d] = tgen;
+            tokBest[d] = s;
+            cost[d] = cost[d]! - (1 << 14) + ((s >> 2) << 7) + (s & 3);
+          } else {
+            const b = tokBest[d]!;
+            if (s < b) {
+              tokBest[d] = s;
+              cost[d] = cost[d]! + (((s >> 2) - (b >> 2)) << 7) + ((s & 3) - (b & 3));
+            }
+          }
         }
-      }
-      for (let i = 0; i < nt; i++) {
-        const d = touched[i]!;
-        if (docStamp[d] !== gen) {
-          docStamp[d] = gen;
-          matched[d] = 0;
-          tierSum[d] = 0;
-          kindSum[d] = 0;
-          cand[nc++] = d;
-        }
-        const s = tokBest[d]!;
-        matched[d]!++;
-        tierSum[d]! += s >> 2;
-        kindSum[d]! += s & 3;
       }
     }
     return nc;
@@ -272,6 +274,17 @@ export class IndexSearcher {
     out.sort((a, b) => a - b);
     return out;
   }
+}
+
+function lowerBoundF64(a: Float64Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function upperBound(a: Int32Array, v: number): number {
