@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    reporters: ["default", "./test-support/summary-reporter.ts"],
     globalSetup: ["./test-support/redis-global-setup.ts"],
     include: ["{packages,services}/*/test/**/*.test.ts", "bench/test/**/*.test.ts", "deploy/test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/*.reliability.test.ts"],

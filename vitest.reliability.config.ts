@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    reporters: ["default", "./test-support/summary-reporter.ts"],
     globalSetup: ["./test-support/redis-global-setup.ts"],
     include: ["{packages,services}/*/test/**/*.reliability.test.ts", "test-reliability/**/*.test.ts"],
     testTimeout: 600_000,
