@@ -17,7 +17,8 @@ export interface UploadRuntime extends UploadDeps {
 /** The one place the BlobStore implementation is chosen: S3/MinIO when S3_ENDPOINT is set, else the filesystem. */
 export async function createBlobStore(config: Config): Promise<BlobStore> {
   if (config.S3_ENDPOINT) {
-    throw new Error("S3_ENDPOINT is set but the S3 blob store is not built yet");
+    const { S3BlobStore } = await import("./adapters/s3-blob-store.ts");
+    return S3BlobStore.fromConfig(config);
   }
   return new FsBlobStore(join(config.DATA_DIR, "blobs"));
 }

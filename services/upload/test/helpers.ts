@@ -9,6 +9,7 @@ import { pino } from "pino";
 import sharp from "sharp";
 import { InProcessJobQueue, type JobQueue } from "@app/jobs";
 import { loadApiKeys } from "../src/adapters/api-keys.ts";
+import type { BlobStore } from "../src/adapters/blob-store.ts";
 import { FsBlobStore } from "../src/adapters/fs-blob-store.ts";
 import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
@@ -17,10 +18,13 @@ import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/r
 export const KEY = "test-key-0123456789abcdef";
 export const OTHER_KEY = "second-key-with-another-label";
 
+/** A store the tests can also ask for its temporaries. */
+export type InspectableStore = BlobStore & { temporaries(): Promise<string[]> };
+
 export interface TestApp {
   app: Express;
   deps: UploadDeps;
-  store: FsBlobStore;
+  store: InspectableStore;
   dataDir: string;
   logs: string[];
   close(): Promise<void>;
@@ -28,10 +32,10 @@ export interface TestApp {
 
 /** The upload service over a fresh temporary DATA_DIR, real filesystem and real sharp, logs captured. */
 export async function makeTestApp(
-  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; store?: FsBlobStore } = {},
+  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; store?: InspectableStore } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), "upload-test-"));
-  const store = opts.store ?? new FsBlobStore(join(dataDir, "blobs"));
+  const store: InspectableStore = opts.store ?? new FsBlobStore(join(dataDir, "blobs"));
   await store.init();
   const logs: string[] = [];
   const capture = new Writable({

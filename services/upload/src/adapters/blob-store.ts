@@ -1,5 +1,4 @@
-import { Transform, type Readable, type TransformCallback } from "node:stream";
-import { Blake3Hasher } from "@napi-rs/blake-hash";
+import type { Readable } from "node:stream";
 import type { AssetRecord } from "@app/contracts";
 
 /**
@@ -79,27 +78,6 @@ export class BlobNotFoundError extends Error {
 
 /** The backend itself failed (disk, S3 down): the route answers 503. */
 export class BlobStoreUnavailableError extends Error {}
-
-/** A pass-through stream that hashes with blake3 and counts bytes as they flow (stores without their own writer). */
-export class HashingStream extends Transform {
-  private readonly hasher = new Blake3Hasher();
-  size = 0;
-
-  constructor(private readonly onChunk?: (chunk: Buffer) => void) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.hasher.update(chunk);
-    this.size += chunk.length;
-    this.onChunk?.(chunk);
-    done(null, chunk);
-  }
-
-  digest(): string {
-    return this.hasher.digest("hex");
-  }
-}
 
 /** Serialises async work per key (record read-modify-write). */
 export class KeyedMutex {

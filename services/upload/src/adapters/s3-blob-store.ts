@@ -1,0 +1,321 @@
+import { randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
+import { Blake3Hasher } from "@napi-rs/blake-hash";
+import { Client, CopyDestinationOptions, CopySourceOptions } from "minio";
+import { AssetRecord } from "@app/contracts";
+import type { Config } from "@app/platform";
+import { HASH_RE } from "../domain/naming.ts";
+import {
+  BlobNotFoundError,
+  BlobStoreUnavailableError,
+  KeyedMutex,
+  type BlobStat,
+  type BlobStore,
+  type ByteRange,
+  type CommitResult,
+  type RecordUpdate,
+  type StageOptions,
+  type StagedBlob,
+} from "./blob-store.ts";
+
+export interface S3BlobStoreOptions {
+  endPoint: string;
+  port?: number;
+  useSSL: boolean;
+  accessKey: string;
+  secretKey: string;
+  region: string;
+  bucket: string;
+  /** Multipart part size: the most of an upload held in memory at once. */
+  partSize?: number;
+}
+
+const BLOBS = "blobs/";
+const RECORDS = "records/";
+const TMP = "tmp/";
+
+/**
+ * The S3 / MinIO BlobStore (`minio` client). Uploads stream through blake3 into `tmp/<uuid>`
+ * (multipart, one part in memory at a time); commit copies the temporary to `blobs/<hash>`
+ * server-side (atomic: readers see no object or the whole object) unless that key exists, then
+ * deletes the temporary. The asset record is a JSON object beside the blob (`records/<hash>.json`):
+ * S3 metadata can only change by rewriting the object, and a duplicate upload must not rewrite
+ * anything under the hash name. The blob object carries its Content-Type (for presigned reads)
+ * and its hash as metadata.
+ */
+export class S3BlobStore implements BlobStore {
+  readonly kind = "s3" as const;
+  private readonly client: Client;
+  private readonly records = new KeyedMutex();
+  private readonly partSize: number;
+
+  constructor(private readonly opts: S3BlobStoreOptions) {
+    this.client = new Client({
+      endPoint: opts.endPoint,
+      ...(opts.port !== undefined && { port: opts.port }),
+      useSSL: opts.useSSL,
+      accessKey: opts.accessKey,
+      secretKey: opts.secretKey,
+      region: opts.region,
+      pathStyle: true,
+      partSize: opts.partSize ?? 8 * 1024 * 1024,
+    });
+    this.partSize = opts.partSize ?? 8 * 1024 * 1024;
+  }
+
+  static fromConfig(config: Config): S3BlobStore {
+    const url = new URL(config.S3_ENDPOINT!);
+    return new S3BlobStore({
+      endPoint: url.hostname,
+      ...(url.port && { port: Number(url.port) }),
+      useSSL: url.protocol === "https:",
+      accessKey: config.S3_ACCESS_KEY!,
+      secretKey: config.S3_SECRET_KEY!,
+      region: config.S3_REGION,
+      bucket: config.S3_BUCKET!,
+    });
+  }
+
+  async init(): Promise<void> {
+    await guard(async () => {
+      if (!(await this.client.bucketExists(this.opts.bucket))) await this.client.makeBucket(this.opts.bucket, this.opts.region);
+    });
+  }
+
+  async stage(source: Readable, opts: StageOptions = {}): Promise<StagedBlob> {
+    const key = `${TMP}${randomUUID()}`;
+    const hasher = new Blake3Hasher();
+    let size = 0;
+    async function* hashed(): AsyncGenerator<Buffer> {
+      for await (const chunk of source) {
+        const b = chunk as Buffer;
+        hasher.update(b);
+        size += b.length;
+        opts.onChunk?.(b);
+        yield b;
+      }
+    }
+    const chunks = hashed();
+    try {
+      // Up to one part is read first: a small upload (or an empty one, which the minio client
+      // cannot stream) is a single PUT of known size; a larger one streams as a multipart upload.
+      const head: Buffer[] = [];
+      let headBytes = 0;
+      let ended = false;
+      while (headBytes < this.partSize) {
+        const r = await chunks.next();
+        if (r.done) {
+          ended = true;
+          break;
+        }
+        head.push(r.value);
+        headBytes += r.value.length;
+      }
+      const body = ended
+        ? Buffer.concat(head)
+        : Readable.from(
+            (async function* () {
+              yield* head;
+              yield* chunks;
+            })(),
+          );
+      await guard(() => this.client.putObject(this.opts.bucket, key, body, ended ? headBytes : undefined));
+    } catch (err) {
+      source.destroy();
+      await this.removeTemporary(key);
+      throw err;
+    }
+    return new S3StagedBlob(this, key, hasher.digest("hex"), size);
+  }
+
+  /** @internal used by S3StagedBlob */
+  async publish(tmpKey: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
+    let created = false;
+    try {
+      if (!(await this.stat(hash))) {
+        const existing = await this.getRecord(hash);
+        const mime = update(existing).mime;
+        await guard(() =>
+          this.client.copyObject(
+            new CopySourceOptions({ Bucket: this.opts.bucket, Object: tmpKey }),
+            new CopyDestinationOptions({
+              Bucket: this.opts.bucket,
+              Object: BLOBS + hash,
+              MetadataDirective: "REPLACE",
+              Headers: { "Content-Type": mime },
+              UserMetadata: { blake3: hash },
+            }),
+          ),
+        );
+        created = true;
+      }
+    } finally {
+      await this.client.removeObject(this.opts.bucket, tmpKey).catch(() => undefined);
+    }
+    const record = await this.updateRecord(hash, update);
+    return { created, record };
+  }
+
+  async stat(hash: string): Promise<BlobStat | null> {
+    if (!HASH_RE.test(hash)) return null;
+    try {
+      const s = await this.client.statObject(this.opts.bucket, BLOBS + hash);
+      return { size: s.size, modifiedAt: s.lastModified.getTime() };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw unavailable(err);
+    }
+  }
+
+  async read(hash: string, range?: ByteRange): Promise<Readable> {
+    if (!HASH_RE.test(hash)) throw new BlobNotFoundError(hash);
+    try {
+      if (!range) return await this.client.getObject(this.opts.bucket, BLOBS + hash);
+      const length = range.end - range.start + 1;
+      const body = await this.client.getPartialObject(this.opts.bucket, BLOBS + hash, range.start, length);
+      // Never more than asked, even from a server that reads `bytes=0-0` as open-ended (s3rver does).
+      return Readable.from(limitBytes(body, length));
+    } catch (err) {
+      if (isNotFound(err)) throw new BlobNotFoundError(hash);
+      throw unavailable(err);
+    }
+  }
+
+  async getRecord(hash: string): Promise<AssetRecord | null> {
+    if (!HASH_RE.test(hash)) return null;
+    let text = "";
+    try {
+      for await (const chunk of await this.client.getObject(this.opts.bucket, `${RECORDS}${hash}.json`)) text += String(chunk);
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw unavailable(err);
+    }
+    const parsed = AssetRecord.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  }
+
+  async updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord> {
+    return this.records.run(hash, async () => {
+      if (!(await this.stat(hash))) throw new BlobNotFoundError(hash);
+      const next = AssetRecord.parse(update(await this.getRecord(hash)));
+      const body = Buffer.from(JSON.stringify(next));
+      await guard(() =>
+        this.client.putObject(this.opts.bucket, `${RECORDS}${hash}.json`, body, body.length, { "Content-Type": "application/json" }),
+      );
+      return next;
+    });
+  }
+
+  async list(): Promise<string[]> {
+    const names = await this.keys(BLOBS);
+    return names.map((k) => k.slice(BLOBS.length)).filter((h) => HASH_RE.test(h)).sort();
+  }
+
+  async sweepTemporaries(): Promise<number> {
+    const keys = await this.keys(TMP);
+    if (keys.length > 0) await guard(() => this.client.removeObjects(this.opts.bucket, keys));
+    return keys.length;
+  }
+
+  /** @internal */
+  async removeTemporary(key: string): Promise<void> {
+    await this.client.removeObject(this.opts.bucket, key).catch(() => undefined);
+  }
+
+  /** Temporaries currently present (tests). */
+  async temporaries(): Promise<string[]> {
+    return this.keys(TMP);
+  }
+
+  async presignedUrl(hash: string, opts: { seconds: number; contentType?: string }): Promise<string | null> {
+    return guard(() =>
+      this.client.presignedGetObject(this.opts.bucket, BLOBS + hash, opts.seconds, opts.contentType ? { "response-content-type": opts.contentType } : {}),
+    );
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return await this.client.bucketExists(this.opts.bucket);
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {}
+
+  private async keys(prefix: string): Promise<string[]> {
+    return guard(
+      () =>
+        new Promise<string[]>((resolve, reject) => {
+          const out: string[] = [];
+          const stream = this.client.listObjectsV2(this.opts.bucket, prefix, true);
+          stream.on("data", (item) => {
+            if (item.name) out.push(item.name);
+          });
+          stream.on("error", reject);
+          stream.on("end", () => resolve(out));
+        }),
+    );
+  }
+}
+
+class S3StagedBlob implements StagedBlob {
+  readonly localPath = null;
+  private settled = false;
+  constructor(
+    private readonly store: S3BlobStore,
+    private readonly key: string,
+    readonly hash: string,
+    readonly size: number,
+  ) {}
+
+  async commit(update: RecordUpdate): Promise<CommitResult> {
+    if (this.settled) throw new Error("staged blob already committed or discarded");
+    this.settled = true;
+    return this.store.publish(this.key, this.hash, update);
+  }
+
+  async discard(): Promise<void> {
+    if (this.settled) return;
+    this.settled = true;
+    await this.store.removeTemporary(this.key);
+  }
+}
+
+async function* limitBytes(body: Readable, length: number): AsyncGenerator<Buffer> {
+  let left = length;
+  for await (const chunk of body) {
+    const b = chunk as Buffer;
+    if (b.length >= left) {
+      yield b.subarray(0, left);
+      body.destroy();
+      return;
+    }
+    left -= b.length;
+    yield b;
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === "NoSuchKey" || code === "NotFound" || code === "NoSuchObject";
+}
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "EAI_AGAIN"]);
+
+/** Backend outages become BlobStoreUnavailableError (503); anything else passes through. */
+function unavailable(err: unknown): unknown {
+  const e = err as { code?: string; cause?: { code?: string }; message?: string };
+  if (NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(e.cause?.code ?? "") || /ServiceUnavailable|SlowDown|InternalError/.test(e.code ?? "")) {
+    return new BlobStoreUnavailableError(`S3 is unavailable: ${e.code ?? e.message}`);
+  }
+  return err;
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailable(err);
+  }
+}
