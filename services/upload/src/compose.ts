@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { InProcessJobQueue, type JobHandler, type JobQueue } from "@app/jobs";
+import { createJobQueue, type JobHandler, type JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { loadApiKeys } from "./adapters/api-keys.ts";
 import type { BlobStore } from "./adapters/blob-store.ts";
@@ -29,8 +29,10 @@ export function keyFilePath(config: Pick<Config, "API_KEYS_FILE" | "DATA_DIR">):
 
 /**
  * Compose the upload service from validated config: store (swept of crash temporaries before
- * serving), keys, and a job queue. A queue passed in is used as is (the gateway's, or BullMQ);
- * when it runs jobs in this process the mask handler is registered on it.
+ * serving), keys, and a job queue. A queue passed in is used as is (the gateway's); otherwise
+ * one is created from config (BullMQ when REDIS_URL is set, the worker service then runs the
+ * mask jobs; in-process otherwise). When the queue runs jobs in this process, the mask handler
+ * is registered on it.
  */
 export async function createUploadDeps(config: Config, logger: Logger, opts: { queue?: JobQueue } = {}): Promise<UploadRuntime> {
   const store = await createBlobStore(config);
@@ -45,8 +47,8 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
 
   const maskHandler = createMaskDeriveHandler({ store, logger, concurrency: config.WORKER_CONCURRENCY });
   const ownQueue = !opts.queue;
-  const queue = opts.queue ?? new InProcessJobQueue();
-  if (queue.kind === "in-process") await queue.work({ "mask.derive": maskHandler });
+  const queue = opts.queue ?? createJobQueue(config, { logger: logger.child({ component: "jobs" }) });
+  if (queue.kind === "in-process") await queue.work({ "mask.derive": maskHandler }, { concurrency: config.WORKER_CONCURRENCY });
 
   return {
     store,
@@ -61,7 +63,7 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
       viewMode: config.S3_VIEW_MODE,
       presignSeconds: config.S3_PRESIGN_SECONDS,
     },
-    isReady: () => store.ping(),
+    isReady: async () => (await store.ping()) && (await queue.isReady()),
     async close() {
       if (ownQueue) await queue.close();
       await store.close();

@@ -263,3 +263,38 @@ describe("size limit and aborted uploads", () => {
     expect(await t.store.temporaries()).toEqual([]);
   });
 });
+
+describe("slow clients", () => {
+  it("a body that stops arriving: 408 request_timeout after BODY_TIMEOUT_MS, temporary removed", async () => {
+    const slow = await makeTestApp({ settings: { bodyTimeoutMs: 300 } });
+    try {
+      const { body, contentType } = multipart([{ name: "image", filename: "a.png", body: Buffer.alloc(200_000, 5) }]);
+      const server = slow.app.listen(0, "127.0.0.1");
+      await new Promise((r) => server.once("listening", r));
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({
+          port: (server.address() as AddressInfo).port,
+          host: "127.0.0.1",
+          method: "POST",
+          path: "/api/upload/image",
+          headers: { "x-api-key": KEY, "content-type": contentType, "content-length": String(body.length) },
+        });
+        req.on("response", (r) => {
+          let text = "";
+          r.on("data", (d) => (text += d));
+          r.on("end", () => resolve({ status: r.statusCode ?? 0, body: text }));
+        });
+        req.on("error", reject);
+        req.write(body.subarray(0, 100_000)); // ...and never the rest
+      });
+      server.closeAllConnections();
+      server.close();
+      expect(res.status).toBe(408);
+      expectUploadError(JSON.parse(res.body), "request_timeout");
+      expect(await slow.store.temporaries()).toEqual([]);
+      expect(await slow.store.list()).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+});

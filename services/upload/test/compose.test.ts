@@ -1,0 +1,68 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "@app/platform";
+import { createApp } from "../src/app.ts";
+import { createUploadDeps, type UploadRuntime } from "../src/compose.ts";
+import { blake3Hex, noisePng } from "./helpers.ts";
+import { startS3 } from "./s3rver.ts";
+
+const silent = pino({ level: "silent" });
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+describe("createUploadDeps", () => {
+  it("composes the filesystem store from config, sweeps crash temporaries at start, and serves", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "compose-"));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    await mkdir(join(dataDir, "blobs", "tmp"), { recursive: true });
+    await writeFile(join(dataDir, "blobs", "tmp", "left-by-a-crash"), "partial");
+    const deps: UploadRuntime = await createUploadDeps(loadConfig({ DATA_DIR: dataDir, API_KEYS: "k1,k2" }), silent);
+    cleanup.push(() => deps.close());
+    expect(deps.store.kind).toBe("fs");
+    expect(deps.queue.kind).toBe("in-process");
+    expect(await readdir(join(dataDir, "blobs", "tmp"))).toEqual([]);
+    expect(await deps.isReady()).toBe(true);
+    const app = createApp(deps);
+    expect((await request(app).get("/readyz")).status).toBe(200);
+    const png = await noisePng(6, 6);
+    const res = await request(app).post("/upload/image").set("Authorization", "Bearer k2").attach("image", png, { filename: "a.png" });
+    expect(res.body.name).toBe(`${blake3Hex(png)}.png`);
+    const mask = await request(app).post("/upload/mask").set("X-API-Key", "k1").attach("image", await noisePng(6, 6), { filename: "m.png" }).field("original_ref", res.body.name);
+    expect(mask.status).toBe(200); // the in-process queue runs this service's own mask handler
+    const metrics = await request(app).get("/metrics");
+    expect(metrics.text).toMatch(/upload_objects_created_total/);
+  });
+
+  it("reads keys from DATA_DIR/api-keys.txt by default", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "compose-"));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const { createApiKey } = await import("../src/adapters/api-keys.ts");
+    const key = await createApiKey(join(dataDir, "api-keys.txt"), "default file");
+    const deps = await createUploadDeps(loadConfig({ DATA_DIR: dataDir }), silent);
+    cleanup.push(() => deps.close());
+    expect(deps.keys.verify(key)).toBe("default file");
+  });
+
+  it("composes the S3 store when S3_ENDPOINT is set", async () => {
+    const s3 = await startS3();
+    cleanup.push(() => s3.stop());
+    const deps = await createUploadDeps(
+      loadConfig({ DATA_DIR: tmpdir(), API_KEYS: "k", S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "composed" }),
+      silent,
+    );
+    cleanup.push(() => deps.close());
+    expect(deps.store.kind).toBe("s3");
+    expect(await deps.isReady()).toBe(true);
+    const png = await noisePng(5, 5);
+    const res = await request(createApp(deps)).post("/api/upload/image").set("X-API-Key", "k").attach("image", png, { filename: "a.png" });
+    expect(res.status).toBe(200);
+    expect(await deps.store.list()).toEqual([blake3Hex(png)]);
+  });
+});
