@@ -12,6 +12,8 @@ const KIND_PREFIX = 1;
 const KIND_TYPO = 1; // + number of edits: one edit = 2, two edits = 3
 
 const DOC_SPACE = 2 ** 24;
+/** The "not an exact id/name match" bit, just above the 19 bits of the text cost. */
+const NOT_EXACT = 2 ** 19;
 
 /**
  * Search over one immutable IndexData. Scratch arrays are reused between queries (stamped by a
@@ -96,20 +98,24 @@ export class IndexSearcher {
     const tokens = q.search !== undefined ? [...new Set(tokenise(q.search))].slice(0, MAX_QUERY_TOKENS) : [];
     if (q.search !== undefined && tokens.length > 0) {
       const nc = this.collectText(tokens, gen);
-      // Exact id/name docs are marked in the token stamps, which are free once collectText is done.
-      const exactDocs = this.isExactId(q.search);
-      const isExact = this.tokStamp;
-      for (const d of exactDocs) isExact[d] = -1;
+      // An exact id/name doc's cost drops by one unit of the "not exact" bit that every other doc
+      // carries, so the hot loop below reads one number per candidate.
       const cand = this.cand;
       const cost = this.cost;
-      for (let i = 0; i < nc; i++) {
-        const d = cand[i]!;
-        if (!passes(d)) continue;
-        const rel =
-          ((hasApp ? 2 - appRel[d]! : 0) * 2 + (isExact[d] === -1 ? 0 : 1)) * 2 ** 19 + cost[d]!;
-        keys[nk++] = rel * DOC_SPACE + d;
+      for (const d of this.isExactId(q.search)) cost[d] = cost[d]! - NOT_EXACT;
+      if (!restricted && !hasApp) {
+        for (let i = 0; i < nc; i++) {
+          const d = cand[i]!;
+          if (!includeBanned && banned[d] !== 0) continue;
+          keys[nk++] = (NOT_EXACT + cost[d]!) * DOC_SPACE + d;
+        }
+      } else {
+        for (let i = 0; i < nc; i++) {
+          const d = cand[i]!;
+          if (!passes(d)) continue;
+          keys[nk++] = ((hasApp ? 2 - appRel[d]! : 0) * 2 * NOT_EXACT + NOT_EXACT + cost[d]!) * DOC_SPACE + d;
+        }
       }
-      for (const d of exactDocs) isExact[d] = 0;
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
       return { nodes: [], total: 0 };
