@@ -1,4 +1,5 @@
-import { createServer, type Server } from "node:http";
+import { createServer, STATUS_CODES, type Server } from "node:http";
+import type { Duplex } from "node:stream";
 import type { RequestListener } from "node:http";
 import type { Logger } from "pino";
 
@@ -18,6 +19,7 @@ export function serve(
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   if (opts.requestTimeoutMs) server.requestTimeout = opts.requestTimeoutMs;
+  server.on("clientError", answerClientError);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -43,4 +45,29 @@ export function serve(
       resolve(server);
     });
   });
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, "header_too_large", "the request headers are larger than the server accepts (16 KiB)"],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, "request_timeout", "the request did not arrive in time"],
+  ERR_HTTP_HEADERS_TIMEOUT: [408, "request_timeout", "the request headers did not arrive in time"],
+};
+
+/**
+ * Requests Node's parser refuses before any route sees them (oversized headers, malformed
+ * request lines) still get a JSON error instead of a bare status line. The body carries both
+ * `error` (the search face's shape) and `code` (the upload face's), since no route was chosen.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // A response already under way on this socket cannot be followed by another one.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = CLIENT_ERRORS[err.code ?? ""] ?? [400, "bad_request", "the request is not valid HTTP"];
+  const body = JSON.stringify({ code, error: code, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -60,6 +60,8 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     try {
       bb = busboy({
         headers: req.headers,
+        highWaterMark: 1024 * 1024,
+        fileHwm: 1024 * 1024,
         limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
       });
     } catch (err) {
@@ -113,7 +115,10 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     req.on("close", onClose);
 
     bb.on("file", (name, stream, _info) => {
-      if (name !== "image" || staging) {
+      // After a failure busboy still parses what it was already given: nothing may be staged then.
+      if (settled || name !== "image" || staging) {
+        // A body that ends early errors this ignored part too; unheard, that error would kill the process.
+        stream.on("error", () => undefined);
         stream.resume();
         return;
       }
