@@ -107,20 +107,69 @@ class GrowUint8 {
   }
 }
 
-/** The term dictionary under construction, and per term: document frequency and the doc last seen. */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+
+/**
+ * The term dictionary under construction: an open-addressing hash table over term ids, so an
+ * ASCII text can be tokenised in place (a token that is already known costs no allocation),
+ * and per term: document frequency and the doc last seen.
+ */
 class TermTable {
-  readonly dict = new Map<string, number>();
+  readonly terms: string[] = [];
+  private hashes = new Int32Array(1 << 16);
+  private slots = new Int32Array(1 << 17).fill(-1);
   lastDoc = new Int32Array(1 << 16).fill(-1);
   pairPos = new Int32Array(1 << 16);
   df = new Int32Array(1 << 16);
 
+  get size(): number {
+    return this.terms.length;
+  }
+
+  /** The id of a token given as a string (already normalised). */
   id(t: string): number {
-    let id = this.dict.get(t);
-    if (id === undefined) {
-      id = this.dict.size;
-      this.dict.set(t, id);
-      if (id === this.lastDoc.length) this.grow();
+    let h = FNV_OFFSET;
+    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), FNV_PRIME);
+    const mask = this.slots.length - 1;
+    for (let at = h & mask; ; at = (at + 1) & mask) {
+      const id = this.slots[at]!;
+      if (id === -1) return this.insert(t, h, at);
+      if (this.hashes[id] === h && this.terms[id] === t) return id;
     }
+  }
+
+  /** The id of the lower-cased ASCII token text[start, end), whose FNV hash (of lower-cased codes) is h. */
+  idOfSlice(text: string, start: number, end: number, h: number): number {
+    const mask = this.slots.length - 1;
+    const len = end - start;
+    for (let at = h & mask; ; at = (at + 1) & mask) {
+      const id = this.slots[at]!;
+      if (id === -1) return this.insert(text.slice(start, end).toLowerCase(), h, at);
+      if (this.hashes[id] !== h) continue;
+      const term = this.terms[id]!;
+      if (term.length !== len) continue;
+      let same = true;
+      for (let i = 0; i < len; i++) {
+        let c = text.charCodeAt(start + i);
+        if (c >= 65 && c <= 90) c += 32;
+        if (term.charCodeAt(i) !== c) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return id;
+    }
+  }
+
+  private insert(t: string, h: number, at: number): number {
+    const id = this.terms.length;
+    this.terms.push(t);
+    if (id === this.lastDoc.length) this.growTerms();
+    this.hashes[id] = h;
+    this.slots[at] = id;
+    if (this.terms.length * 2 > this.slots.length) this.rehash();
     return id;
   }
 
@@ -138,7 +187,43 @@ class TermTable {
     }
   }
 
-  private grow(): void {
+  /** Tokenise (as tokenise() does) and add every token of a text, allocating only for new terms. */
+  addText(text: string, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
+    if (!ASCII_TEXT.test(text)) {
+      for (const t of tokenise(text)) this.add(this.id(t), d, tier, pairTerm, pairTier);
+      return;
+    }
+    let start = -1;
+    let h = FNV_OFFSET;
+    const n = text.length;
+    for (let i = 0; i <= n; i++) {
+      let c = i < n ? text.charCodeAt(i) : 32;
+      if (c >= 65 && c <= 90) c += 32;
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+        if (start < 0) {
+          start = i;
+          h = FNV_OFFSET;
+        }
+        h = Math.imul(h ^ c, FNV_PRIME);
+      } else if (start >= 0) {
+        this.add(this.idOfSlice(text, start, i, h), d, tier, pairTerm, pairTier);
+        start = -1;
+      }
+    }
+  }
+
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+    const mask = slots.length - 1;
+    for (let id = 0; id < this.terms.length; id++) {
+      let at = this.hashes[id]! & mask;
+      while (slots[at] !== -1) at = (at + 1) & mask;
+      slots[at] = id;
+    }
+    this.slots = slots;
+  }
+
+  private growTerms(): void {
     const size = this.lastDoc.length * 2;
     const lastDoc = new Int32Array(size).fill(-1);
     lastDoc.set(this.lastDoc);
@@ -146,9 +231,12 @@ class TermTable {
     pairPos.set(this.pairPos);
     const df = new Int32Array(size);
     df.set(this.df);
+    const hashes = new Int32Array(size);
+    hashes.set(this.hashes);
     this.lastDoc = lastDoc;
     this.pairPos = pairPos;
     this.df = df;
+    this.hashes = hashes;
   }
 }
 
@@ -269,7 +357,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
       }
     }
     if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_NODES_TAGS);
-    if (r.description) add(tokenise(r.description), TIER_TEXT);
+    if (r.description) table.addText(r.description, d, TIER_TEXT, pairTerm, pairTier);
     if (r.author) addIds(idsOf(r.author, tokenise), TIER_TEXT);
     if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_TEXT);
     if (r.publisher?.name) addIds(idsOf(r.publisher.name, tokenise), TIER_TEXT);
@@ -290,15 +378,14 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   repoStart[n] = repoLen;
 
   // Postings in CSR form, terms in sorted order; filled doc by doc, so each list is doc-ordered.
-  const nTerms = table.dict.size;
-  const dict = table.dict;
+  const nTerms = table.size;
   const df = table.df;
   // The default sort compares UTF-16 code units, as `<` does in every lookup later.
-  const sortedTerms = [...dict.keys()].sort();
+  const sortedTerms = table.terms.slice().sort();
   const rank = new Int32Array(nTerms);
   const termStart = new Int32Array(nTerms + 1);
   for (let s = 0; s < nTerms; s++) {
-    const id = dict.get(sortedTerms[s]!)!;
+    const id = table.id(sortedTerms[s]!);
     rank[id] = s;
     termStart[s + 1] = termStart[s]! + df[id]!;
   }
