@@ -120,9 +120,13 @@ class TermTable {
   readonly terms: string[] = [];
   private hashes = new Int32Array(1 << 16);
   private slots = new Int32Array(1 << 17).fill(-1);
-  lastDoc = new Int32Array(1 << 16).fill(-1);
-  pairPos = new Int32Array(1 << 16);
-  df = new Int32Array(1 << 16);
+  private info = TermTable.newInfo(1 << 16);
+
+  private static newInfo(terms: number): Int32Array {
+    const info = new Int32Array(terms * 3);
+    for (let i = 0; i < info.length; i += 3) info[i] = -1;
+    return info;
+  }
 
   get size(): number {
     return this.terms.length;
@@ -166,7 +170,7 @@ class TermTable {
   private insert(t: string, h: number, at: number): number {
     const id = this.terms.length;
     this.terms.push(t);
-    if (id === this.lastDoc.length) this.growTerms();
+    if (id === this.hashes.length) this.growTerms();
     this.hashes[id] = h;
     this.slots[at] = id;
     if (this.terms.length * 2 > this.slots.length) this.rehash();
@@ -175,16 +179,23 @@ class TermTable {
 
   /** Record that doc `d` holds term `id` in `tier`, once per doc, keeping the best tier. */
   add(id: number, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
-    if (this.lastDoc[id] !== d) {
-      this.lastDoc[id] = d;
-      this.pairPos[id] = pairTerm.len;
-      this.df[id]!++;
+    // Per term, [last doc, its pair's position, document frequency] side by side: one cache line.
+    const info = this.info;
+    const at3 = id * 3;
+    if (info[at3] !== d) {
+      info[at3] = d;
+      info[at3 + 1] = pairTerm.len;
+      info[at3 + 2]!++;
       pairTerm.push(id);
       pairTier.push(tier);
     } else {
-      const at = this.pairPos[id]!;
+      const at = info[at3 + 1]!;
       if (tier < pairTier.a[at]!) pairTier.a[at] = tier;
     }
+  }
+
+  df(id: number): number {
+    return this.info[id * 3 + 2]!;
   }
 
   /** Tokenise (as tokenise() does) and add every token of a text, allocating only for new terms. */
@@ -224,18 +235,12 @@ class TermTable {
   }
 
   private growTerms(): void {
-    const size = this.lastDoc.length * 2;
-    const lastDoc = new Int32Array(size).fill(-1);
-    lastDoc.set(this.lastDoc);
-    const pairPos = new Int32Array(size);
-    pairPos.set(this.pairPos);
-    const df = new Int32Array(size);
-    df.set(this.df);
+    const size = this.hashes.length * 2;
+    const info = TermTable.newInfo(size);
+    info.set(this.info);
     const hashes = new Int32Array(size);
     hashes.set(this.hashes);
-    this.lastDoc = lastDoc;
-    this.pairPos = pairPos;
-    this.df = df;
+    this.info = info;
     this.hashes = hashes;
   }
 }
@@ -379,7 +384,6 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
   // Postings in CSR form, terms in sorted order; filled doc by doc, so each list is doc-ordered.
   const nTerms = table.size;
-  const df = table.df;
   // The default sort compares UTF-16 code units, as `<` does in every lookup later.
   const sortedTerms = table.terms.slice().sort();
   const rank = new Int32Array(nTerms);
@@ -387,7 +391,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   for (let s = 0; s < nTerms; s++) {
     const id = table.id(sortedTerms[s]!);
     rank[id] = s;
-    termStart[s + 1] = termStart[s]! + df[id]!;
+    termStart[s + 1] = termStart[s]! + table.df(id);
   }
   await yieldToEventLoop();
   const total = pairTerm.len;
