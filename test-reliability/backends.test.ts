@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -180,6 +180,13 @@ describe("the S3 server stopped and started under uploads", () => {
       expect(r.bytes.equals(img)).toBe(true);
     }
     expect((await fetch(`${gw!.url}/readyz`)).status).toBe(200);
+
+    // The bucket as s3rver keeps it on disk: no temporary left, every object under blobs/ re-hashes to its key.
+    const files = (await readdir(join(dir, "s3", "reliability"), { recursive: true })).map(String);
+    expect(files.filter((f) => f.startsWith("tmp/") && f.endsWith("._S3rver_object"))).toEqual([]);
+    const blobs = files.filter((f) => /^blobs\/[0-9a-f]{64}\._S3rver_object$/.test(f));
+    expect(blobs.length).toBe(before.length + during.length);
+    for (const f of blobs) expect(blake3Hex(readFileSync(join(dir, "s3", "reliability", f))), f).toBe(f.slice(6, 70));
     record("s3-outage", { storedBefore: before.length, refusedWhileDown: during.length, storedAfter: during.length });
   });
 });
