@@ -106,6 +106,11 @@ const procStatus = (pid: number, field: string): number => {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : NaN;
 };
+/** CPU seconds (user + system, all threads) a process has used so far. */
+const procCpuSec = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+};
 const procWchar = (pid: number): number => Number(/^wchar: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? NaN);
 
 async function maskTimings(url: string, edge: number, masks: number): Promise<{ perMaskMs: number; masks: number }> {
@@ -139,6 +144,11 @@ interface PassFigures {
   newContentRatio: number;
   duplicateRatio: number;
   rounds: { baselineMBps: number; newContentMBps: number; duplicateMBps: number }[];
+  /**
+   * CPU seconds per GB received, baseline and service (new-content passes): less sensitive than
+   * MB/s to other processes on the machine. The service's includes its writer threads.
+   */
+  cpuSecPerGB: { baseline: number; newContent: number; ratio: number };
   /** Summed over the duplicate passes: what the store gained (0 and 0 is the promise) and what went to temporaries. */
   duplicatePasses: { storeBytesAdded: number; objectsAdded: number; tempBytesWrittenAndRemoved: number };
   servicePeakRssMiB: number;
@@ -163,10 +173,16 @@ async function measure(base: Buffer, dataRoot: string, opts: { uploads: number; 
     const blobs = join(dataDir, "blobs");
     const rounds: { baselineMBps: number; newContentMBps: number; duplicateMBps: number }[] = [];
     const dup = { storeBytesAdded: 0, objectsAdded: 0, tempBytesWrittenAndRemoved: 0 };
+    const cpu = { baseline: 0, service: 0, bytes: 0 };
     for (let r = 0; r < opts.rounds; r++) {
       const fresh = Array.from({ length: opts.uploads }, (_, i) => variant(base, `new-${r}-${i}-${Date.now()}`));
+      let c0 = procCpuSec(baseline.pid);
       const baselineMBps = await timeUploads(baseline.url, "/", fresh);
+      cpu.baseline += procCpuSec(baseline.pid) - c0;
+      c0 = procCpuSec(service.pid);
       const newContentMBps = await timeUploads(service.url, "/api/upload/image", fresh);
+      cpu.service += procCpuSec(service.pid) - c0;
+      cpu.bytes += fresh.reduce((n, b) => n + b.length, 0);
       const before = storeUsage(blobs);
       const wcharBefore = procWchar(service.pid);
       const duplicateMBps = await timeUploads(service.url, "/api/upload/image", fresh.map(() => fresh[0]!));
@@ -184,6 +200,11 @@ async function measure(base: Buffer, dataRoot: string, opts: { uploads: number; 
       newContentRatio: med(rounds.map((x) => x.newContentMBps / x.baselineMBps)),
       duplicateRatio: med(rounds.map((x) => x.duplicateMBps / x.baselineMBps)),
       rounds,
+      cpuSecPerGB: {
+        baseline: round(cpu.baseline / (cpu.bytes / 1e9)),
+        newContent: round(cpu.service / (cpu.bytes / 1e9)),
+        ratio: round(cpu.service / cpu.baseline),
+      },
       duplicatePasses: dup,
       servicePeakRssMiB: round(procStatus(service.pid, "VmHWM")),
     };

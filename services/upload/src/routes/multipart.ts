@@ -60,8 +60,6 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     try {
       bb = busboy({
         headers: req.headers,
-        highWaterMark: 1024 * 1024,
-        fileHwm: 1024 * 1024,
         limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
       });
     } catch (err) {
