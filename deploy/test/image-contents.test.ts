@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startS3 } from "../../services/upload/test/s3rver.ts";
 import { repoRoot, scriptFile, services, type ServiceName } from "./support.ts";
 
 /**
@@ -175,17 +176,19 @@ describe.each(services)("the $name image's contents", ({ name }) => {
   }, 120_000);
 });
 
-describe("the four images wired as docker-compose.yml wires them (URLs, jobs on Redis)", () => {
+describe("the four images wired as docker-compose.yml wires them (URLs, jobs on Redis, blobs on S3)", () => {
   it("search through the gateway, upload an image and a mask through it, the worker makes the derivatives", async () => {
-    // Same QUEUE_PREFIX on the producer and the worker, as both deploy/base and compose set it.
-    // The engines differ from compose (embedded search, a blob directory the upload and the
-    // worker share instead of MinIO): Meilisearch and MinIO cannot run on this machine.
+    // Same QUEUE_PREFIX on the producer and the worker, and the same bucket, as both
+    // deploy/base and compose set them; upload and worker share nothing else (each has its own
+    // DATA_DIR). s3rver stands in for MinIO; search runs its embedded engine, as Meilisearch
+    // cannot run on this machine.
+    const s3 = await startS3();
     const queue = { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: queuePrefix() };
-    const blobs = join(work, "stack-data");
+    const bucket = { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "comfy-assets" };
     const key = `stack-key-${randomUUID()}`;
     const search = await start("search", { CATALOG_SOURCE: catalog });
-    const upload = await start("upload", { ...queue, DATA_DIR: blobs, API_KEYS: key });
-    const worker = await start("worker", { ...queue, DATA_DIR: blobs });
+    const upload = await start("upload", { ...queue, ...bucket, API_KEYS: key });
+    const worker = await start("worker", { ...queue, ...bucket });
     const all = [search, upload, worker];
     try {
       for (const r of all) expect((await poll(r, "/readyz", 200)).status, r.output()).toBe(200);
@@ -230,7 +233,11 @@ describe("the four images wired as docker-compose.yml wires them (URLs, jobs on 
       const painted = await sharp(Buffer.from(await view.arrayBuffer())).metadata();
       expect([painted.width, painted.height]).toEqual([8, 4]);
     } finally {
-      for (const r of all.reverse()) expect(await stop(r), `exit after SIGTERM; output:\n${r.output()}`).toBe(0);
+      try {
+        for (const r of all.reverse()) expect(await stop(r), `exit after SIGTERM; output:\n${r.output()}`).toBe(0);
+      } finally {
+        await s3.stop();
+      }
     }
   }, 180_000);
 });
