@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { CatalogRecord } from "@app/contracts";
 import { loadCatalog } from "../services/search/src/adapters/catalog-source.ts";
@@ -30,6 +31,8 @@ export interface ScaleFigures {
 }
 
 export interface SearchInprocessFigures {
+  /** 1/5/15-minute load averages at the end of the run, on a machine shared with other work: context for the absolute figures. */
+  loadAverage: number[];
   real: ScaleFigures;
   synthetic: ScaleFigures;
   targets: { realP99Ms: number; syntheticP99Ms: number; syntheticBuildMs: number; syntheticMemoryMiB: number };
@@ -105,6 +108,7 @@ export async function run(opts = { syntheticNodes: 1_000_000, runs: 5 }): Promis
   synthRecords = undefined;
   const targets = { realP99Ms: 1, syntheticP99Ms: 30, syntheticBuildMs: 60_000, syntheticMemoryMiB: 2048 };
   return {
+    loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
     real,
     synthetic,
     targets,
