@@ -77,3 +77,39 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 export function fileExists(rel: string): boolean {
   return existsSync(join(repoRoot, rel));
 }
+
+/** A .dockerignore pattern as a RegExp over slash-separated paths (the `*`, `**` and `?` we use). */
+function dockerignoreRegExp(pattern: string): RegExp {
+  let re = "";
+  const p = pattern.replace(/^\/+|\/+$/g, "");
+  for (let i = 0; i < p.length; i++) {
+    const ch = p[i]!;
+    if (ch === "*" && p[i + 1] === "*") {
+      re += p[i + 2] === "/" ? "(?:.*/)?" : ".*";
+      i += p[i + 2] === "/" ? 2 : 1;
+    } else if (ch === "*") re += "[^/]*";
+    else if (ch === "?") re += "[^/]";
+    else re += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * The files `docker build .` would send: the working tree's files that git does not ignore,
+ * minus those .dockerignore excludes (a pattern matching a folder excludes what is under it).
+ */
+export function dockerContextFiles(): string[] {
+  const files = spawnSync("git", ["ls-files", "-co", "--exclude-standard", "-z"], { cwd: repoRoot, encoding: "utf8" });
+  if (files.status !== 0) throw new Error(`git ls-files failed: ${files.stderr}`);
+  const patterns = readRepoFile(".dockerignore")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  if (patterns.some((p) => p.startsWith("!"))) throw new Error(".dockerignore: exceptions (!) are not modelled here");
+  const res = patterns.map(dockerignoreRegExp);
+  const excluded = (path: string) => {
+    const parts = path.split("/");
+    return parts.some((_, i) => res.some((re) => re.test(parts.slice(0, i + 1).join("/"))));
+  };
+  return files.stdout.split("\0").filter((f) => f !== "" && !excluded(f));
+}
