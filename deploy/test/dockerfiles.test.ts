@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lockedTsxVersion, readRepoFile, scriptFile, services } from "./support.ts";
+import { dockerContextFiles, lockedTsxVersion, readRepoFile, scriptFile, services } from "./support.ts";
 
 /** Dockerfile instructions with continuation lines joined and comments dropped. */
 function instructions(text: string): { op: string; args: string }[] {
@@ -69,18 +69,19 @@ describe.each(services)("services/$name/Dockerfile", ({ name, pkg, port }) => {
 });
 
 describe(".dockerignore", () => {
-  const lines = readRepoFile(".dockerignore")
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("#"));
+  const context = dockerContextFiles();
 
-  it("keeps host node_modules, git history and local data out of the build context", () => {
-    for (const p of ["**/node_modules", ".git", "**/.data", ".env"]) expect(lines).toContain(p);
+  it("keeps host node_modules, git history, local data and secrets out of the build context", () => {
+    for (const p of ["**/node_modules", ".git", "**/.data", ".env"]) expect(readRepoFile(".dockerignore").split("\n")).toContain(p);
+    for (const f of context) expect(f).not.toMatch(/(^|\/)(node_modules|\.git|\.data)\/|^\.env/);
   });
 
-  it("keeps everything the build reads", () => {
-    for (const needed of ["pnpm-lock.yaml", "pnpm-workspace.yaml", "package.json", "packages", "services"]) {
-      expect(lines, needed).not.toContain(needed);
+  it("sends everything the build stage reads: the lockfile, the workspace file and every workspace package", () => {
+    for (const f of ["pnpm-lock.yaml", "pnpm-workspace.yaml", "package.json"]) expect(context).toContain(f);
+    for (const s of services) {
+      expect(context).toContain(`services/${s.name}/package.json`);
+      expect(context).toContain(`services/${s.name}/${scriptFile(s.name, "start")}`);
     }
+    for (const pkg of ["contracts", "jobs", "platform"]) expect(context).toContain(`packages/${pkg}/package.json`);
   });
 });
