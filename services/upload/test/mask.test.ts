@@ -113,6 +113,19 @@ describe("POST /api/upload/mask", () => {
     for (const i of [2, 6]) expect(a[i]).toBeGreaterThan(128);
   });
 
+  it("derives from an EXIF-rotated JPEG at its displayed size", async () => {
+    // stored 6×4, shown 4×6 (orientation 6 = rotate 90° clockwise)
+    const jpeg = await sharp({ create: { width: 6, height: 4, channels: 3, background: "#808080" } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const name = await uploadOriginal(jpeg);
+    const res = await postMask(await rawPng(Array.from({ length: 24 }, () => 255), 4, 6, 1), name);
+    expect(res.status).toBe(200);
+    const chunks: Buffer[] = [];
+    for await (const c of await t.store.read(res.body.name.split(".")[0]!)) chunks.push(c as Buffer);
+    const { data, info } = await sharp(Buffer.concat(chunks)).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height, info.channels]).toEqual([4, 6, 4]);
+    expect(alphaOf(data).every((a) => a === 0)).toBe(true); // all white = all masked
+  });
+
   it("stores mask and derivatives as tagged content-addressed assets; a retry writes nothing new", async () => {
     const orig = await original();
     const name = await uploadOriginal(orig);

@@ -14,23 +14,16 @@ import type { MaskType } from "@app/contracts";
  *           opaque as the pixel is masked and fully transparent where it is not, so a UI can lay it
  *           over the original to show the masked region.
  */
-export function paintedAlpha(maskType: MaskType, channel: Uint8Array): Uint8Array {
+export function paintedAlpha(maskType: MaskType, channel: Buffer): Buffer {
   if (maskType === "alpha") return channel;
-  const out = new Uint8Array(channel.length);
+  const out = Buffer.alloc(channel.length);
   for (let i = 0; i < channel.length; i++) out[i] = 255 - channel[i]!;
   return out;
 }
 
-/** Both derivatives from the original's RGBA pixels and the painted alpha (one byte a pixel). */
-export function composeDerivatives(originalRgba: Uint8Array, alpha: Uint8Array): { painted: Buffer; paint: Buffer } {
-  const pixels = alpha.length;
-  if (originalRgba.length !== pixels * 4) throw new Error("original and mask sizes differ");
-  const painted = Buffer.from(originalRgba);
-  const paint = Buffer.alloc(pixels * 4);
-  for (let i = 0; i < pixels; i++) {
-    const a = alpha[i]!;
-    painted[i * 4 + 3] = a;
-    paint[i * 4 + 3] = 255 - a;
-  }
-  return { painted, paint };
+/** The paint layer's alpha: 255 − P (its RGB is black). */
+export function paintAlpha(painted: Uint8Array): Buffer {
+  const out = Buffer.alloc(painted.length);
+  for (let i = 0; i < painted.length; i++) out[i] = 255 - painted[i]!;
+  return out;
 }

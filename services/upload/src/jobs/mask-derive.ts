@@ -6,7 +6,7 @@ import type { Logger } from "@app/platform";
 import { BlobNotFoundError, type BlobStore } from "../adapters/blob-store.ts";
 import { MAX_PIXELS } from "../adapters/image-probe.ts";
 import { mergeRecord } from "../domain/asset-record.ts";
-import { composeDerivatives, paintedAlpha } from "../domain/mask.ts";
+import { paintAlpha, paintedAlpha } from "../domain/mask.ts";
 import { assetName } from "../domain/naming.ts";
 
 /** Job failures whose cause is the client's input carry this prefix so the route can answer 4xx. */
@@ -49,13 +49,11 @@ export function createMaskDeriveHandler(deps: MaskDeriveDeps): JobHandler<"mask.
 
 async function derive(original: Buffer, mask: Buffer) {
   const opts = { limitInputPixels: MAX_PIXELS, failOn: "error" as const };
-  const { data: rgba, info } = await sharp(original, opts)
-    .rotate() // honour EXIF orientation, as a browser shows the original
-    .toColourspace("srgb")
-    .ensureAlpha()
-    .raw({ depth: "uchar" })
-    .toBuffer({ resolveWithObject: true });
-  const { width, height } = info;
+  const meta = await sharp(original, opts).metadata();
+  // Sized as displayed: EXIF orientations 5-8 swap the edges (the output is rotated to match).
+  const swap = (meta.orientation ?? 1) >= 5;
+  const width = swap ? meta.height! : meta.width!;
+  const height = swap ? meta.width! : meta.height!;
   const maskMeta = await sharp(mask, opts).metadata();
   const maskType: MaskType = maskMeta.hasAlpha ? "alpha" : "luminance";
   const resized = sharp(mask, opts).rotate().resize(width, height, { fit: "fill", kernel: "linear" }); // linear: no ringing at mask edges
@@ -63,11 +61,18 @@ async function derive(original: Buffer, mask: Buffer) {
     maskType === "alpha"
       ? await resized.toColourspace("srgb").ensureAlpha().extractChannel(3).raw({ depth: "uchar" }).toBuffer()
       : await resized.toColourspace("b-w").extractChannel(0).raw({ depth: "uchar" }).toBuffer();
-  const { painted, paint } = composeDerivatives(rgba, paintedAlpha(maskType, channel));
-  const raw = { raw: { width, height, channels: 4 as const } };
+  const alpha = paintedAlpha(maskType, channel);
+  // The original's RGB (3 bytes a pixel) and the alpha planes (1 byte each) are all that is held;
+  // sharp joins and encodes from them. (removeAlpha + joinChannel in one pipeline would drop the
+  // joined alpha: sharp removes alpha after joining.)
+  const rgb = await sharp(original, opts).rotate().toColourspace("srgb").removeAlpha().raw({ depth: "uchar" }).toBuffer();
+  const plane = { raw: { width, height, channels: 1 as const } };
   const [paintedPng, paintPng] = await Promise.all([
-    sharp(painted, raw).png({ compressionLevel: 6 }).toBuffer(),
-    sharp(paint, raw).png({ compressionLevel: 6 }).toBuffer(),
+    sharp(rgb, { raw: { width, height, channels: 3 } }).joinChannel(alpha, plane).png({ compressionLevel: 6 }).toBuffer(),
+    sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+      .joinChannel(paintAlpha(alpha), plane)
+      .png({ compressionLevel: 6 })
+      .toBuffer(),
   ]);
   return { painted: paintedPng, paint: paintPng, width, height, maskType };
 }
