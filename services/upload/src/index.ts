@@ -7,6 +7,7 @@ export type { BlobStore, StagedBlob, CommitResult, ByteRange, BlobStat } from ".
 export { BlobNotFoundError, BlobStoreUnavailableError } from "./adapters/blob-store.ts";
 export { FsBlobStore } from "./adapters/fs-blob-store.ts";
 export { loadApiKeys, createApiKey, digestKey, type ApiKeys } from "./adapters/api-keys.ts";
-export { S3BlobStore, type S3BlobStoreOptions } from "./adapters/s3-blob-store.ts";
+// The S3 store is loaded only when S3_ENDPOINT selects it (createBlobStore): the minio client adds ~6 MB of heap.
+export type { S3BlobStore, S3BlobStoreOptions } from "./adapters/s3-blob-store.ts";
 export { parseOriginalRef } from "./domain/original-ref.ts";
 export { parseAssetName } from "./domain/naming.ts";
