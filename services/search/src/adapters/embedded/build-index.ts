@@ -198,14 +198,20 @@ class TermTable {
     return this.info[id * 3 + 2]!;
   }
 
-  /** Tokenise (as tokenise() does) and add every token of a text, allocating only for new terms. */
-  addText(text: string, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
+  /**
+   * Tokenise (as tokenise() does) and add every token of a text, allocating only for new terms.
+   * Returns identityHash() of the tokens, computed on the way.
+   */
+  addText(text: string, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): number {
     if (!ASCII_TEXT.test(text)) {
-      for (const t of tokenise(text)) this.add(this.id(t), d, tier, pairTerm, pairTier);
-      return;
+      const tokens = tokenise(text);
+      for (const t of tokens) this.add(this.id(t), d, tier, pairTerm, pairTier);
+      return identityHash(tokens);
     }
     let start = -1;
     let h = FNV_OFFSET;
+    let whole = FNV_OFFSET;
+    let first = true;
     const n = text.length;
     for (let i = 0; i <= n; i++) {
       let c = i < n ? text.charCodeAt(i) : 32;
@@ -214,13 +220,17 @@ class TermTable {
         if (start < 0) {
           start = i;
           h = FNV_OFFSET;
+          if (!first) whole = Math.imul(whole ^ 32, FNV_PRIME);
+          first = false;
         }
         h = Math.imul(h ^ c, FNV_PRIME);
+        whole = Math.imul(whole ^ c, FNV_PRIME);
       } else if (start >= 0) {
         this.add(this.idOfSlice(text, start, i, h), d, tier, pairTerm, pairTier);
         start = -1;
       }
     }
+    return whole === 0 ? 1 : whole | 0;
   }
 
   private rehash(): void {
@@ -260,9 +270,6 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   const banned = new Uint8Array(n);
   const byId = new Map<string, number>();
   const identityHashes = new Int32Array(n * 3);
-  const countTokens = (slot: number, tokens: string[]) => {
-    identityHashes[slot] = identityHash(tokens);
-  };
 
   const table = new TermTable();
   const pairTerm = new GrowInt32();
@@ -328,20 +335,10 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     docPairStart[d] = pairTerm.len;
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
-    const idTokens = tokenise(r.id);
-    countTokens(d * 3, idTokens);
-    add(idTokens, TIER_IDENTITY);
-    if (r.name) {
-      const nameTokens = tokenise(r.name);
-      countTokens(d * 3 + 1, nameTokens);
-      add(nameTokens, TIER_IDENTITY);
-    }
+    identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
+    if (r.name) identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
     const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
-    if (repoAlias) {
-      const aliasTokens = tokenise(repoAlias);
-      countTokens(d * 3 + 2, aliasTokens);
-      add(aliasTokens, TIER_IDENTITY);
-    }
+    if (repoAlias) identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
     if (r.app_node_names) {
       for (const name of r.app_node_names) {
         let app = appMemo.get(name);

@@ -112,6 +112,8 @@ export class TermTrie {
     const termAt = this.termAt;
     const maxLen = this.maxLen;
     const minLen = base + m - maxD;
+    // The walk starts below `root`; a term ending at `root` itself is the empty suffix.
+    if (root !== 0 && this.termAt[root]! >= 0 && m <= maxD) onMatch(this.termAt[root]!, m);
     let stackNode = this.stackNode;
     let stackDepth = this.stackDepth;
     let sp = 0;

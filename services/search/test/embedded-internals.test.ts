@@ -1,0 +1,77 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildIndex, identityHash } from "../src/adapters/embedded/build-index.ts";
+import { TermTrie } from "../src/adapters/embedded/term-trie.ts";
+import { selectTop } from "../src/adapters/embedded/search-index.ts";
+import { tokenise } from "../src/domain/text.ts";
+
+/** Damerau's optimal string alignment distance, the slow obvious way. */
+function osa(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The typo rule stated plainly: a first-character typo costs two. */
+function expected(q: string, t: string, maxD: number): number | undefined {
+  let best: number | undefined;
+  if (q[0] === t[0]) {
+    const dd = osa(q.slice(1), t.slice(1));
+    if (dd <= maxD) best = dd;
+  }
+  if (maxD >= 2 && osa(q, t) <= 1) best = Math.min(best ?? 2, osa(q, t) === 0 ? 0 : 2);
+  return best;
+}
+
+const word = fc.string({ unit: fc.constantFrom(..."abcde"), minLength: 1, maxLength: 9 });
+
+describe("embedded index internals", () => {
+  it("the typo trie finds exactly the terms the rule allows, with their distances", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 60 }), word, fc.constantFrom(1, 2), (dict, q, maxD) => {
+        const terms = [...dict].sort();
+        const trie = new TermTrie(terms);
+        const got = new Map<string, number>();
+        trie.fuzzy(q, maxD, (i, dist) => {
+          const t = terms[i]!;
+          got.set(t, Math.min(got.get(t) ?? 99, dist));
+        });
+        const want = new Map<string, number>();
+        for (const t of terms) {
+          const e = expected(q, t, maxD);
+          if (e !== undefined) want.set(t, e);
+        }
+        expect(Object.fromEntries(got)).toEqual(Object.fromEntries(want));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("the build's in-place tokeniser gives tokenise()'s terms and identity hash", async () => {
+    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }), fc.constantFrom("ComfyUI-KJNodes", "Überwald_Café", "a.b/c--D"));
+    await fc.assert(
+      fc.asyncProperty(text, text, async (name, description) => {
+        const data = await buildIndex([{ id: "fixed-id", name, description }]);
+        const want = [...new Set([...tokenise("fixed-id"), ...tokenise(name), ...tokenise(description)])].sort();
+        expect(data.terms).toEqual(want);
+        expect(data.identityHashes[1]).toBe(name ? identityHash(tokenise(name)) : 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("selectTop returns the k smallest keys in order", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 1e6 }), { maxLength: 300 }), fc.integer({ min: 0, max: 320 }), (xs, k) => {
+        const keys = Float64Array.from(xs);
+        expect([...selectTop(keys, xs.length, k)]).toEqual([...xs].sort((a, b) => a - b).slice(0, k));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
