@@ -1,4 +1,4 @@
-import express, { type Express, type Router } from "express";
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from "express";
 import type { Logger } from "@app/platform";
 import { httpLogger, httpMetrics, metricsHandler } from "@app/platform";
 import { errorHandler, notFound } from "./errors.ts";
@@ -18,6 +18,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.use(refuseHeaderFloods);
   app.use(httpLogger(deps.logger));
   app.use(httpMetrics("gateway"));
 
@@ -49,4 +50,16 @@ export function createGatewayApp(deps: GatewayDeps): Express {
 
 function matchesPrefix(path: string, prefixes: string[]): boolean {
   return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+/**
+ * Node keeps the first 2,000 request headers and drops the rest; a request near that cannot be
+ * forwarded whole (a service behind the proxy would lose headers, Host among them, and answer a
+ * bare 400), so it is refused here, in a shape both faces' clients read.
+ */
+const MAX_REQUEST_HEADERS = 500;
+function refuseHeaderFloods(req: Request, res: Response, next: NextFunction): void {
+  if (req.rawHeaders.length / 2 <= MAX_REQUEST_HEADERS) return next();
+  const message = `the request has more than ${MAX_REQUEST_HEADERS} headers`;
+  res.status(431).set("Connection", "close").json({ code: "header_too_large", error: "header_too_large", message });
 }

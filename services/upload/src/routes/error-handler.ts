@@ -5,8 +5,7 @@ import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
 import { errorBody, UploadFailure } from "../domain/errors.ts";
 import { INVALID_IMAGE_PREFIX, NOT_FOUND_PREFIX } from "../jobs/mask-derive.ts";
 
-/** A refused request body up to this size is drained (within LINGER_MS) instead of cut off. */
-const LINGER_MAX_BYTES = 1024 * 1024;
+/** How long the rest of a refused request body is read and dropped before the connection is cut. */
 const LINGER_MS = 5_000;
 
 /** Every failure becomes `{code, message, error}`; only our own faults are 5xx. */
@@ -36,18 +35,17 @@ export function uploadErrorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     for (const h of ["ETag", "Cache-Control", "Content-Disposition", "Accept-Ranges", "Content-Length"]) res.removeHeader(h);
-    // A refused body may still be arriving. A small rest is read and dropped (for a few seconds at
-    // most), so the client reads the answer instead of a reset while it is still sending; a large,
-    // unbounded or stalled one closes the connection rather than read the rest.
+    // A refused body may still be arriving. It is read and dropped for a few seconds at most (a
+    // lingering close), so a client still sending reads the answer instead of a reset; a client
+    // too slow to send its body in time is cut off at once.
     if (!req.complete) {
-      const declared = Number(req.headers["content-length"]);
-      if (failure.code !== "request_timeout" && declared <= LINGER_MAX_BYTES) {
+      if (failure.code === "request_timeout") {
+        res.setHeader("Connection", "close");
+      } else {
         const linger = setTimeout(() => req.socket.destroy(), LINGER_MS);
         linger.unref();
         req.once("end", () => clearTimeout(linger));
         req.resume();
-      } else {
-        res.setHeader("Connection", "close");
       }
     }
     res.status(failure.status).json(errorBody(failure.code, failure.message));
