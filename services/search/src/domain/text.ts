@@ -58,13 +58,14 @@ export function repositoryName(url: string): string | undefined {
 /** Scheme, `www.`, case, trailing `/` and `.git` do not matter when matching repository URLs. */
 export function normaliseRepositoryUrl(s: string): string {
   let u = s.trim().toLowerCase();
-  u = u.replace(/^[a-z][a-z0-9+.-]*:\/\//, "");
-  u = u.replace(/^git@([^:/]+):/, "$1/");
-  u = u.replace(/^www\./, "");
+  // Most URLs are plain https://github.com/...: slice instead of running the general patterns.
+  if (u.startsWith("https://")) u = u.slice(8);
+  else if (u.startsWith("http://")) u = u.slice(7);
+  else u = u.replace(/^[a-z][a-z0-9+.-]*:\/\//, "").replace(/^git@([^:/]+):/, "$1/");
+  if (u.startsWith("www.")) u = u.slice(4);
   for (;;) {
-    const before = u;
-    u = u.replace(/\/+$/, "").replace(/\.git$/, "");
-    if (u === before) break;
+    if (u.endsWith("/")) u = u.slice(0, -1);
+    else if (u.endsWith(".git")) u = u.slice(0, -4);
+    else return u;
   }
-  return u;
 }
