@@ -9,21 +9,30 @@ import { record } from "./support/figures.ts";
  * duplicates of other uploads in the batch; then 100 identical uploads of one new image at once.
  * The store is audited from the filesystem afterwards, not through the service.
  */
-let dataDir: string;
-let gw: Service;
-
-beforeAll(async () => {
-  dataDir = await tempDir("load");
-  gw = await startService(SCRIPTS.gateway, { DATA_DIR: dataDir, API_KEYS: KEY });
-});
-afterAll(async () => {
-  await gw?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
 const EXTS: Ext[] = ["png", "jpg", "webp"];
 
-describe("uploads under load", () => {
+/** Through the gateway with the upload service mounted in it, or proxying to it in its own process. */
+function loadSuite(mode: "embedded" | "proxied"): void {
+  let dataDir: string;
+  let gw: Service;
+  let behind: Service | undefined;
+
+  beforeAll(async () => {
+    dataDir = await tempDir(`load-${mode}`);
+    if (mode === "embedded") {
+      gw = await startService(SCRIPTS.gateway, { DATA_DIR: dataDir, API_KEYS: KEY });
+    } else {
+      behind = await startService(SCRIPTS.upload, { DATA_DIR: dataDir, API_KEYS: KEY });
+      gw = await startService(SCRIPTS.gateway, { DATA_DIR: `${dataDir}-gw`, API_KEYS: KEY, UPLOAD_URL: behind.url });
+    }
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await behind?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(`${dataDir}-gw`, { recursive: true, force: true });
+  });
+
   it("1,000 uploads at 50 in flight, a third duplicates: all 200, named by blake3, the store holds exactly the distinct contents", async () => {
     const DISTINCT = 667;
     const TOTAL = 1000;
@@ -64,7 +73,7 @@ describe("uploads under load", () => {
       expect(r.status).toBe(200);
       expect(r.bytes.equals(images[idx]!)).toBe(true);
     }
-    record("load.1000", { uploads: TOTAL, inFlight: 50, distinct: DISTINCT, seconds: +seconds.toFixed(2), perSecond: Math.round(TOTAL / seconds), rssBeforeMiB: +(rssBefore / 1024).toFixed(1), rssAfterMiB: +(rssAfter / 1024).toFixed(1) });
+    record(`load-${mode}`, { uploads: TOTAL, inFlight: 50, distinct: DISTINCT, seconds: +seconds.toFixed(2), perSecond: Math.round(TOTAL / seconds), rssBeforeMiB: +(rssBefore / 1024).toFixed(1), rssAfterMiB: +(rssAfter / 1024).toFixed(1), ...(behind && { uploadServiceRssAfterMiB: +(behind.rssKiB() / 1024).toFixed(1) }) });
   });
 
   it("100 identical uploads of one new image at once: all 200 with one name, one object, no temporary", async () => {
@@ -82,4 +91,7 @@ describe("uploads under load", () => {
     const r = await view(gw.url, `${hash}.png`);
     expect(r.bytes.equals(image)).toBe(true);
   });
-});
+}
+
+describe("uploads under load through the gateway (upload mounted in it)", () => loadSuite("embedded"));
+describe("uploads under load through the gateway (proxying to the upload process)", () => loadSuite("proxied"));
