@@ -15,6 +15,7 @@ const KEY = "rel-slow-client-key-0123456789";
 const BODY_TIMEOUT_MS = 1500;
 let dir: string;
 let gw: Service;
+let behind: Service | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rel-slow-"));
@@ -22,6 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.stop();
+  await behind?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -96,5 +98,32 @@ describe("slow clients", () => {
     for (const s of slow) expect(s.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(await readdir(join(dir, "blobs", "tmp"))).toEqual([]);
     await uploadOk(40);
+  });
+});
+
+describe("slow clients through the gateway proxying to the upload process", () => {
+  let proxied: Service;
+  let storeDir: string;
+  beforeAll(async () => {
+    storeDir = join(dir, "upload");
+    behind = await startService(SCRIPTS.upload, { DATA_DIR: storeDir, API_KEYS: KEY, BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS) });
+    proxied = await startService(SCRIPTS.gateway, { DATA_DIR: join(dir, "gw"), API_KEYS: KEY, UPLOAD_URL: behind.url });
+  });
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+
+  it("the upload service's 408 reaches the client, its connection closes, the temporary is removed", async () => {
+    const slow = Array.from({ length: 10 }, () => trickleUpload(proxied.port, 30));
+    await Promise.race([Promise.all(slow.map((s) => s.closed)), sleep(30_000)]);
+    for (const s of slow) {
+      expect(s.received()).toMatch(/^HTTP\/1\.1 408 /);
+      expect(s.socket.destroyed || s.socket.readableEnded).toBe(true);
+    }
+    expect(await readdir(join(storeDir, "blobs", "tmp"))).toEqual([]);
+    const form = new FormData();
+    form.set("image", new Blob([new Uint8Array(tinyPng(50))], { type: "image/png" }), "a.png");
+    const res = await fetch(`${proxied.url}/api/upload/image`, { method: "POST", body: form, headers: { "X-API-Key": KEY } });
+    expect(res.status).toBe(200);
   });
 });
