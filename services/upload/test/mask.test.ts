@@ -1,7 +1,6 @@
 import sharp from "sharp";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InProcessJobQueue, QueueUnavailableError } from "@app/jobs";
 import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
 
 let t: TestApp;
@@ -205,35 +204,5 @@ describe("POST /api/upload/mask", () => {
     expect(retry.status).toBe(200);
     expect(retry.body.metadata.mask_type).toBe("luminance");
     expect(await t.store.list()).toHaveLength(4);
-  });
-});
-
-describe("a queue that cannot take jobs", () => {
-  /** The port's contract for a backend that is down (Redis stopped): producers are refused at once. */
-  class DownQueue extends InProcessJobQueue {
-    override async enqueue(): Promise<void> {
-      throw new QueueUnavailableError("redis is down");
-    }
-    override async run(): Promise<never> {
-      throw new QueueUnavailableError("redis is down");
-    }
-  }
-
-  it("answers 503 unavailable, and the original and mask stay stored", async () => {
-    const down = await makeTestApp({ queue: new DownQueue() });
-    try {
-      const orig = await noisePng(8, 8);
-      const up = await request(down.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", orig, { filename: "o.png" });
-      const res = await request(down.app)
-        .post("/api/upload/mask")
-        .set("X-API-Key", KEY)
-        .attach("image", await noisePng(8, 8), { filename: "m.png" })
-        .field("original_ref", up.body.name);
-      expect(res.status).toBe(503);
-      expectUploadError(res.body, "unavailable");
-      expect(await down.store.list()).toHaveLength(2);
-    } finally {
-      await down.close();
-    }
   });
 });

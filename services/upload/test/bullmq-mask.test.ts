@@ -1,0 +1,44 @@
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import { BullMqJobQueue } from "@app/jobs";
+import { expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+
+/** The mask job through BullMQ on the real Redis (the test process is producer and worker). */
+const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+let t: TestApp | undefined;
+let prefix = "";
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+  // Leave nothing behind in the shared Redis.
+  const port = new URL(REDIS_URL).port || "6379";
+  const keys = execFileSync("redis-cli", ["-p", port, "--scan", "--pattern", `${prefix}*`]).toString().split("\n").filter(Boolean);
+  if (keys.length > 0) execFileSync("redis-cli", ["-p", port, "del", ...keys]);
+});
+
+describe("mask upload with the BullMQ queue", () => {
+  it("derives through a BullMQ job and answers the retry with the same result", async () => {
+    prefix = `upload-test-${randomUUID()}`;
+    t = await makeTestApp({ queue: new BullMqJobQueue({ redisUrl: REDIS_URL, prefix }) });
+    const up = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", await noisePng(32, 32), { filename: "o.png" });
+    const mask = await noisePng(32, 32);
+    const first = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    expect(first.status).toBe(200);
+    expect(first.body.metadata.mask_type).toBe("luminance");
+    const again = await request(t.app).post("/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    expect(again.body).toEqual(first.body);
+    expect(await t.store.list()).toHaveLength(4);
+  });
+
+  it("answers 503 unavailable at once when Redis does not answer, keeping what was stored", async () => {
+    prefix = `upload-test-${randomUUID()}`;
+    t = await makeTestApp({ queue: new BullMqJobQueue({ redisUrl: "redis://127.0.0.1:1", prefix, unavailableAfterMs: 500 }) });
+    const up = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", await noisePng(8, 8), { filename: "o.png" });
+    const res = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", await noisePng(8, 8), { filename: "m.png" }).field("original_ref", up.body.name);
+    expect(res.status).toBe(503);
+    expectUploadError(res.body, "unavailable");
+    expect(await t.store.list()).toHaveLength(2);
+  });
+});
