@@ -166,7 +166,8 @@ export class IndexSearcher {
         (hashes[d * 3 + 1] === h && identityKey(r.name ?? "") === key) ||
         (hashes[d * 3 + 2] === h && identityKey(repositoryName(r.repository ?? "") ?? "") === key)
       ) {
-        out.push(d);
+        // Two slots of one doc may share the top hash bits: count the doc once.
+        if (out[out.length - 1] !== d) out.push(d);
       }
     }
     return out;
