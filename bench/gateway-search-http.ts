@@ -8,53 +8,72 @@ import { realisticQueries } from "./lib/queries.ts";
 
 export interface GatewaySearchFigures {
   connections: number;
-  durationSec: number;
+  roundSec: number;
+  rounds: number;
   queries: number;
+  /** Medians over the rounds. */
   baseline: LoadResult;
   gateway: LoadResult;
   throughputRatio: number;
   p99Ratio: number;
+  perRound: { gateway: LoadResult; baseline: LoadResult }[];
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+function medianResult(rs: LoadResult[]): LoadResult {
+  return {
+    requestsPerSec: median(rs.map((r) => r.requestsPerSec)),
+    p50Ms: median(rs.map((r) => r.p50Ms)),
+    p99Ms: median(rs.map((r) => r.p99Ms)),
+    total: rs.reduce((a, r) => a + r.total, 0),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+  };
 }
 
 /**
- * /nodes/search through the real gateway (embedded search, the real catalog) against a bare
- * Express app serving one precomputed page of the same size, same machine, same run.
+ * /nodes/search through the real gateway (embedded search over the real catalog) against a
+ * bare Express app serving one precomputed page of the same size. Both run as their own
+ * processes; rounds alternate between them so that whatever else the machine does weighs on
+ * both alike, and the figures are the medians.
  */
-export async function run(opts = { connections: 32, durationSec: 10 }): Promise<GatewaySearchFigures> {
+export async function run(opts = { connections: 32, roundSec: 5, rounds: 3 }): Promise<GatewaySearchFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));
   const queries = realisticQueries(catalogPath(), 400).map((q) => `/nodes/search?${q}`);
   const gateway = await startChildServer(join(repoRoot, "services/gateway/src/main.ts"), {
     DATA_DIR: dataDir,
     CATALOG_SOURCE: catalogPath(),
-    API_KEYS: "bench-key",
   });
-  let gatewayResult: LoadResult;
-  let page: string;
-  try {
-    page = await (await fetch(`${gateway.url}/nodes/search?search=comfyui&limit=10`)).text();
-    await load(gateway.url, queries, { connections: opts.connections, durationSec: 2 }); // warm-up
-    gatewayResult = await load(gateway.url, queries, opts);
-  } finally {
-    await gateway.stop();
-  }
   const pageFile = join(dataDir, "page.json");
-  writeFileSync(pageFile, page);
+  writeFileSync(pageFile, await (await fetch(`${gateway.url}/nodes/search?search=comfyui&limit=10`)).text());
   const baseline = await startChildServer(join(repoRoot, "bench/servers/fixed-page-server.ts"), { FIXED_PAGE_FILE: pageFile });
-  let baselineResult: LoadResult;
+  const perRound: { gateway: LoadResult; baseline: LoadResult }[] = [];
   try {
+    await load(gateway.url, queries, { connections: opts.connections, durationSec: 2 }); // warm-up (JIT)
     await load(baseline.url, queries, { connections: opts.connections, durationSec: 2 });
-    baselineResult = await load(baseline.url, queries, opts);
+    for (let i = 0; i < opts.rounds; i++) {
+      const g = await load(gateway.url, queries, { connections: opts.connections, durationSec: opts.roundSec });
+      const b = await load(baseline.url, queries, { connections: opts.connections, durationSec: opts.roundSec });
+      perRound.push({ gateway: g, baseline: b });
+    }
   } finally {
-    await baseline.stop();
+    await Promise.all([gateway.stop(), baseline.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const g = medianResult(perRound.map((r) => r.gateway));
+  const b = medianResult(perRound.map((r) => r.baseline));
   return {
     ...opts,
     queries: queries.length,
-    baseline: baselineResult,
-    gateway: gatewayResult,
-    throughputRatio: gatewayResult.requestsPerSec / baselineResult.requestsPerSec,
-    p99Ratio: gatewayResult.p99Ms / Math.max(baselineResult.p99Ms, 1),
+    baseline: b,
+    gateway: g,
+    throughputRatio: median(perRound.map((r) => r.gateway.requestsPerSec / r.baseline.requestsPerSec)),
+    p99Ratio: median(perRound.map((r) => r.gateway.p99Ms / Math.max(r.baseline.p99Ms, 1))),
+    perRound,
   };
 }
 
