@@ -198,6 +198,23 @@ export class IndexSearcher {
       const typos = allowedTypos(tok.length);
       if (typos > 0) D.trie.fuzzy(tok, typos, (i, dist) => consider(i, dist === 0 ? KIND_EXACT : KIND_TYPO + dist));
 
+      if (kinds.size === 1) {
+        // One term (the common case for all but the last token): no doc can be seen twice for
+        // this token, so there is no per-token best to keep.
+        const [idx, kind] = kinds.entries().next().value!;
+        for (let p = termStart[idx]!, e = termStart[idx + 1]!; p < e; p++) {
+          const d = postDoc[p]!;
+          const s = (postTier[p]! << 2) | kind;
+          if (docStamp[d] !== gen) {
+            docStamp[d] = gen;
+            cand[nc++] = d;
+            cost[d] = (30 << 14) | ((s >> 2) << 7) | (s & 3);
+          } else {
+            cost[d] = cost[d]! - (1 << 14) + ((s >> 2) << 7) + (s & 3);
+          }
+        }
+        continue;
+      }
       // One pass per posting: a doc's first posting for this token counts the token, a later
       // (better) one for the same token only improves its tier and kind sums.
       for (const [idx, kind] of kinds) {
