@@ -134,6 +134,24 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect(await store.list()).toEqual([]);
     });
 
+    it("a staged blob settles once: a later discard keeps the commit, a later commit is refused", async () => {
+      const bytes = randomBytes(2000);
+      const committed = await store.stage(chunked(bytes));
+      await committed.commit(recordFor(bytes, ["kept"]));
+      await committed.discard();
+      expect(await store.list()).toEqual([committed.hash]);
+      expect((await bytesOf(await store.read(committed.hash))).equals(bytes)).toBe(true);
+      await expect(committed.commit(recordFor(bytes, ["again"]))).rejects.toThrow(/already committed or discarded/);
+      expect((await store.getRecord(committed.hash))?.tags).toEqual(["kept"]);
+
+      const other = randomBytes(2000);
+      const discarded = await store.stage(chunked(other));
+      await discarded.discard();
+      await expect(discarded.commit(recordFor(other, []))).rejects.toThrow(/already committed or discarded/);
+      expect(await store.stat(discarded.hash)).toBeNull();
+      expect(await sut.temporaries()).toEqual([]);
+    });
+
     it("reads inclusive byte ranges", async () => {
       const bytes = randomBytes(100_000);
       const staged = await store.stage(chunked(bytes));

@@ -17,6 +17,7 @@ import {
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
+import { stagedBlob } from "./staged-blob.ts";
 
 /**
  * The filesystem BlobStore: `<root>/ab/cd/<hash>` with the record beside it in `<hash>.json`,
@@ -54,11 +55,14 @@ export class FsBlobStore implements BlobStore {
       throw err;
     }
     await handle.close();
-    return new FsStagedBlob(this, tmp, writer.hasher.digest("hex"), writer.position);
+    const hash = writer.hasher.digest("hex");
+    return stagedBlob(
+      { hash, size: writer.position, localPath: tmp },
+      { publish: (update) => this.publish(tmp, hash, update), drop: () => rm(tmp, { force: true }) },
+    );
   }
 
-  /** @internal used by FsStagedBlob */
-  async publish(tmp: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
+  private async publish(tmp: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
     const final = this.blobPath(hash);
     const dir = join(final, "..");
     let created = false;
@@ -181,28 +185,6 @@ export class FsBlobStore implements BlobStore {
 
   private tempPath(): string {
     return join(this.tmpDir, `${process.pid}-${randomBytes(12).toString("hex")}`);
-  }
-}
-
-class FsStagedBlob implements StagedBlob {
-  private settled = false;
-  constructor(
-    private readonly store: FsBlobStore,
-    readonly localPath: string,
-    readonly hash: string,
-    readonly size: number,
-  ) {}
-
-  async commit(update: RecordUpdate): Promise<CommitResult> {
-    if (this.settled) throw new Error("staged blob already committed or discarded");
-    this.settled = true;
-    return this.store.publish(this.localPath, this.hash, update);
-  }
-
-  async discard(): Promise<void> {
-    if (this.settled) return;
-    this.settled = true;
-    await rm(this.localPath, { force: true });
   }
 }
 

@@ -17,6 +17,7 @@ import {
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
+import { stagedBlob } from "./staged-blob.ts";
 
 export interface S3BlobStoreOptions {
   endPoint: string;
@@ -125,11 +126,14 @@ export class S3BlobStore implements BlobStore {
       await this.removeTemporary(key);
       throw err;
     }
-    return new S3StagedBlob(this, key, hasher.digest("hex"), size);
+    const hash = hasher.digest("hex");
+    return stagedBlob(
+      { hash, size, localPath: null },
+      { publish: (update) => this.publish(key, hash, update), drop: () => this.removeTemporary(key) },
+    );
   }
 
-  /** @internal used by S3StagedBlob */
-  async publish(tmpKey: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
+  private async publish(tmpKey: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
     let created = false;
     try {
       if (!(await this.stat(hash))) {
@@ -217,8 +221,7 @@ export class S3BlobStore implements BlobStore {
     return keys.length;
   }
 
-  /** @internal */
-  async removeTemporary(key: string): Promise<void> {
+  private async removeTemporary(key: string): Promise<void> {
     await this.client.removeObject(this.opts.bucket, key).catch(() => undefined);
   }
 
@@ -256,29 +259,6 @@ export class S3BlobStore implements BlobStore {
           stream.on("end", () => resolve(out));
         }),
     );
-  }
-}
-
-class S3StagedBlob implements StagedBlob {
-  readonly localPath = null;
-  private settled = false;
-  constructor(
-    private readonly store: S3BlobStore,
-    private readonly key: string,
-    readonly hash: string,
-    readonly size: number,
-  ) {}
-
-  async commit(update: RecordUpdate): Promise<CommitResult> {
-    if (this.settled) throw new Error("staged blob already committed or discarded");
-    this.settled = true;
-    return this.store.publish(this.key, this.hash, update);
-  }
-
-  async discard(): Promise<void> {
-    if (this.settled) return;
-    this.settled = true;
-    await this.store.removeTemporary(this.key);
   }
 }
 
