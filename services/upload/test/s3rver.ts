@@ -13,7 +13,7 @@ export interface RunningS3 {
   stop(): Promise<void>;
 }
 
-interface KoaContext {
+export interface KoaContext {
   method: string;
   path: string;
   query: Record<string, unknown>;
@@ -22,17 +22,24 @@ interface KoaContext {
   body: string;
 }
 
+export type KoaMiddleware = (ctx: KoaContext, next: () => Promise<void>) => Promise<void>;
+
+/** What the tests use of an s3rver instance (the package ships no types). */
+export interface S3rverServer {
+  /** Koa middleware, first runs first. */
+  middleware: KoaMiddleware[];
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+
 /**
- * A real S3 protocol server (s3rver, SigV4-checked) on a free port over a temporary directory.
- * s3rver lacks ListMultipartUploads (`GET /<bucket>?uploads`), which the minio client sends
- * before a multipart upload; a first middleware answers it with an empty list.
+ * A real S3 protocol server (s3rver, SigV4-checked), not yet running. s3rver lacks
+ * ListMultipartUploads (`GET /<bucket>?uploads`), which the minio client sends before a multipart
+ * upload; a first middleware answers it with an empty list.
  */
-export async function startS3(): Promise<RunningS3> {
-  const directory = await mkdtemp(join(tmpdir(), "s3rver-"));
-  const accessKey = "S3RVER";
-  const secretKey = "S3RVER";
-  const server = new S3rver({ port: 0, address: "127.0.0.1", directory, silent: true, resetOnClose: true });
-  (server.middleware as ((ctx: KoaContext, next: () => Promise<void>) => Promise<void>)[]).unshift(async (ctx, next) => {
+export function newS3rver(opts: { port: number; directory: string; resetOnClose?: boolean }): S3rverServer {
+  const server = new S3rver({ ...opts, address: "127.0.0.1", silent: true }) as S3rverServer;
+  server.middleware.unshift(async (ctx, next) => {
     if (ctx.method === "GET" && "uploads" in ctx.query && /^\/[^/]+\/?$/.test(ctx.path)) {
       const bucket = ctx.path.replace(/\//g, "");
       ctx.status = 200;
@@ -44,7 +51,16 @@ export async function startS3(): Promise<RunningS3> {
     }
     await next();
   });
-  const { port } = (await server.run()) as AddressInfo;
+  return server;
+}
+
+/** s3rver running in this process on a free port over a temporary directory. */
+export async function startS3(): Promise<RunningS3> {
+  const directory = await mkdtemp(join(tmpdir(), "s3rver-"));
+  const accessKey = "S3RVER";
+  const secretKey = "S3RVER";
+  const server = newS3rver({ port: 0, directory, resetOnClose: true });
+  const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
