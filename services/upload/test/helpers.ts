@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { crc32, deflateSync } from "node:zlib";
 import { blake3 } from "@napi-rs/blake-hash";
 import type { Express } from "express";
 import { pino } from "pino";
@@ -14,6 +13,9 @@ import { FsBlobStore } from "../src/adapters/fs-blob-store.ts";
 import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
 import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/routes/deps.ts";
+import { multipart as buildMultipart, type Part } from "../../../test-reliability/support/raw-http.ts";
+
+export { pngClaiming } from "../../../test-reliability/support/png.ts";
 
 export const KEY = "test-key-0123456789abcdef";
 export const OTHER_KEY = "second-key-with-another-label";
@@ -76,47 +78,12 @@ export function noisePng(width: number, height: number): Promise<Buffer> {
     .toBuffer();
 }
 
-/**
- * A PNG whose IHDR claims `width`×`height` with a valid CRC and a tiny IDAT: what a
- * decompression bomb looks like to a header probe.
- */
-export function pngClaiming(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const td = Buffer.concat([Buffer.from(type, "ascii"), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(td) >>> 0);
-    return Buffer.concat([len, td, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // grayscale
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", deflateSync(Buffer.alloc(1024))),
-    chunk("IEND", Buffer.alloc(0)),
-  ]);
-}
+/** Upload tests' own boundary: `hostile.test.ts` names it in a Content-Type. */
+export const TEST_BOUNDARY = "----testboundary7MA4YWxk";
 
 /** A hand-built multipart body, for bodies supertest will not write (truncated, odd headers). */
-export function multipart(parts: { name: string; filename?: string; contentType?: string; body: Buffer | string }[], boundary = "----testboundary7MA4YWxk"): {
-  body: Buffer;
-  contentType: string;
-} {
-  const chunks: Buffer[] = [];
-  for (const p of parts) {
-    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"`;
-    if (p.filename !== undefined) head += `; filename="${p.filename}"`;
-    head += "\r\n";
-    if (p.contentType) head += `Content-Type: ${p.contentType}\r\n`;
-    chunks.push(Buffer.from(`${head}\r\n`), Buffer.isBuffer(p.body) ? p.body : Buffer.from(p.body), Buffer.from("\r\n"));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+export function multipart(parts: Part[], boundary = TEST_BOUNDARY): { body: Buffer; contentType: string } {
+  return buildMultipart(parts, boundary);
 }
 
 export function expectUploadError(body: unknown, code: string): void {
