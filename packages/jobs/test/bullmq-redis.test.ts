@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../../../test-reliability/support/processes.ts";
 import { BullMqJobQueue, QueueUnavailableError, toBullJobId } from "../src/index.ts";
 import { TEST_REDIS_URL, countKeys, deleteKeys, uniquePrefix } from "./redis-test-support.ts";
 
@@ -54,15 +54,6 @@ function lineFrom(child: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 describe("BullMQ job queue on Redis", () => {
   it("a job whose worker is killed mid-job completes on another worker", async () => {
     const p = prefix("crash");
@@ -101,7 +92,7 @@ describe("BullMQ job queue on Redis", () => {
   });
 
   it("a producer whose Redis does not answer throws QueueUnavailableError instead of hanging", async () => {
-    const port = await closedPort();
+    const port = await freePort(); // nothing listens there
     const q = new BullMqJobQueue({ redisUrl: `redis://127.0.0.1:${port}`, prefix: "test-jobs-unreachable" });
     queues.push(q);
     await expect(q.enqueue("catalog.reindex", { source: "x" }, { jobId: "test.unreachable" })).rejects.toBeInstanceOf(QueueUnavailableError);
@@ -113,7 +104,7 @@ describe("BullMQ job queue on Redis", () => {
   }, 10_000);
 
   it("a worker whose Redis does not answer still closes (SIGTERM does not hang)", async () => {
-    const port = await closedPort();
+    const port = await freePort(); // nothing listens there
     const q = new BullMqJobQueue({ redisUrl: `redis://127.0.0.1:${port}`, prefix: "test-jobs-unreachable" });
     await q.work({ "catalog.reindex": async () => ({ read: 1, indexed: 1, skipped: 0, durationMs: 0 }) });
     await expect(q.isReady()).resolves.toBe(false);

@@ -1,10 +1,8 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { freePort, OwnRedis } from "../../../test-reliability/support/processes.ts";
 import { BullMqJobQueue, QueueUnavailableError } from "../src/index.ts";
 
 /**
@@ -13,39 +11,10 @@ import { BullMqJobQueue, QueueUnavailableError } from "../src/index.ts";
  * free port, with an append-only file as a production Redis would have.
  */
 const dir = mkdtempSync(join(tmpdir(), "jobs-redis-outage-"));
-let redis: ChildProcess | undefined;
-let port = 0;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port: p } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return p;
-}
-
-async function startRedis(): Promise<void> {
-  redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always"], {
-    stdio: "ignore",
-  });
-  await vi.waitFor(() => expect(spawnSync("redis-cli", ["-p", String(port), "ping"]).stdout.toString().trim()).toBe("PONG"), {
-    timeout: 10_000,
-    interval: 50,
-  });
-}
-
-async function stopRedis(): Promise<void> {
-  const r = redis;
-  redis = undefined;
-  if (!r || r.exitCode !== null) return;
-  const exited = once(r, "exit");
-  r.kill("SIGTERM"); // Redis writes its append-only file and exits, as on a rolling restart.
-  await exited;
-}
+let redis: OwnRedis | undefined;
 
 afterAll(async () => {
-  await stopRedis();
+  await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -53,10 +22,10 @@ const result = (source: string) => ({ read: source.length, indexed: 1, skipped: 
 
 describe("BullMQ job queue across a Redis restart", () => {
   it("answers QueueUnavailableError while Redis is down, then loses and duplicates nothing", async () => {
-    port = await freePort();
-    await startRedis();
+    redis = new OwnRedis(await freePort(), dir);
+    await redis.start();
     const q = new BullMqJobQueue({
-      redisUrl: `redis://127.0.0.1:${port}`,
+      redisUrl: redis.url,
       prefix: "outage",
       lockDurationMs: 1000,
       stalledIntervalMs: 500,
@@ -83,14 +52,14 @@ describe("BullMQ job queue across a Redis restart", () => {
 
       await q.enqueue("catalog.reindex", { source: "during-outage" }, { jobId: "during-outage" });
       await inFlight;
-      await stopRedis();
+      await redis.stop();
 
       await expect(q.enqueue("catalog.reindex", { source: "refused" }, { jobId: "refused" })).rejects.toBeInstanceOf(QueueUnavailableError);
       // The job in flight finishes its work while Redis is away.
       release();
       await new Promise((r) => setTimeout(r, 500));
 
-      await startRedis();
+      await redis.start();
       const after = Array.from({ length: 20 }, (_, i) => `after-${i}`);
       await vi.waitFor(() => q.enqueue("catalog.reindex", { source: after[0]! }, { jobId: after[0]! }), { timeout: 15_000, interval: 200 });
       for (const s of after) await q.enqueue("catalog.reindex", { source: s }, { jobId: s });
@@ -105,7 +74,7 @@ describe("BullMQ job queue across a Redis restart", () => {
       expect(await q.inspect("refused")).toBeUndefined();
 
       // SIGTERM while Redis is away again: the queue lets go instead of waiting for Redis.
-      await stopRedis();
+      await redis.stop();
       await expect(q.close()).resolves.toBeUndefined();
     } finally {
       await q.close();

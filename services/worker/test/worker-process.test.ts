@@ -1,48 +1,22 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { BullMqJobQueue } from "@app/jobs";
 import { FsBlobStore } from "@app/upload";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "../../../packages/jobs/test/redis-test-support.ts";
+import { catalogPath, runScript, SCRIPTS, startService, type Service } from "../../../test-reliability/support/processes.ts";
 
 /** The worker as it runs in production: `src/main.ts` in its own process, on the real Redis. */
-const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const CATALOG = join(REPO_ROOT, "../shared/data/registry-nodes.ndjson");
+const CATALOG = catalogPath();
 
 const prefix = uniquePrefix("worker-process");
 const dataDir = mkdtempSync(join(tmpdir(), "worker-process-"));
-let port = 0;
-let worker: ChildProcess | undefined;
-let output = "";
+let worker: Service | undefined;
 let producer: BullMqJobQueue;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port: p } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return p;
-}
-
-function startWorker(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: "info", HOST: "127.0.0.1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  return child;
-}
 
 async function png(width: number, height: number, channels: 3 | 4, fill: number[]): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * channels);
@@ -61,21 +35,12 @@ async function store(blobs: FsBlobStore, bytes: Buffer, width: number, height: n
 }
 
 beforeAll(async () => {
-  port = await freePort();
-  worker = startWorker({ REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, PORT: String(port) });
-  await vi.waitFor(
-    async () => {
-      if (worker?.exitCode !== null) throw new Error(`worker exited early:\n${output}`);
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-      expect(res.status).toBe(200);
-    },
-    { timeout: 30_000, interval: 200 },
-  );
+  worker = await startService(SCRIPTS.worker, { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: "info" }, { timeoutMs: 30_000 });
   producer = new BullMqJobQueue({ redisUrl: TEST_REDIS_URL, prefix });
 });
 
 afterAll(async () => {
-  if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
+  await worker?.kill("SIGKILL");
   await producer?.close();
   await deleteKeys([prefix]);
   rmSync(dataDir, { recursive: true, force: true });
@@ -110,7 +75,7 @@ describe("the worker process", () => {
   });
 
   it("counts the jobs it ran in /metrics", async () => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const text = await (await fetch(`${worker!.url}/metrics`)).text();
     expect(text).toMatch(/jobs_total\{name="catalog\.reindex",outcome="completed"\} 1/);
     expect(text).toMatch(/jobs_total\{name="mask\.derive",outcome="completed"\} 1/);
     expect(text).toMatch(/job_duration_seconds_count\{name="mask\.derive"\} 1/);
@@ -122,8 +87,8 @@ describe("the worker process", () => {
     const running = new Promise<void>((r) => (sawProgress = r));
     const waiting = producer.run("catalog.reindex", { source: CATALOG }, { jobId, timeoutMs: 60_000, onProgress: () => sawProgress() });
     await running;
-    const exited = once(worker!, "exit");
-    worker!.kill("SIGTERM");
+    const exited = once(worker!.child, "exit");
+    worker!.child.kill("SIGTERM");
     const [code] = await exited;
     expect(code).toBe(0);
     await expect(waiting).resolves.toMatchObject({ read: 5892 });
@@ -133,16 +98,8 @@ describe("the worker process", () => {
 
 describe("the worker process without REDIS_URL", () => {
   it("refuses to start and says why", async () => {
-    let said = "";
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, REDIS_URL: "", DATA_DIR: dataDir, PORT: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (d: Buffer) => (said += d.toString()));
-    child.stderr?.on("data", (d: Buffer) => (said += d.toString()));
-    const [code] = await once(child, "exit");
+    const { code, stdout, stderr } = await runScript(SCRIPTS.worker, [], { REDIS_URL: "", DATA_DIR: dataDir, PORT: "0" });
     expect(code).toBe(1);
-    expect(said).toContain("REDIS_URL is not set");
+    expect(stdout + stderr).toContain("REDIS_URL is not set");
   });
 });
