@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import type { SearchEngine } from "../adapters/search-engine.ts";
-import { toApiNode, toPage } from "../domain/node-output.ts";
+import { toApiNodeJson, toPageJson } from "../domain/node-output.ts";
 import { parseIncludeBanned, parseSearchQuery, toEngineQuery } from "../domain/query.ts";
 import { SearchErrorCode, sendError } from "./errors.ts";
 
@@ -16,7 +16,7 @@ export function nodesRoutes(engine: SearchEngine): Router {
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
     const q = parsed.query;
     const result = await engine.search(toEngineQuery(q));
-    res.json(toPage(result.nodes, result.total, q.page, q.limit));
+    res.type("application/json").send(toPageJson(result.nodes, result.total, q.page, q.limit));
   };
   router.get("/nodes/search", list);
   router.get("/nodes", list);
@@ -27,7 +27,7 @@ export function nodesRoutes(engine: SearchEngine): Router {
     const id = req.params.nodeId;
     const node = await engine.get(id, { includeBanned: parsed.includeBanned });
     if (!node) return sendError(res, 404, SearchErrorCode.notFound, `no node with id ${JSON.stringify(id.slice(0, 200))}`);
-    res.json(toApiNode(node));
+    res.type("application/json").send(toApiNodeJson(node));
   });
 
   return router;

@@ -12,6 +12,8 @@ const KIND_PREFIX = 1;
 const KIND_TYPO = 1; // + number of edits: one edit = 2, two edits = 3
 
 const DOC_SPACE = 2 ** 24;
+/** Typo expansions kept per index; the cache is dropped whole when full (cheap, and rare). */
+const FUZZY_CACHE_MAX = 16_384;
 /** The "not an exact id/name match" bit, just above the 19 bits of the text cost. */
 const NOT_EXACT = 2 ** 19;
 
@@ -35,6 +37,12 @@ export class IndexSearcher {
   private readonly appStamp: Int32Array;
   private readonly appRel: Uint8Array;
   private readonly keys: Float64Array;
+  /**
+   * Typo expansions by token: [term index, edits, …]. Real traffic repeats its words, and the
+   * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
+   * so a reindex starts with an empty cache.
+   */
+  private readonly fuzzyCache = new Map<string, number[]>();
 
   constructor(readonly data: IndexData) {
     const n = Math.max(1, data.n);
@@ -173,6 +181,16 @@ export class IndexSearcher {
     return out;
   }
 
+  private typoNeighbours(tok: string, typos: number): number[] {
+    const cached = this.fuzzyCache.get(tok);
+    if (cached) return cached;
+    const near: number[] = [];
+    this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, dist));
+    if (this.fuzzyCache.size >= FUZZY_CACHE_MAX) this.fuzzyCache.clear();
+    this.fuzzyCache.set(tok, near);
+    return near;
+  }
+
   /** Match every token against the dictionary; returns the number of candidate docs in `cand`. */
   private collectText(tokens: string[], gen: number): number {
     const D = this.data;
@@ -196,7 +214,10 @@ export class IndexSearcher {
         if (i >= 0) consider(i, KIND_EXACT);
       }
       const typos = allowedTypos(tok.length);
-      if (typos > 0) D.trie.fuzzy(tok, typos, (i, dist) => consider(i, dist === 0 ? KIND_EXACT : KIND_TYPO + dist));
+      if (typos > 0) {
+        const near = this.typoNeighbours(tok, typos);
+        for (let j = 0; j < near.length; j += 2) consider(near[j]!, near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO + near[j + 1]!);
+      }
 
       if (kinds.size === 1) {
         // One term (the common case for all but the last token): no doc can be seen twice for

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { loadCatalog } from "../src/adapters/catalog-source.ts";
+import { toApiNode, toApiNodeJson, toPage, toPageJson } from "../src/domain/node-output.ts";
+import { REAL_CATALOG } from "./engine-conformance.ts";
+import { FIXTURES } from "./helpers.ts";
+
+describe("serialised pages", () => {
+  it("are byte for byte the JSON of the page object, for fixtures and the real catalog", async () => {
+    const { records } = await loadCatalog(REAL_CATALOG);
+    for (const nodes of [FIXTURES, records.slice(0, 100), [], records.slice(5000, 5001)]) {
+      expect(toPageJson(nodes, 1234, 3, 10)).toBe(JSON.stringify(toPage(nodes, 1234, 3, 10)));
+    }
+    for (const r of [...FIXTURES, ...records.slice(0, 50)]) {
+      expect(toApiNodeJson(r)).toBe(JSON.stringify(toApiNode(r)));
+    }
+  });
+
+  it("answer the same text again for the same record (serialised once)", () => {
+    const r = FIXTURES[0]!;
+    expect(toApiNodeJson(r)).toBe(toApiNodeJson(r));
+    expect(JSON.parse(toPageJson([r], 1, 1, 10))).toEqual({ nodes: [toApiNode(r)], page: 1, limit: 10, total: 1, totalPages: 1 });
+  });
+});
