@@ -1,8 +1,8 @@
-import express, { Router, type Express } from "express";
-import { httpMetrics, metricsHandler, requestId, type Logger } from "@app/platform";
+import { Router, type Express } from "express";
+import { createServiceApp, type Logger } from "@app/platform";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import { nodesRoutes } from "./routes/nodes.ts";
-import { SearchErrorCode, searchErrorHandler, sendError } from "./routes/errors.ts";
+import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
 
 export interface SearchRouterDeps {
   engine: SearchEngine;
@@ -24,26 +24,12 @@ export function createRouter(deps: SearchRouterDeps): Router {
 
 /** The standalone search service: router + health, readiness, metrics, 404 and error shape. */
 export function createApp(deps: SearchAppDeps): Express {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.use((req, res, next) => {
-    requestId(req, res);
-    next();
+  return createServiceApp({
+    name: "search",
+    router: createRouter(deps),
+    isReady: () => deps.isReady(),
+    notReadyBody: { error: "not_ready", message: "the catalog is still being indexed" },
+    notFoundBody: (req) => ({ error: SearchErrorCode.notFound, message: `no route ${req.method} ${req.path.slice(0, 200)}` }),
+    errorHandler: searchErrorHandler(deps.logger),
   });
-  app.use(httpMetrics("search"));
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/readyz", (_req, res) => {
-    if (deps.isReady()) res.json({ status: "ready" });
-    else sendError(res, 503, "not_ready", "the catalog is still being indexed");
-  });
-  app.get("/metrics", metricsHandler);
-  app.use(createRouter(deps));
-  app.use((req, res) => {
-    sendError(res, 404, SearchErrorCode.notFound, `no route ${req.method} ${req.path.slice(0, 200)}`);
-  });
-  app.use(searchErrorHandler(deps.logger));
-  return app;
 }

@@ -2,6 +2,7 @@ import type { EngineQuery, EngineResult } from "../search-engine.ts";
 import { passesPlatformFilter } from "../../domain/platform-values.ts";
 import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { identityHash, type IndexData } from "./build-index.ts";
+import { QueryCache } from "./query-cache.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
 
 /** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
@@ -12,8 +13,6 @@ const KIND_PREFIX = 1;
 const KIND_TYPO = 1; // + number of edits: one edit = 2, two edits = 3
 
 const DOC_SPACE = 2 ** 24;
-/** Typo expansions kept per index; the cache is dropped whole when full (cheap, and rare). */
-const FUZZY_CACHE_MAX = 16_384;
 /** The "not an exact id/name match" bit, just above the 19 bits of the text cost. */
 const NOT_EXACT = 2 ** 19;
 
@@ -42,7 +41,9 @@ export class IndexSearcher {
    * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
    * so a reindex starts with an empty cache.
    */
-  private readonly fuzzyCache = new Map<string, number[]>();
+  private readonly fuzzyCache = new QueryCache();
+  /** The same for app node name scans (a substring scan over every name). */
+  private readonly appNameCache = new QueryCache();
 
   constructor(readonly data: IndexData) {
     const n = Math.max(1, data.n);
@@ -182,13 +183,11 @@ export class IndexSearcher {
   }
 
   private typoNeighbours(tok: string, typos: number): number[] {
-    const cached = this.fuzzyCache.get(tok);
-    if (cached) return cached;
-    const near: number[] = [];
-    this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, dist));
-    if (this.fuzzyCache.size >= FUZZY_CACHE_MAX) this.fuzzyCache.clear();
-    this.fuzzyCache.set(tok, near);
-    return near;
+    return this.fuzzyCache.getOrCompute(tok, () => {
+      const near: number[] = [];
+      this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, dist));
+      return near;
+    });
   }
 
   /** Match every token against the dictionary; returns the number of candidate docs in `cand`. */
@@ -290,6 +289,26 @@ export class IndexSearcher {
   }
 
   /** Case-insensitive match of app node names: 2 = a whole name, 1 = part of one. */
+  /** App node names containing `needle`: [name id, 2 whole / 1 partial, …], from a scan of every name, remembered. */
+  private appNamesMatching(needle: string): number[] {
+    return this.appNameCache.getOrCompute(needle, () => {
+      const D = this.data;
+      const names: number[] = [];
+      const text = D.appText;
+      let from = 0;
+      for (;;) {
+        const at = text.indexOf(needle, from);
+        if (at < 0) break;
+        const nameId = upperBound(D.appStart, at) - 1;
+        const start = D.appStart[nameId]!;
+        const end = D.appStart[nameId + 1]! - 1;
+        if (at + needle.length <= end) names.push(nameId, at === start && at + needle.length === end ? 2 : 1);
+        from = end + 1;
+      }
+      return names;
+    });
+  }
+
   private markAppNode(query: string, gen: number): number[] {
     const D = this.data;
     const needle = query.toLowerCase();
@@ -305,17 +324,8 @@ export class IndexSearcher {
         } else if (rel > this.appRel[d]!) this.appRel[d] = rel;
       }
     };
-    const text = D.appText;
-    let from = 0;
-    for (;;) {
-      const at = text.indexOf(needle, from);
-      if (at < 0) break;
-      const nameId = upperBound(D.appStart, at) - 1;
-      const start = D.appStart[nameId]!;
-      const end = D.appStart[nameId + 1]! - 1;
-      if (at + needle.length <= end) mark(nameId, at === start && at + needle.length === end ? 2 : 1);
-      from = end + 1;
-    }
+    const names = this.appNamesMatching(needle);
+    for (let j = 0; j < names.length; j += 2) mark(names[j]!, names[j + 1]!);
     out.sort((a, b) => a - b);
     return out;
   }
