@@ -4,3 +4,4 @@ export * from "./request-id.ts";
 export * from "./metrics.ts";
 export * from "./serve.ts";
 export * from "./http-logger.ts";
+export * from "./service-app.ts";

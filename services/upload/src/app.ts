@@ -1,5 +1,5 @@
-import express, { Router, type Express, type NextFunction, type Request, type Response } from "express";
-import { httpMetrics, metricsHandler, requestId } from "@app/platform";
+import { Router, type Express, type RequestHandler } from "express";
+import { createServiceApp } from "@app/platform";
 import { errorBody } from "./domain/errors.ts";
 import { requireApiKey } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";
@@ -26,17 +26,21 @@ export function createRouter(deps: UploadDeps): Router {
   return router;
 }
 
-/** The standalone upload service: the router, health, readiness, metrics, 404. */
+/** The standalone upload service: the router, health, readiness, metrics, 404, every request logged. */
 export function createApp(deps: UploadDeps): Express {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    requestId(req, res);
-    next();
+  return createServiceApp({
+    name: "upload",
+    middleware: [requestLog(deps)],
+    router: createRouter(deps),
+    isReady: () => (deps.isReady ? deps.isReady() : deps.store.ping()),
+    notReadyBody: { status: "unavailable" },
+    notFoundBody: (req) => errorBody("not_found", `no route ${req.method} ${req.path}`),
+    errorHandler: uploadErrorHandler(deps.logger),
   });
-  app.use(httpMetrics("upload"));
-  app.use((req: Request, res: Response, next: NextFunction) => {
+}
+
+function requestLog(deps: UploadDeps): RequestHandler {
+  return (req, res, next) => {
     const started = process.hrtime.bigint();
     // The path only: a query string may carry a key a client put there by mistake.
     res.once("finish", () => {
@@ -47,19 +51,5 @@ export function createApp(deps: UploadDeps): Express {
       );
     });
     next();
-  });
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/readyz", async (_req, res) => {
-    const ready = await (deps.isReady ?? (() => deps.store.ping()))().catch(() => false);
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "unavailable" });
-  });
-  app.get("/metrics", metricsHandler);
-  app.use(createRouter(deps));
-  app.use((req: Request, res: Response) => {
-    res.status(404).json(errorBody("not_found", `no route ${req.method} ${req.path}`));
-  });
-  app.use(uploadErrorHandler(deps.logger));
-  return app;
+  };
 }
