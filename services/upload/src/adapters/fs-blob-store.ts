@@ -4,11 +4,10 @@ import { join } from "node:path";
 import { Writable, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
-import { AssetRecord } from "@app/contracts";
+import type { AssetRecord } from "@app/contracts";
 import { HASH_RE } from "../domain/naming.ts";
 import {
   BlobNotFoundError,
-  KeyedMutex,
   type BlobStat,
   type BlobStore,
   type ByteRange,
@@ -17,6 +16,7 @@ import {
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
+import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
 
 /**
@@ -30,7 +30,23 @@ import { stagedBlob } from "./staged-blob.ts";
 export class FsBlobStore implements BlobStore {
   readonly kind = "fs" as const;
   private readonly tmpDir: string;
-  private readonly records = new KeyedMutex();
+  private readonly records = new AssetRecords({
+    read: async (hash) => {
+      try {
+        return await readFile(this.recordPath(hash), "utf8");
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+        throw err;
+      }
+    },
+    // Written to a temporary and renamed, so a reader sees the old record or the new one.
+    write: async (hash, text) => {
+      const tmp = this.tempPath();
+      await writeFile(tmp, text, { flag: "wx" });
+      await rename(tmp, this.recordPath(hash));
+    },
+    blobExists: async (hash) => (await this.stat(hash)) !== null,
+  });
 
   constructor(private readonly root: string) {
     this.tmpDir = join(root, "tmp");
@@ -110,28 +126,11 @@ export class FsBlobStore implements BlobStore {
   }
 
   async getRecord(hash: string): Promise<AssetRecord | null> {
-    if (!HASH_RE.test(hash)) return null;
-    let text: string;
-    try {
-      text = await readFile(this.recordPath(hash), "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw err;
-    }
-    const parsed = AssetRecord.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
+    return this.records.get(hash);
   }
 
   async updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord> {
-    return this.records.run(hash, async () => {
-      if (!(await this.stat(hash))) throw new BlobNotFoundError(hash);
-      const next = AssetRecord.parse(update(await this.getRecord(hash)));
-      // Written to a temporary and renamed, so a reader sees the old record or the new one.
-      const tmp = this.tempPath();
-      await writeFile(tmp, JSON.stringify(next), { flag: "wx" });
-      await rename(tmp, this.recordPath(hash));
-      return next;
-    });
+    return this.records.update(hash, update);
   }
 
   async list(): Promise<string[]> {

@@ -2,13 +2,12 @@ import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { Client, CopyDestinationOptions, CopySourceOptions } from "minio";
-import { AssetRecord } from "@app/contracts";
+import type { AssetRecord } from "@app/contracts";
 import type { Config } from "@app/platform";
 import { HASH_RE } from "../domain/naming.ts";
 import {
   BlobNotFoundError,
   BlobStoreUnavailableError,
-  KeyedMutex,
   type BlobStat,
   type BlobStore,
   type ByteRange,
@@ -17,6 +16,7 @@ import {
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
+import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
 
 export interface S3BlobStoreOptions {
@@ -47,7 +47,25 @@ const TMP = "tmp/";
 export class S3BlobStore implements BlobStore {
   readonly kind = "s3" as const;
   private readonly client: Client;
-  private readonly records = new KeyedMutex();
+  private readonly records = new AssetRecords({
+    read: async (hash) => {
+      let text = "";
+      try {
+        for await (const chunk of await this.client.getObject(this.opts.bucket, `${RECORDS}${hash}.json`)) text += String(chunk);
+      } catch (err) {
+        if (isNotFound(err)) return null;
+        throw unavailable(err);
+      }
+      return text;
+    },
+    write: async (hash, text) => {
+      const body = Buffer.from(text);
+      await guard(() =>
+        this.client.putObject(this.opts.bucket, `${RECORDS}${hash}.json`, body, body.length, { "Content-Type": "application/json" }),
+      );
+    },
+    blobExists: async (hash) => (await this.stat(hash)) !== null,
+  });
   private readonly partSize: number;
 
   constructor(private readonly opts: S3BlobStoreOptions) {
@@ -186,28 +204,11 @@ export class S3BlobStore implements BlobStore {
   }
 
   async getRecord(hash: string): Promise<AssetRecord | null> {
-    if (!HASH_RE.test(hash)) return null;
-    let text = "";
-    try {
-      for await (const chunk of await this.client.getObject(this.opts.bucket, `${RECORDS}${hash}.json`)) text += String(chunk);
-    } catch (err) {
-      if (isNotFound(err)) return null;
-      throw unavailable(err);
-    }
-    const parsed = AssetRecord.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
+    return this.records.get(hash);
   }
 
   async updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord> {
-    return this.records.run(hash, async () => {
-      if (!(await this.stat(hash))) throw new BlobNotFoundError(hash);
-      const next = AssetRecord.parse(update(await this.getRecord(hash)));
-      const body = Buffer.from(JSON.stringify(next));
-      await guard(() =>
-        this.client.putObject(this.opts.bucket, `${RECORDS}${hash}.json`, body, body.length, { "Content-Type": "application/json" }),
-      );
-      return next;
-    });
+    return this.records.update(hash, update);
   }
 
   async list(): Promise<string[]> {
