@@ -1,11 +1,16 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Router } from "express";
 import { httpMetrics, metricsHandler } from "./metrics.ts";
-import { requestId } from "./request-id.ts";
+import { httpLogger } from "./http-logger.ts";
+import type { Logger } from "./logger.ts";
 
 export interface ServiceAppOptions {
   /** The `service` label of the HTTP metrics. */
   name: string;
-  /** Runs after the request id and metrics and before every route, health included (upload's request log). */
+  /** The access log (with the request id kept from the gateway). */
+  logger: Logger;
+  /** The level of successful requests' log lines (default debug). */
+  successLogLevel?: "debug" | "info";
+  /** Runs after the request id and metrics and before every route, health included. */
   middleware?: RequestHandler[];
   /** The service's routes; none for a process that serves no API (the worker). */
   router?: Router;
@@ -28,10 +33,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.use((req, res, next) => {
-    requestId(req, res);
-    next();
-  });
+  app.use(httpLogger(opts.logger, opts.successLogLevel));
   app.use(httpMetrics(opts.name));
   for (const handler of opts.middleware ?? []) app.use(handler);
   app.get("/healthz", (_req, res) => {

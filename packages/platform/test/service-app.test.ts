@@ -1,7 +1,7 @@
 import { Router, type ErrorRequestHandler } from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { createServiceApp, type ServiceAppOptions } from "../src/index.ts";
+import { createLogger, createServiceApp, type ServiceAppOptions } from "../src/index.ts";
 
 function app(overrides: Partial<ServiceAppOptions> = {}) {
   const router = Router();
@@ -13,6 +13,7 @@ function app(overrides: Partial<ServiceAppOptions> = {}) {
   });
   return createServiceApp({
     name: "svc-app-test",
+    logger: createLogger("svc-app-test", "silent"),
     router,
     isReady: () => true,
     notReadyBody: { error: "not_ready", message: "still starting" },

@@ -26,6 +26,7 @@ export function createRouter(deps: SearchRouterDeps): Router {
 export function createApp(deps: SearchAppDeps): Express {
   return createServiceApp({
     name: "search",
+    logger: deps.logger,
     router: createRouter(deps),
     isReady: () => deps.isReady(),
     notReadyBody: { error: "not_ready", message: "the catalog is still being indexed" },

@@ -30,26 +30,12 @@ export function createRouter(deps: UploadDeps): Router {
 export function createApp(deps: UploadDeps): Express {
   return createServiceApp({
     name: "upload",
-    middleware: [requestLog(deps)],
+    logger: deps.logger,
+    successLogLevel: "info",
     router: createRouter(deps),
     isReady: () => (deps.isReady ? deps.isReady() : deps.store.ping()),
     notReadyBody: { status: "unavailable" },
     notFoundBody: (req) => errorBody("not_found", `no route ${req.method} ${req.path}`),
     errorHandler: uploadErrorHandler(deps.logger),
   });
-}
-
-function requestLog(deps: UploadDeps): RequestHandler {
-  return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    // The path only: a query string may carry a key a client put there by mistake.
-    res.once("finish", () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      deps.logger.info(
-        { reqId: res.getHeader("x-request-id"), method: req.method, path: req.path, status: res.statusCode, ms, keyLabel: res.locals.apiKeyLabel },
-        "request",
-      );
-    });
-    next();
-  };
 }

@@ -1,9 +1,10 @@
 import type { Express } from "express";
 import type { JobQueue } from "@app/jobs";
-import { createServiceApp } from "@app/platform";
+import { createServiceApp, type Logger } from "@app/platform";
 
 export interface WorkerAppDeps {
   queue: Pick<JobQueue, "isReady">;
+  logger: Logger;
 }
 
 /**
@@ -13,6 +14,7 @@ export interface WorkerAppDeps {
 export function createApp(deps: WorkerAppDeps): Express {
   return createServiceApp({
     name: "worker",
+    logger: deps.logger,
     isReady: () => deps.queue.isReady(),
     notReadyBody: { error: "not_ready", message: "the job queue's Redis does not answer" },
     notFoundBody: (req) => ({ error: "not_found", message: `no route ${req.method} ${req.path.slice(0, 200)}` }),

@@ -19,4 +19,4 @@ await queue.work(handlers, { concurrency: config.WORKER_CONCURRENCY });
 logger.info({ jobs: Object.keys(handlers), concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX }, "worker taking jobs");
 
 // SIGTERM: stop the probes' server, drain the queue (active jobs finish and store their results), then close the handlers' clients.
-await serve(createApp({ queue }), { port: config.PORT, host: config.HOST, logger, closables: [queue, { close }] });
+await serve(createApp({ queue, logger }), { port: config.PORT, host: config.HOST, logger, closables: [queue, { close }] });

@@ -31,7 +31,7 @@ export function requireApiKey(keys: ApiKeys): RequestHandler {
     }
     const label = keys.verify(key);
     if (label === null) return next(new UploadFailure("unauthorized", "unknown API key"));
-    res.locals.apiKeyLabel = label;
+    res.locals.logContext = { keyLabel: label };
     next();
   };
 }
