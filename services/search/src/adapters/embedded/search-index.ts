@@ -2,6 +2,7 @@ import type { EngineQuery, EngineResult } from "../search-engine.ts";
 import { passesPlatformFilter } from "../../domain/platform-values.ts";
 import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { identityHash, type IndexData } from "./build-index.ts";
+import { partitionPoint } from "./binary-search.ts";
 import { QueryCache } from "./query-cache.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
 
@@ -332,25 +333,11 @@ export class IndexSearcher {
 }
 
 function lowerBoundF64(a: Float64Array, v: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(0, a.length, (i) => a[i]! < v);
 }
 
 function upperBound(a: Int32Array, v: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! <= v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(0, a.length, (i) => a[i]! <= v);
 }
 
 /** The k smallest keys in ascending order: a bounded max-heap when k is small, else a full sort. */

@@ -2,16 +2,10 @@
  * The term dictionary is one sorted array of strings: a prefix is a binary-searched range
  * and an exact term a binary search; typo matching lives in term-trie.ts.
  */
+import { partitionPoint } from "./binary-search.ts";
 
 export function lowerBound(terms: readonly string[], key: string, from = 0): number {
-  let lo = from;
-  let hi = terms.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (terms[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return partitionPoint(from, terms.length, (i) => terms[i]! < key);
 }
 
 /** [start, end) of the terms that start with `prefix`. */
