@@ -3,7 +3,7 @@ import express from "express";
 import { pino } from "pino";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { httpLogger } from "../src/index.ts";
+import { httpLogger, type Logger } from "../src/index.ts";
 
 function capture(level: string) {
   const lines: Record<string, unknown>[] = [];
@@ -13,10 +13,10 @@ function capture(level: string) {
       done();
     },
   });
-  return { logger: pino({ level }, sink), lines };
+  return { logger: pino({ level }, sink) as unknown as Logger, lines };
 }
 
-function app(logger: ReturnType<typeof pino>, successLevel?: "debug" | "info") {
+function app(logger: Logger, successLevel?: "debug" | "info") {
   const a = express();
   a.use(httpLogger(logger, successLevel));
   a.get("/ok", (_req, res) => {
