@@ -8,7 +8,6 @@ import { z } from "zod";
 
 const url = z.string().trim().url();
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
-const boolFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
 export const ConfigSchema = z
   .object({
@@ -47,8 +46,6 @@ export const ConfigSchema = z
     S3_REGION: z.string().default("us-east-1"),
     S3_VIEW_MODE: z.enum(["redirect", "stream"]).default("stream"),
     S3_PRESIGN_SECONDS: int(300, 1),
-
-    METRICS: boolFlag.default(true),
   })
   .superRefine((c, ctx) => {
     if (c.S3_ENDPOINT) {
