@@ -25,9 +25,9 @@ function typo(word: string, rand: () => number): string {
  * A few hundred realistic /nodes/search query strings drawn from the real catalog: single
  * words, two-word queries, typos, app node names, platform filters and later pages.
  */
-export function realisticQueries(catalogFile: string, count = 400): string[] {
+export function realisticQueries(catalogFile: string, count = 400, seed = 42): string[] {
   const rows = readFileSync(catalogFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as CatalogLine);
-  const rand = rng(42);
+  const rand = rng(seed);
   const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const words = rows
     .flatMap((r) => `${r.name ?? ""} ${r.description ?? ""}`.toLowerCase().split(/[^a-z0-9]+/))
