@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "minio";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3BlobStore } from "../src/adapters/s3-blob-store.ts";
 import { describeBlobStoreConformance } from "./blob-store-conformance.ts";
 import { startS3, type RunningS3 } from "./s3rver.ts";
@@ -36,4 +36,15 @@ describeBlobStoreConformance("S3 (s3rver)", async () => {
       await client.removeBucket(bucket);
     },
   };
+});
+
+describe("S3 store start-up", () => {
+  it("several processes starting at once on a missing bucket all come up (one creates it, the others find it)", async () => {
+    const bucket = `race-${randomUUID().slice(0, 8)}`;
+    const stores = Array.from({ length: 6 }, () => new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket }));
+    await expect(Promise.all(stores.map((st) => st.init()))).resolves.toHaveLength(6);
+    const client = new Client({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
+    expect(await client.bucketExists(bucket)).toBe(true);
+    await client.removeBucket(bucket);
+  });
 });

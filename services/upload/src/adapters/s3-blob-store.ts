@@ -97,7 +97,13 @@ export class S3BlobStore implements BlobStore {
 
   async init(): Promise<void> {
     await guard(async () => {
-      if (!(await this.client.bucketExists(this.opts.bucket))) await this.client.makeBucket(this.opts.bucket, this.opts.region);
+      if (await this.client.bucketExists(this.opts.bucket)) return;
+      try {
+        await this.client.makeBucket(this.opts.bucket, this.opts.region);
+      } catch (err) {
+        // Another process (the worker, a second replica) created it between our two calls.
+        if (!BUCKET_EXISTS_CODES.has((err as { code?: string }).code ?? "")) throw err;
+      }
     });
   }
 
@@ -292,6 +298,8 @@ function unavailable(err: unknown): unknown {
   }
   return err;
 }
+
+const BUCKET_EXISTS_CODES = new Set(["BucketAlreadyExists", "BucketAlreadyOwnedByYou"]);
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
