@@ -22,6 +22,17 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(httpLogger(deps.logger));
   app.use(httpMetrics("gateway"));
 
+  // The services first: their routes are the traffic; health, metrics and the document are probes.
+  for (const service of deps.services) {
+    const { mount } = service;
+    if (mount.kind === "embedded") {
+      app.use(mount.router);
+    } else {
+      const proxy = serviceProxy({ ...service, mount }, deps.logger);
+      app.use((req, res, next) => (matchesPrefix(req.path, service.paths) ? proxy(req, res, next) : next()));
+    }
+  }
+
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -32,16 +43,6 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   });
   app.get("/metrics", metricsHandler);
   if (deps.extraRoutes) app.use(deps.extraRoutes);
-
-  for (const service of deps.services) {
-    const { mount } = service;
-    if (mount.kind === "embedded") {
-      app.use(mount.router);
-    } else {
-      const proxy = serviceProxy({ ...service, mount }, deps.logger);
-      app.use((req, res, next) => (matchesPrefix(req.path, service.paths) ? proxy(req, res, next) : next()));
-    }
-  }
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));

@@ -1,4 +1,4 @@
-import { Router, type Express } from "express";
+import type { Express, Router } from "express";
 import { createServiceApp, type Logger } from "@app/platform";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import { nodesRoutes } from "./routes/nodes.ts";
@@ -16,8 +16,7 @@ export interface SearchAppDeps extends SearchRouterDeps {
 
 /** The search routes and their own error handling, with no catch-all: a gateway can mount several routers. */
 export function createRouter(deps: SearchRouterDeps): Router {
-  const router = Router();
-  router.use(nodesRoutes(deps.engine));
+  const router = nodesRoutes(deps.engine);
   router.use(searchErrorHandler(deps.logger));
   return router;
 }
