@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startChildServer } from "./lib/child-server.ts";
 import { load, type LoadResult } from "./lib/http-load.ts";
-import { catalogPath, repoRoot } from "./lib/paths.ts";
+import { catalogPath, repoRoot, startService } from "../test-reliability/support/processes.ts";
 import { realisticQueries } from "./lib/queries.ts";
 
 export interface GatewaySearchFigures {
@@ -44,13 +43,13 @@ function medianResult(rs: LoadResult[]): LoadResult {
 export async function run(opts = { connections: 32, roundSec: 5, rounds: 3 }): Promise<GatewaySearchFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));
   const queries = realisticQueries(catalogPath(), 400).map((q) => `/nodes/search?${q}`);
-  const gateway = await startChildServer(join(repoRoot, "services/gateway/src/main.ts"), {
+  const gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), {
     DATA_DIR: dataDir,
     CATALOG_SOURCE: catalogPath(),
   });
   const pageFile = join(dataDir, "page.json");
   writeFileSync(pageFile, await (await fetch(`${gateway.url}/nodes/search?search=comfyui&limit=10`)).text());
-  const baseline = await startChildServer(join(repoRoot, "bench/servers/fixed-page-server.ts"), { FIXED_PAGE_FILE: pageFile });
+  const baseline = await startService(join(repoRoot, "bench/servers/fixed-page-server.ts"), { FIXED_PAGE_FILE: pageFile });
   const perRound: { gateway: LoadResult; baseline: LoadResult }[] = [];
   try {
     await load(gateway.url, queries, { connections: opts.connections, durationSec: 2 }); // warm-up (JIT)

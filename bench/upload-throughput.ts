@@ -4,8 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
-import { startChildServer } from "./lib/child-server.ts";
-import { repoRoot } from "./lib/paths.ts";
+import { repoRoot, startService } from "../test-reliability/support/processes.ts";
 
 /**
  * Upload throughput: 40 MB PNGs posted to the real upload service (`createApp` via its
@@ -160,12 +159,12 @@ interface PassFigures {
  */
 async function measure(base: Buffer, dataRoot: string, opts: { uploads: number; rounds: number }, withMasks: boolean) {
   const dataDir = mkdtempSync(join(dataRoot, "bench-upload-"));
-  const baseline = await startChildServer(join(repoRoot, "bench/upload-baseline-server.ts"), {}, "/");
-  const service = await startChildServer(join(repoRoot, "services/upload/src/main.ts"), {
+  const baseline = await startService(join(repoRoot, "bench/upload-baseline-server.ts"), {}, { readyPath: "/" });
+  const service = await startService(join(repoRoot, "services/upload/src/main.ts"), {
     DATA_DIR: dataDir,
     API_KEYS: KEY,
     MASK_JOB_TIMEOUT_MS: "300000",
-  }, "/healthz");
+  }, { readyPath: "/healthz" });
   try {
     const warm = [variant(base, `warm-a-${Date.now()}`), variant(base, `warm-b-${Date.now()}`)];
     await timeUploads(baseline.url, "/", warm);

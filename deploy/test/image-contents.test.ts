@@ -2,11 +2,11 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3 } from "../../services/upload/test/s3rver.ts";
+import { freePort } from "../../test-reliability/support/processes.ts";
 import { dockerContextFiles, repoRoot, scriptFile, services, type ServiceName } from "./support.ts";
 
 /**
@@ -54,18 +54,6 @@ async function dropQueueKeys(): Promise<void> {
   } finally {
     await redis.quit();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The image's folder for a service, built once per run like the Dockerfile's build stage. */
