@@ -10,6 +10,9 @@ export interface GatewaySearchFigures {
   roundSec: number;
   rounds: number;
   queries: number;
+  /** The baseline's page is the gateway's own answer whose size is nearest the mix's mean. */
+  fixedPageBytes: number;
+  meanPageBytes: number;
   /** Medians over the rounds. */
   baseline: LoadResult;
   gateway: LoadResult;
@@ -48,7 +51,8 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 3 }): P
     CATALOG_SOURCE: catalogPath(),
   });
   const pageFile = join(dataDir, "page.json");
-  writeFileSync(pageFile, await (await fetch(`${gateway.url}/nodes/search?search=comfyui&limit=10`)).text());
+  const fixedPage = await pageOfMeanSize(gateway.url, queries);
+  writeFileSync(pageFile, fixedPage.body);
   const baseline = await startService(join(repoRoot, "bench/servers/fixed-page-server.ts"), { FIXED_PAGE_FILE: pageFile });
   const perRound: { gateway: LoadResult; baseline: LoadResult }[] = [];
   try {
@@ -68,12 +72,23 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 3 }): P
   return {
     ...opts,
     queries: queries.length,
+    fixedPageBytes: Buffer.byteLength(fixedPage.body),
+    meanPageBytes: fixedPage.meanBytes,
     baseline: b,
     gateway: g,
     throughputRatio: median(perRound.map((r) => r.gateway.requestsPerSec / r.baseline.requestsPerSec)),
     p99Ratio: median(perRound.map((r) => r.gateway.p99Ms / Math.max(r.baseline.p99Ms, 1))),
     perRound,
   };
+}
+
+/** Ask every query once and keep the answer nearest the mean size: "a page of the same size". */
+async function pageOfMeanSize(url: string, paths: string[]): Promise<{ body: string; meanBytes: number }> {
+  const bodies: string[] = [];
+  for (const p of paths) bodies.push(await (await fetch(`${url}${p}`)).text());
+  const meanBytes = Math.round(bodies.reduce((a, b) => a + Buffer.byteLength(b), 0) / bodies.length);
+  const body = bodies.reduce((best, b) => (Math.abs(Buffer.byteLength(b) - meanBytes) < Math.abs(Buffer.byteLength(best) - meanBytes) ? b : best));
+  return { body, meanBytes };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

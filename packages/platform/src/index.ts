@@ -3,5 +3,5 @@ export * from "./logger.ts";
 export * from "./request-id.ts";
 export * from "./metrics.ts";
 export * from "./serve.ts";
-export * from "./http-logger.ts";
+export * from "./http-observer.ts";
 export * from "./service-app.ts";

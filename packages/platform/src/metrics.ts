@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from "express";
+import type { Request, Response } from "express";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 /**
@@ -56,20 +56,6 @@ export const metrics = {
     registers: [registry],
   }),
 };
-
-/** Count and time every request under its route pattern (not its raw URL, which would explode label cardinality). */
-export function httpMetrics(service: string) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const end = metrics.httpDuration.startTimer();
-    res.once("finish", () => {
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : "unmatched";
-      const labels = { service, route, method: req.method, status: String(res.statusCode) };
-      metrics.httpRequests.inc(labels);
-      end(labels);
-    });
-    next();
-  };
-}
 
 export async function metricsHandler(_req: Request, res: Response): Promise<void> {
   res.setHeader("content-type", registry.contentType);

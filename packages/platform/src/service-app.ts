@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Router } from "express";
-import { httpMetrics, metricsHandler } from "./metrics.ts";
-import { httpLogger } from "./http-logger.ts";
+import { metricsHandler } from "./metrics.ts";
+import { httpObserver } from "./http-observer.ts";
 import type { Logger } from "./logger.ts";
 
 export interface ServiceAppOptions {
@@ -33,8 +33,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.use(httpLogger(opts.logger, opts.successLogLevel));
-  app.use(httpMetrics(opts.name));
+  app.use(httpObserver({ service: opts.name, logger: opts.logger, successLevel: opts.successLogLevel }));
   for (const handler of opts.middleware ?? []) app.use(handler);
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });

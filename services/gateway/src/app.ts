@@ -1,6 +1,6 @@
-import express, { type Express, type NextFunction, type Request, type Response, type Router } from "express";
+import express, { type Express, type Request, type Response, type Router } from "express";
 import type { Logger } from "@app/platform";
-import { httpLogger, httpMetrics, metricsHandler } from "@app/platform";
+import { httpObserver, metricsHandler } from "@app/platform";
 import { errorHandler, notFound } from "./errors.ts";
 import { serviceProxy } from "./proxy.ts";
 import { readiness } from "./readiness.ts";
@@ -18,9 +18,9 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.use(refuseHeaderFloods);
-  app.use(httpLogger(deps.logger));
-  app.use(httpMetrics("gateway"));
+  // One layer before the routes: each Express layer is a measurable share of a cached search.
+  const observe = httpObserver({ service: "gateway", logger: deps.logger });
+  app.use((req, res, next) => (tooManyHeaders(req) ? refuseHeaderFlood(res) : observe(req, res, next)));
 
   // The services first: their routes are the traffic; health, metrics and the document are probes.
   for (const service of deps.services) {
@@ -59,8 +59,8 @@ function matchesPrefix(path: string, prefixes: string[]): boolean {
  * bare 400), so it is refused here, in a shape both faces' clients read.
  */
 const MAX_REQUEST_HEADERS = 500;
-function refuseHeaderFloods(req: Request, res: Response, next: NextFunction): void {
-  if (req.rawHeaders.length / 2 <= MAX_REQUEST_HEADERS) return next();
+const tooManyHeaders = (req: Request): boolean => req.rawHeaders.length / 2 > MAX_REQUEST_HEADERS;
+function refuseHeaderFlood(res: Response): void {
   const message = `the request has more than ${MAX_REQUEST_HEADERS} headers`;
   res.status(431).set("Connection", "close").json({ code: "header_too_large", error: "header_too_large", message });
 }

@@ -144,6 +144,45 @@ describe("GET /nodes/search", () => {
   });
 });
 
+describe("repeated queries (parse, result and page text are remembered)", () => {
+  it("answer the same bytes every time, and a 400 stays a 400", async () => {
+    const first = await get("/nodes/search?search=impact%20pack&limit=3");
+    for (let i = 0; i < 3; i++) {
+      const again = await get("/nodes/search?search=impact%20pack&limit=3");
+      expect(again.status).toBe(200);
+      expect(again.text).toBe(first.text);
+    }
+    for (let i = 0; i < 2; i++) expect((await get("/nodes/search?limit=0")).status).toBe(400);
+  });
+
+  it("one result, asked for as different pages, gives each page its own envelope", async () => {
+    const a = await get("/nodes/search?search=filler&limit=5&page=2");
+    const b = await get("/nodes/search?search=filler&limit=5&page=3");
+    expect(a.body).toMatchObject({ page: 2, limit: 5 });
+    expect(b.body).toMatchObject({ page: 3, limit: 5 });
+    expect(a.body.nodes[0].id).not.toBe(b.body.nodes[0].id);
+  });
+
+  it("after a reindex the same query string answers from the new index", async () => {
+    const { app: own, engine } = await appWith(FIXTURES);
+    const before = await request(own).get("/nodes/search?search=impact");
+    expect(before.body.total).toBeGreaterThan(0);
+    await engine.replaceAll(FIXTURES.filter((r) => !/impact/i.test(JSON.stringify(r))));
+    const after = await request(own).get("/nodes/search?search=impact");
+    expect(after.status).toBe(200);
+    expect(after.body.total).toBe(0);
+  });
+
+  it("HEAD answers the GET's headers, Content-Length included, and no body", async () => {
+    const g = await get("/nodes/search?search=impact");
+    const h = await request(app).head("/nodes/search?search=impact");
+    expect(h.status).toBe(200);
+    expect(h.headers["content-length"]).toBe(String(Buffer.byteLength(g.text)));
+    expect(h.headers["content-type"]).toBe(g.headers["content-type"]);
+    expect(h.text ?? "").toBe("");
+  });
+});
+
 describe("GET /nodes answers exactly as GET /nodes/search", () => {
   it.each([
     "",

@@ -33,7 +33,7 @@ export function toApiNode(r: StoredNode): Node {
   return node;
 }
 
-export function toPage(nodes: StoredNode[], total: number, page: number, limit: number): SearchPage {
+export function toPage(nodes: readonly StoredNode[], total: number, page: number, limit: number): SearchPage {
   return { nodes: nodes.map(toApiNode), page, limit, total, totalPages: Math.ceil(total / limit) };
 }
 
@@ -48,7 +48,22 @@ export function toApiNodeJson(r: StoredNode): string {
 }
 
 /** The page as JSON text, byte for byte what `JSON.stringify(toPage(...))` gives. */
-export function toPageJson(nodes: StoredNode[], total: number, page: number, limit: number): string {
+export function toPageJson(nodes: readonly StoredNode[], total: number, page: number, limit: number): string {
   const { nodes: _nodes, ...rest } = toPage([], total, page, limit);
   return `{"nodes":[${nodes.map(toApiNodeJson).join(",")}],${JSON.stringify(rest).slice(1)}`;
+}
+
+const pageJsonCache = new WeakMap<object, { page: number; limit: number; json: string }>();
+
+/**
+ * The page of an engine result. An engine that hands the same result object to equal queries
+ * (the embedded one memoises them) gets the same text back without building it again; the
+ * text lives exactly as long as the result does.
+ */
+export function resultPageJson(result: { nodes: readonly StoredNode[]; total: number }, page: number, limit: number): string {
+  const hit = pageJsonCache.get(result);
+  if (hit && hit.page === page && hit.limit === limit) return hit.json;
+  const json = toPageJson(result.nodes, result.total, page, limit);
+  pageJsonCache.set(result, { page, limit, json });
+  return json;
 }

@@ -3,8 +3,16 @@ import { passesPlatformFilter } from "../../domain/platform-values.ts";
 import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { identityHash, type IndexData } from "./build-index.ts";
 import { partitionPoint } from "./binary-search.ts";
-import { QueryCache } from "./query-cache.ts";
+import { BoundedMemo } from "../../domain/bounded-memo.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
+
+const byLength = (v: number[]) => v.length;
+
+/** Every field of the query in a fixed order; strings are length-prefixed, so no value can spell another query's key. */
+function resultKey(q: EngineQuery): string {
+  const f = (v: string | undefined) => (v === undefined ? "-" : `${v.length}:${v}`);
+  return `${f(q.search)}|${f(q.repositoryUrl)}|${f(q.appNode)}|${f(q.os)}|${f(q.accelerator)}|${q.includeBanned ? 1 : 0}|${q.offset}|${q.limit}`;
+}
 
 /** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
 export const MAX_QUERY_TOKENS = 16;
@@ -42,9 +50,17 @@ export class IndexSearcher {
    * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
    * so a reindex starts with an empty cache.
    */
-  private readonly fuzzyCache = new QueryCache();
+  private readonly fuzzyCache = new BoundedMemo(byLength);
   /** The same for app node name scans (a substring scan over every name). */
-  private readonly appNameCache = new QueryCache();
+  private readonly appNameCache = new BoundedMemo(byLength);
+  /**
+   * Whole results by query: the same few hundred queries make most of a registry's traffic
+   * (the Manager's list pages, popular names), and a result over this immutable index never
+   * changes. Weighed by the nodes held (the nodes themselves are shared with the index): the
+   * route keeps each result's page text for as long as the result lives, so 50,000 nodes bound
+   * that text too, to some 25 MiB.
+   */
+  private readonly results = new BoundedMemo((r: EngineResult) => r.nodes.length + 1, 16_384, 50_000);
 
   constructor(readonly data: IndexData) {
     const n = Math.max(1, data.n);
@@ -71,7 +87,12 @@ export class IndexSearcher {
     return ++this.gen;
   }
 
+  /** The result is shared between equal queries: callers read it and never change it. */
   search(q: EngineQuery): EngineResult {
+    return this.results.getOrCompute(resultKey(q), () => this.compute(q));
+  }
+
+  private compute(q: EngineQuery): EngineResult {
     const D = this.data;
     const n = D.n;
     const gen = this.nextGen();

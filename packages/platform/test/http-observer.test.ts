@@ -3,7 +3,7 @@ import express from "express";
 import { pino } from "pino";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { httpLogger, type Logger } from "../src/index.ts";
+import { httpObserver, type Logger } from "../src/index.ts";
 
 function capture(level: string) {
   const lines: Record<string, unknown>[] = [];
@@ -18,7 +18,7 @@ function capture(level: string) {
 
 function app(logger: Logger, successLevel?: "debug" | "info") {
   const a = express();
-  a.use(httpLogger(logger, successLevel));
+  a.use(httpObserver({ service: "observer-test", logger, successLevel }));
   a.get("/ok", (_req, res) => {
     res.locals.logContext = { keyLabel: "ci" };
     res.json({ ok: true });
@@ -34,7 +34,7 @@ function app(logger: Logger, successLevel?: "debug" | "info") {
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
-describe("httpLogger", () => {
+describe("httpObserver", () => {
   it("logs method, path without the query string, status, request id and handler context", async () => {
     const { logger, lines } = capture("info");
     await request(app(logger, "info")).get("/ok?api_key=secret-in-query").set("x-request-id", "gw-1").expect(200);

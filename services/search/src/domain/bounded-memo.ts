@@ -1,0 +1,33 @@
+/**
+ * A memo for pure functions of a query: real traffic repeats itself, and what is remembered
+ * is derived from something immutable (an index, or nothing at all), so entries never go
+ * stale; a reindex brings a new index with empty memos. Bounded by entries and by a weight
+ * (so hostile traffic cannot grow it past a few tens of MiB); when full it is dropped whole,
+ * which costs one recomputation per key and no bookkeeping on the hot path.
+ */
+export class BoundedMemo<V> {
+  private readonly entries = new Map<string, V>();
+  private held = 0;
+
+  constructor(
+    private readonly weigh: (value: V, key: string) => number,
+    private readonly maxEntries = 16_384,
+    private readonly maxWeight = 4_000_000,
+  ) {}
+
+  getOrCompute(key: string, compute: () => V): V {
+    const hit = this.entries.get(key);
+    if (hit !== undefined) return hit;
+    const value = compute();
+    const weight = this.weigh(value, key);
+    if (this.entries.size >= this.maxEntries || this.held + weight > this.maxWeight) {
+      this.entries.clear();
+      this.held = 0;
+    }
+    if (weight <= this.maxWeight) {
+      this.entries.set(key, value);
+      this.held += weight;
+    }
+    return value;
+  }
+}
