@@ -206,6 +206,22 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect(await store.stat("../" + "a".repeat(61))).toBeNull();
     });
 
+    it.each([1, 4095, 4096, 4097, 1024 * 1024 - 1, 1024 * 1024, 1024 * 1024 + 1, 2 * 1024 * 1024 + 4096])(
+      "keeps %i bytes exactly, whatever the chunking (block and alignment edges)",
+      async (size) => {
+        const bytes = randomBytes(size);
+        for (const chunk of [1000, 4096, 65_536, 3 * 1024 * 1024]) {
+          const staged = await store.stage(chunked(bytes, chunk));
+          expect(staged.hash).toBe(blake3Hex(bytes));
+          expect(staged.size).toBe(size);
+          await staged.commit(recordFor(bytes, []));
+          expect((await store.stat(staged.hash))?.size).toBe(size);
+          expect((await bytesOf(await store.read(staged.hash))).equals(bytes)).toBe(true);
+        }
+        expect(await sut.temporaries()).toEqual([]);
+      },
+    );
+
     it("stages an empty stream", async () => {
       const staged = await store.stage(Readable.from([]));
       expect(staged.hash).toBe(blake3Hex(Buffer.alloc(0)));

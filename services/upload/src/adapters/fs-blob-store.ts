@@ -18,6 +18,7 @@ import {
 } from "./blob-store.ts";
 import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
+import { DirectFileWriter, directIoWorks, openDirect } from "./direct-file-writer.ts";
 
 /**
  * The filesystem BlobStore: `<root>/ab/cd/<hash>` with the record beside it in `<hash>.json`,
@@ -48,12 +49,24 @@ export class FsBlobStore implements BlobStore {
     blobExists: async (hash) => (await this.stat(hash)) !== null,
   });
 
-  constructor(private readonly root: string) {
+  private direct = false;
+
+  /** `directIo: false` keeps every write buffered (the fallback, tested on its own). */
+  constructor(
+    private readonly root: string,
+    private readonly opts: { directIo?: boolean } = {},
+  ) {
     this.tmpDir = join(root, "tmp");
   }
 
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true });
+    this.direct = this.opts.directIo !== false && (await directIoWorks(this.tmpDir, `${process.pid}-direct-io-probe`));
+  }
+
+  /** How staged bytes reach the disk: "direct" (O_DIRECT) where the filesystem takes it, else "buffered". */
+  get writeMode(): "direct" | "buffered" {
+    return this.direct ? "direct" : "buffered";
   }
 
   async stage(source: Readable, opts: StageOptions = {}): Promise<StagedBlob> {
@@ -61,8 +74,8 @@ export class FsBlobStore implements BlobStore {
     // The source may fail while the file opens; pipeline below reports it, this only keeps it handled.
     source.on("error", () => undefined);
     // Opened before any byte flows, so a failure can always find and remove the file.
-    const handle = await open(tmp, "wx");
-    const writer = new WritebackFileWriter(handle, opts.onChunk);
+    const handle = this.direct ? await openDirect(tmp) : await open(tmp, "wx");
+    const writer = this.direct ? new DirectFileWriter(handle, opts.onChunk) : new WritebackFileWriter(handle, opts.onChunk);
     try {
       await pipeline(source, writer);
     } catch (err) {
@@ -188,6 +201,7 @@ export class FsBlobStore implements BlobStore {
 }
 
 /**
+ * The buffered writer, where direct I/O is not available.
  * Hashes (blake3) and writes to an open file in one step, and starts a datasync every few MiB
  * while the upload is still arriving, so the disk works in parallel with the network and the
  * fsync before commit has little left.

@@ -1,0 +1,153 @@
+import { constants } from "node:fs";
+import { type FileHandle, open, rm } from "node:fs/promises";
+import { Writable } from "node:stream";
+import { Blake3Hasher } from "@napi-rs/blake-hash";
+
+/**
+ * Writing uploads with O_DIRECT, as MinIO does: a write-once blob goes from our buffer to the
+ * disk without a copy into the page cache, so a 40 MB upload neither pays for 40 MB of fresh
+ * cache pages (the dearest part of a buffered write on a VM, where a new page is a fault to the
+ * host) nor evicts what readers need. Direct I/O wants the buffer's address, the file offset and
+ * the length aligned to the device's block; WebAssembly memory is page-aligned, so blocks are
+ * carved from it, and the last block is written padded and the file truncated back to size.
+ */
+const ALIGN = 4096;
+const BLOCK = 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
+
+/** The one WebAssembly API used here (this project's TypeScript libs carry no WebAssembly types). */
+const { Memory: WasmMemory } = (globalThis as unknown as {
+  WebAssembly: { Memory: new (pages: { initial: number; maximum: number }) => { buffer: ArrayBuffer } };
+}).WebAssembly;
+
+/** Spare aligned blocks, kept between uploads so their pages are already mapped. */
+const spareBlocks: Buffer[] = [];
+const MAX_SPARE_BLOCKS = 16;
+
+function takeBlock(): Buffer {
+  return spareBlocks.pop() ?? Buffer.from(new WasmMemory({ initial: BLOCK / WASM_PAGE, maximum: BLOCK / WASM_PAGE }).buffer);
+}
+
+function giveBlock(block: Buffer): void {
+  if (spareBlocks.length < MAX_SPARE_BLOCKS) spareBlocks.push(block);
+}
+
+/** O_DIRECT where the platform has it; undefined elsewhere. */
+const O_DIRECT: number | undefined = (constants as Record<string, number>).O_DIRECT;
+
+/**
+ * Whether direct I/O works in `dir` (the platform has it, the filesystem takes it, and our
+ * blocks meet its alignment): one aligned block written to a scratch file there.
+ */
+export async function directIoWorks(dir: string, scratchName: string): Promise<boolean> {
+  if (O_DIRECT === undefined) return false;
+  const path = `${dir}/${scratchName}`;
+  const block = takeBlock();
+  try {
+    const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_DIRECT);
+    try {
+      const { bytesWritten } = await handle.write(block, 0, ALIGN, 0);
+      return bytesWritten === ALIGN;
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return false;
+  } finally {
+    giveBlock(block);
+    await rm(path, { force: true });
+  }
+}
+
+export async function openDirect(path: string): Promise<FileHandle> {
+  return open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_DIRECT!);
+}
+
+/**
+ * Hashes (blake3) every chunk as it arrives and writes the bytes to a file opened by
+ * `openDirect`, one aligned block at a time: one block fills while the one before is written,
+ * so the disk works in parallel with the network.
+ */
+export class DirectFileWriter extends Writable {
+  readonly hasher = new Blake3Hasher();
+  /** Bytes received (the file's final size). */
+  position = 0;
+  private block = takeBlock();
+  private filled = 0;
+  private flushedBytes = 0;
+  private inFlight: Promise<void> | null = null;
+  private released = false;
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly onChunk?: (chunk: Buffer) => void,
+  ) {
+    super({ highWaterMark: BLOCK });
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
+    this.hasher.update(chunk);
+    this.onChunk?.(chunk);
+    this.position += chunk.length;
+    this.absorb(chunk).then(() => done(), done);
+  }
+
+  override _final(done: (err?: Error | null) => void): void {
+    this.finish().then(() => done(), done);
+  }
+
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    // A write may still hold the block; it is given back once that write settles.
+    const pending = this.inFlight ?? Promise.resolve();
+    pending.catch(() => undefined).finally(() => this.release());
+    done(err);
+  }
+
+  private async absorb(chunk: Buffer): Promise<void> {
+    let offset = 0;
+    while (offset < chunk.length) {
+      const n = chunk.copy(this.block, this.filled, offset);
+      this.filled += n;
+      offset += n;
+      if (this.filled === BLOCK) await this.flush(BLOCK);
+    }
+  }
+
+  /** Start writing the current block (`length` aligned) and continue in a fresh one; waits for the write before it. */
+  private async flush(length: number): Promise<void> {
+    await this.inFlight;
+    const block = this.block;
+    const at = this.flushedBytes;
+    this.flushedBytes += this.filled;
+    this.filled = 0;
+    this.block = takeBlock();
+    const write = writeFully(this.handle, block, length, at).finally(() => giveBlock(block));
+    // Awaited by the next flush or by finish; until then a failure must not count as unhandled.
+    write.catch(() => undefined);
+    this.inFlight = write;
+  }
+
+  private async finish(): Promise<void> {
+    if (this.filled > 0) await this.flush(Math.ceil(this.filled / ALIGN) * ALIGN);
+    await this.inFlight;
+    this.inFlight = null;
+    // The last block went out padded to the alignment: cut the file back to what was received.
+    if (this.position % ALIGN !== 0) await this.handle.truncate(this.position);
+    this.release();
+  }
+
+  private release(): void {
+    if (this.released) return;
+    this.released = true;
+    giveBlock(this.block);
+  }
+}
+
+async function writeFully(handle: FileHandle, block: Buffer, length: number, position: number): Promise<void> {
+  let done = 0;
+  while (done < length) {
+    const { bytesWritten } = await handle.write(block, done, length - done, position + done);
+    if (bytesWritten <= 0) throw new Error("direct write made no progress");
+    done += bytesWritten;
+  }
+}
