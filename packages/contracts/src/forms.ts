@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The multipart forms the upload routes take, as the ComfyUI frontend sends them. The routes
- * parse the stream with busboy; these schemas describe the same fields for the OpenAPI document.
+ * parse the stream with @fastify/busboy; these schemas describe the same fields for the OpenAPI document.
  */
 export const UploadImageForm = z.object({
   image: z.file().describe("The image file. Its format is detected from the bytes, not from the filename."),

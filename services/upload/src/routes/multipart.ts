@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import busboy from "busboy";
+import { Busboy, type BusboyInstance } from "@fastify/busboy";
 import type { Request } from "express";
 import { metrics } from "@app/platform";
 import type { BlobStore, StagedBlob } from "../adapters/blob-store.ts";
@@ -56,10 +56,10 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     if (!/^multipart\/form-data\s*;/i.test(type)) {
       return reject(new UploadFailure("malformed_multipart", `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`));
     }
-    let bb: busboy.Busboy;
+    let bb: BusboyInstance;
     try {
-      bb = busboy({
-        headers: req.headers,
+      bb = new Busboy({
+        headers: { ...req.headers, "content-type": type },
         limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
       });
     } catch (err) {
@@ -112,7 +112,7 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     req.on("aborted", onAborted);
     req.on("close", onClose);
 
-    bb.on("file", (name, stream, _info) => {
+    bb.on("file", (name, stream) => {
       // After a failure busboy still parses what it was already given: nothing may be staged then.
       if (settled || name !== "image" || staging) {
         // A body that ends early errors this ignored part too; unheard, that error would kill the process.
@@ -126,9 +126,9 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
       staging = store.stage(stream, { onChunk: capture.onData });
       staging.catch((err: unknown) => fail(err instanceof Error ? err : new Error(String(err))));
     });
-    bb.on("field", (name, value, info) => {
-      if (info.nameTruncated) return fail(new UploadFailure("malformed_multipart", "a part name is too long"));
-      if (info.valueTruncated) {
+    bb.on("field", (name, value, nameTruncated, valueTruncated) => {
+      if (nameTruncated) return fail(new UploadFailure("malformed_multipart", "a part name is too long"));
+      if (valueTruncated) {
         return fail(new UploadFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
       }
       if (!fields.has(name)) fields.set(name, value);
@@ -137,7 +137,7 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     bb.on("filesLimit", () => fail(new UploadFailure("malformed_multipart", "too many file parts (one image is accepted)")));
     bb.on("fieldsLimit", () => fail(new UploadFailure("malformed_multipart", "too many fields (at most 16)")));
     bb.on("error", (err: Error) => fail(new UploadFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
-    bb.on("close", () => {
+    bb.on("finish", () => {
       if (settled) return;
       void (async () => {
         let image: StagedBlob | null = null;
