@@ -43,7 +43,7 @@ function medianResult(rs: LoadResult[]): LoadResult {
  * processes; rounds alternate between them so that whatever else the machine does weighs on
  * both alike, and the figures are the medians.
  */
-export async function run(opts = { connections: 32, roundSec: 5, rounds: 3 }): Promise<GatewaySearchFigures> {
+export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): Promise<GatewaySearchFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));
   const queries = realisticQueries(catalogPath(), 400).map((q) => `/nodes/search?${q}`);
   const gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), {

@@ -218,7 +218,7 @@ async function measure(base: Buffer, dataRoot: string, opts: { uploads: number; 
   }
 }
 
-export async function run(opts = { uploads: 6, rounds: 3, targetBytes: 40_000_000 }): Promise<UploadFigures> {
+export async function run(opts = { uploads: 6, rounds: 5, targetBytes: 40_000_000 }): Promise<UploadFigures> {
   // One noisy PNG of about 40 MB; each upload of "new content" is a variant with its own hash.
   const edge = Math.round(Math.sqrt(opts.targetBytes / 3));
   const base = await sharp({ create: { width: edge, height: edge, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
