@@ -60,7 +60,9 @@ async function dropQueueKeys(): Promise<void> {
 function imageFolder(name: ServiceName): string {
   const out = join(work, `image-${name}`);
   if (existsSync(out)) return out;
-  const deploy = spawnSync("pnpm", ["--filter", pkgOf[name], "--prod", "--offline", "deploy", out], {
+  // Prefer the cache, but reach the registry for what it lacks: pnpm's supply-chain check wants
+  // full metadata that an install with a fresh lockfile verification need not have cached.
+  const deploy = spawnSync("pnpm", ["--filter", pkgOf[name], "--prod", "--prefer-offline", "deploy", out], {
     cwd: repoCopy,
     encoding: "utf8",
     env: { ...process.env, CI: "true" },
