@@ -53,17 +53,24 @@ export function toPageJson(nodes: readonly StoredNode[], total: number, page: nu
   return `{"nodes":[${nodes.map(toApiNodeJson).join(",")}],${JSON.stringify(rest).slice(1)}`;
 }
 
-const pageJsonCache = new WeakMap<object, { page: number; limit: number; json: string }>();
+/** JSON text with its UTF-8 length, which the response's Content-Length needs. */
+export interface JsonText {
+  json: string;
+  bytes: number;
+}
+
+const pageCache = new WeakMap<object, JsonText & { page: number; limit: number }>();
 
 /**
  * The page of an engine result. An engine that hands the same result object to equal queries
- * (the embedded one memoises them) gets the same text back without building it again; the
- * text lives exactly as long as the result does.
+ * (the embedded one memoises them) gets the same text back without building or measuring it
+ * again; the text lives exactly as long as the result does.
  */
-export function resultPageJson(result: { nodes: readonly StoredNode[]; total: number }, page: number, limit: number): string {
-  const hit = pageJsonCache.get(result);
-  if (hit && hit.page === page && hit.limit === limit) return hit.json;
+export function resultPage(result: { nodes: readonly StoredNode[]; total: number }, page: number, limit: number): JsonText {
+  const hit = pageCache.get(result);
+  if (hit && hit.page === page && hit.limit === limit) return hit;
   const json = toPageJson(result.nodes, result.total, page, limit);
-  pageJsonCache.set(result, { page, limit, json });
-  return json;
+  const entry = { page, limit, json, bytes: Buffer.byteLength(json) };
+  pageCache.set(result, entry);
+  return entry;
 }
