@@ -69,8 +69,7 @@ const MAX_IN_FLIGHT = 4;
 /**
  * Hashes (blake3) every chunk as it arrives and copies it into an aligned block; a full block
  * is written while the next fills. A chunk is taken synchronously unless MAX_IN_FLIGHT writes
- * are outstanding: chunks that wait survive young-generation GCs, and socket buffers promoted
- * that way cost a full GC every few tens of MB.
+ * are outstanding, so the socket's buffers are let go as soon as they are copied.
  */
 export class DirectFileWriter extends Writable {
   readonly hasher = new Blake3Hasher();
