@@ -155,8 +155,8 @@ interface PassFigures {
  * Rounds alternate baseline and service so that load from other processes on this shared
  * machine hits both alike; the figures are medians over the rounds.
  */
-async function measure(base: Buffer, dataRoot: string, opts: { uploads: number; rounds: number }) {
-  const dataDir = mkdtempSync(join(dataRoot, "bench-upload-"));
+async function measure(base: Buffer, opts: { uploads: number; rounds: number }) {
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-upload-"));
   const baseline = await startService(join(repoRoot, "bench/upload-baseline-server.ts"), {}, { readyPath: "/" });
   // Through the gateway, as users upload: embedded upload service, in-process jobs.
   const service = await startService(join(repoRoot, "services/gateway/src/main.ts"), {
@@ -224,7 +224,7 @@ export async function run(opts = { uploads: 6, rounds: 5, targetBytes: 40_000_00
   const base = await sharp({ create: { width: edge, height: edge, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
     .png({ compressionLevel: 1 })
     .toBuffer();
-  const disk = await measure(base, tmpdir(), opts);
+  const disk = await measure(base, opts);
   return {
     imageBytes: base.length,
     uploadsPerPass: opts.uploads,

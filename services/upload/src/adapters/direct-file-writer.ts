@@ -44,7 +44,7 @@ export async function directIoWorks(dir: string, scratchName: string): Promise<b
   const path = `${dir}/${scratchName}`;
   const block = takeBlock();
   try {
-    const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_DIRECT);
+    const handle = await openDirect(path);
     try {
       const { bytesWritten } = await handle.write(block, 0, ALIGN, 0);
       return bytesWritten === ALIGN;
