@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load, type LoadResult } from "./lib/http-load.ts";
-import { catalogPath, repoRoot, startService } from "../test-reliability/support/processes.ts";
+import { catalogPath, repoRoot, startService } from "@app/testkit/processes";
 import { realisticQueries } from "./lib/queries.ts";
 
 export interface GatewaySearchFigures {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "../test-reliability/support/processes.ts";
+import { repoRoot } from "@app/testkit/processes";
 
 /**
  * `pnpm bench`: every benchmark, one after the other (they would disturb each other in

@@ -5,7 +5,7 @@ import { loadCatalog } from "../services/search/src/adapters/catalog-source.ts";
 import { EmbeddedSearchEngine } from "../services/search/src/adapters/embedded/embedded-engine.ts";
 import type { EngineQuery, SearchEngine } from "../services/search/src/adapters/search-engine.ts";
 import { parseSearchQuery, toEngineQuery } from "../services/search/src/domain/query.ts";
-import { catalogPath } from "../test-reliability/support/processes.ts";
+import { catalogPath } from "@app/testkit/processes";
 import { realisticQueries } from "./lib/queries.ts";
 import { syntheticCatalog } from "./lib/search-synthetic.ts";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
-import { repoRoot, startService } from "../test-reliability/support/processes.ts";
+import { repoRoot, startService } from "@app/testkit/processes";
 
 /**
  * Upload throughput: 40 MB PNGs posted through the real gateway (its own process, real port,

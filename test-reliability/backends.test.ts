@@ -3,9 +3,9 @@ import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, noiseImage, readStore, upload, view, type UploadAnswer } from "./support/assets.ts";
-import { record } from "./support/figures.ts";
-import { freePort, OwnRedis, SCRIPTS, sleep, startService, tempDir, type Service } from "./support/processes.ts";
+import { blake3Hex, KEY, noiseImage, readStore, upload, view, type UploadAnswer } from "@app/testkit/assets";
+import { record } from "@app/testkit/figures";
+import { freePort, OwnRedis, SCRIPTS, sleep, startService, tempDir, type Service } from "@app/testkit/processes";
 
 /**
  * Backends failing under the stack: Redis (our own redis-server, never the shared one) stopped
@@ -124,7 +124,7 @@ describe("the S3 server stopped and started under uploads", () => {
   let s3Port: number;
   let s3: Service | undefined;
   let gw: Service | undefined;
-  const startS3 = () => startService("test-reliability/support/s3rver-main.ts", { DIRECTORY: join(dir, "s3") }, { port: s3Port, readyPath: "/healthz" });
+  const startS3 = () => startService("packages/testkit/src/s3rver-main.ts", { DIRECTORY: join(dir, "s3") }, { port: s3Port, readyPath: "/healthz" });
 
   beforeAll(async () => {
     dir = await tempDir("s3-outage");

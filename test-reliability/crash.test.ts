@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, misnamedObjects, noiseImage, pool, readStore, upload, view } from "./support/assets.ts";
-import { record } from "./support/figures.ts";
-import { SCRIPTS, sleep, startService, tempDir, type Service } from "./support/processes.ts";
+import { blake3Hex, KEY, misnamedObjects, noiseImage, pool, readStore, upload, view } from "@app/testkit/assets";
+import { record } from "@app/testkit/figures";
+import { SCRIPTS, sleep, startService, tempDir, type Service } from "@app/testkit/processes";
 
 /**
  * The upload service (its own process) killed with SIGKILL in the middle of uploads, 20 times

@@ -3,11 +3,11 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, misnamedObjects, noiseImage, readStore, view } from "./support/assets.ts";
-import { record } from "./support/figures.ts";
-import { pngClaiming, tinyPng } from "./support/png.ts";
-import { catalogPath, SCRIPTS, startService, tempDir, type Service } from "./support/processes.ts";
-import { multipart, rawRequest, repeated, type Part, type RawAnswer } from "./support/raw-http.ts";
+import { blake3Hex, KEY, misnamedObjects, noiseImage, readStore, view } from "@app/testkit/assets";
+import { record } from "@app/testkit/figures";
+import { pngClaiming, tinyPng } from "@app/testkit/png";
+import { catalogPath, SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
+import { multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
 
 /**
  * Hostile input end to end, through the gateway with the services mounted in it and through the

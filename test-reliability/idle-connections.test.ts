@@ -3,9 +3,9 @@ import { rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEY, noiseImage, upload } from "./support/assets.ts";
-import { record } from "./support/figures.ts";
-import { SCRIPTS, startService, tempDir, type Service } from "./support/processes.ts";
+import { KEY, noiseImage, upload } from "@app/testkit/assets";
+import { record } from "@app/testkit/figures";
+import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
 
 /**
  * A thousand connections that send nothing (and a thousand that stop halfway through their

@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { record } from "./support/figures.ts";
-import { catalogPath, runScript, SCRIPTS, startService, tempDir, type Service } from "./support/processes.ts";
+import { record } from "@app/testkit/figures";
+import { catalogPath, runScript, SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
 
 /**
  * Searches at full speed through the gateway while `pnpm reindex` swaps the real catalog in

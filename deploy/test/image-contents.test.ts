@@ -5,8 +5,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startS3 } from "../../services/upload/test/s3rver.ts";
-import { freePort } from "../../test-reliability/support/processes.ts";
+import { startS3 } from "@app/testkit/s3rver";
+import { freePort } from "@app/testkit/processes";
 import { dockerContextFiles, repoRoot, scriptFile, services, type ServiceName } from "./support.ts";
 
 /**

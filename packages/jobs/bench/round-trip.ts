@@ -5,7 +5,7 @@
 import { createServer } from "node:net";
 import { once } from "node:events";
 import { BullMqJobQueue, InProcessJobQueue, QueueUnavailableError, type JobQueue } from "../src/index.ts";
-import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "../test/redis-test-support.ts";
+import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
 
 const SEQUENTIAL = 300;
 const BATCH = 2000;

@@ -1,7 +1,7 @@
 import { afterAll } from "vitest";
 import { BullMqJobQueue } from "../src/index.ts";
 import { describeJobQueueConformance } from "./job-queue-conformance.ts";
-import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "./redis-test-support.ts";
+import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
 
 const prefixes: string[] = [];
 afterAll(() => deleteKeys(prefixes));

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../../../test-reliability/support/processes.ts";
+import { freePort } from "@app/testkit/processes";
 import { BullMqJobQueue, QueueUnavailableError, toBullJobId } from "../src/index.ts";
-import { TEST_REDIS_URL, countKeys, deleteKeys, uniquePrefix } from "./redis-test-support.ts";
+import { TEST_REDIS_URL, countKeys, deleteKeys, uniquePrefix } from "@app/testkit/redis";
 
 const prefixes: string[] = [];
 const queues: BullMqJobQueue[] = [];

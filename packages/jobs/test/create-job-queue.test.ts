@@ -1,7 +1,7 @@
 import { loadConfig } from "@app/platform";
 import { afterAll, describe, expect, it } from "vitest";
 import { createJobQueue, type JobQueue } from "../src/index.ts";
-import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "./redis-test-support.ts";
+import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
 
 const prefix = uniquePrefix("create");
 const opened: JobQueue[] = [];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { freePort, OwnRedis } from "../../../test-reliability/support/processes.ts";
+import { freePort, OwnRedis } from "@app/testkit/processes";
 import { BullMqJobQueue, QueueUnavailableError } from "../src/index.ts";
 
 /**

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestKey, loadApiKeys } from "@app/upload";
-import { tinyPng } from "../../../test-reliability/support/png.ts";
-import { SCRIPTS, startService, type Service } from "../../../test-reliability/support/processes.ts";
+import { tinyPng } from "@app/testkit/png";
+import { SCRIPTS, startService, type Service } from "@app/testkit/processes";
 
 /**
  * Auth through the real gateway process (embedded upload service) with LOG_LEVEL=debug: every

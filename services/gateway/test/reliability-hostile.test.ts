@@ -2,9 +2,9 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tinyPng } from "../../../test-reliability/support/png.ts";
-import { startService, SCRIPTS, type Service } from "../../../test-reliability/support/processes.ts";
-import { multipart, rawRequest, type RawAnswer } from "../../../test-reliability/support/raw-http.ts";
+import { tinyPng } from "@app/testkit/png";
+import { startService, SCRIPTS, type Service } from "@app/testkit/processes";
+import { multipart, rawRequest, type RawAnswer } from "@app/testkit/raw-http";
 
 /**
  * Fast regressions from the hostile corpus (`pnpm test:reliability` runs the whole of it),

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tinyPng } from "../../../test-reliability/support/png.ts";
-import { freePort, SCRIPTS, startService, type Service } from "../../../test-reliability/support/processes.ts";
+import { tinyPng } from "@app/testkit/png";
+import { freePort, SCRIPTS, startService, type Service } from "@app/testkit/processes";
 
 /**
  * The search service (its own process, proxied by the gateway through SEARCH_URL) goes away:

@@ -3,8 +3,8 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tinyPng } from "../../../test-reliability/support/png.ts";
-import { sleep, startService, SCRIPTS, type Service } from "../../../test-reliability/support/processes.ts";
+import { tinyPng } from "@app/testkit/png";
+import { sleep, startService, SCRIPTS, type Service } from "@app/testkit/processes";
 
 /**
  * A client that sends its upload one byte a second does not hold the server forever: once

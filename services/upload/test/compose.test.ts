@@ -8,7 +8,7 @@ import { loadConfig } from "@app/platform";
 import { createApp } from "../src/app.ts";
 import { createUploadDeps, type UploadRuntime } from "../src/compose.ts";
 import { blake3Hex, noisePng } from "./helpers.ts";
-import { startS3 } from "./s3rver.ts";
+import { startS3 } from "@app/testkit/s3rver";
 
 const silent = pino({ level: "silent" });
 let cleanup: (() => Promise<void>)[] = [];

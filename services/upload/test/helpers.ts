@@ -13,9 +13,9 @@ import { FsBlobStore } from "../src/adapters/fs-blob-store.ts";
 import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
 import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/routes/deps.ts";
-import { multipart as buildMultipart, type Part } from "../../../test-reliability/support/raw-http.ts";
+import { multipart as buildMultipart, type Part } from "@app/testkit/raw-http";
 
-export { pngClaiming } from "../../../test-reliability/support/png.ts";
+export { pngClaiming } from "@app/testkit/png";
 
 export const KEY = "test-key-0123456789abcdef";
 export const OTHER_KEY = "second-key-with-another-label";

@@ -3,7 +3,7 @@ import { Client } from "minio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3BlobStore } from "../src/adapters/s3-blob-store.ts";
 import { describeBlobStoreConformance } from "./blob-store-conformance.ts";
-import { startS3, type RunningS3 } from "./s3rver.ts";
+import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 
 let s3: RunningS3;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3BlobStore } from "../src/adapters/s3-blob-store.ts";
 import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
-import { startS3, type RunningS3 } from "./s3rver.ts";
+import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 
 /** The upload routes' key cases once more, with the S3 store behind them (s3rver, real SigV4). */
 let s3: RunningS3;

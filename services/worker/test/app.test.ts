@@ -1,7 +1,7 @@
 import { BullMqJobQueue, InProcessJobQueue } from "@app/jobs";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
-import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "../../../packages/jobs/test/redis-test-support.ts";
+import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
 import { createLogger } from "@app/platform";
 import { createApp } from "../src/index.ts";
 

@@ -7,8 +7,8 @@ import { BullMqJobQueue } from "@app/jobs";
 import { FsBlobStore } from "@app/upload";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "../../../packages/jobs/test/redis-test-support.ts";
-import { catalogPath, runScript, SCRIPTS, startService, type Service } from "../../../test-reliability/support/processes.ts";
+import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
+import { catalogPath, runScript, SCRIPTS, startService, type Service } from "@app/testkit/processes";
 
 /** The worker as it runs in production: `src/main.ts` in its own process, on the real Redis. */
 const CATALOG = catalogPath();

@@ -1,4 +1,4 @@
-import { newS3rver } from "../../services/upload/test/s3rver.ts";
+import { newS3rver } from "./s3rver.ts";
 
 /**
  * s3rver as its own process (PORT, DIRECTORY), so a test can kill it and start it again on the

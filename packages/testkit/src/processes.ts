@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /** The real catalog lives beside the repository, never in it. */
 export function catalogPath(): string {
