@@ -7,7 +7,7 @@ import { mergeRecord } from "../domain/asset-record.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { validateSubfolder, validateType } from "../domain/fields.ts";
 import { assetName } from "../domain/naming.ts";
-import { parseOriginalRef } from "../domain/original-ref.ts";
+import { originalRefOfForm } from "../domain/original-ref.ts";
 import type { UploadDeps } from "./deps.ts";
 import { parseMultipart, type ParsedUpload } from "./multipart.ts";
 
@@ -36,7 +36,7 @@ export function uploadMaskHandler(deps: UploadDeps) {
     try {
       const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
       const type = validateType(parsed.fields.get("type"));
-      const originalHash = parseOriginalRef(parsed.fields.get("original_ref"));
+      const originalHash = originalRefOfForm(parsed.fields);
       const image = requireImage(parsed);
       const info = await probe(parsed, image);
       if (!(await deps.store.stat(originalHash))) {
