@@ -47,7 +47,7 @@ describe("createUploadDeps", () => {
     const key = await createApiKey(join(dataDir, "api-keys.txt"), "default file");
     const deps = await createUploadDeps(loadConfig({ DATA_DIR: dataDir }), silent);
     cleanup.push(() => deps.close());
-    expect(deps.keys.verify(key)).toBe("default file");
+    expect(deps.keys.verify(key)?.label).toBe("default file");
   });
 
   it("composes the S3 store when S3_ENDPOINT is set", async () => {

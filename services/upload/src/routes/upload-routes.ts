@@ -10,11 +10,12 @@ import { assetName } from "../domain/naming.ts";
 import { originalRefOfForm } from "../domain/original-ref.ts";
 import type { UploadDeps } from "./deps.ts";
 import { parseMultipart, type ParsedUpload } from "./multipart.ts";
+import { byteBudgetOf } from "./rate-limit.ts";
 
 /** POST /api/upload/image (and /upload/image). */
 export function uploadImageHandler(deps: UploadDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const parsed = await parseMultipart(req, deps.store, deps.settings);
+    const parsed = await parseMultipart(req, deps.store, deps.settings, byteBudgetOf(res));
     try {
       const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
       const type = validateType(parsed.fields.get("type"));
@@ -32,7 +33,7 @@ export function uploadImageHandler(deps: UploadDeps) {
 /** POST /api/upload/mask (and /upload/mask). */
 export function uploadMaskHandler(deps: UploadDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const parsed = await parseMultipart(req, deps.store, deps.settings);
+    const parsed = await parseMultipart(req, deps.store, deps.settings, byteBudgetOf(res));
     try {
       const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
       const type = validateType(parsed.fields.get("type"));
