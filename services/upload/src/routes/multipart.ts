@@ -4,7 +4,7 @@ import type { Request } from "express";
 import { metrics } from "@app/platform";
 import type { BlobStore, StagedBlob } from "../adapters/blob-store.ts";
 import { UploadFailure } from "../domain/errors.ts";
-import { STREAM_CHARGE_STEP, UNLIMITED_BYTES, type ByteBudget } from "./byte-budget.ts";
+import { UNLIMITED_BYTES, type ByteBudget } from "./byte-budget.ts";
 
 export interface MultipartLimits {
   maxBytes: number;
@@ -114,9 +114,7 @@ function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits:
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
-      if (!hasLength && received > budget.charged) {
-        budget.charge(Math.max(STREAM_CHARGE_STEP, received - budget.charged)).catch((err: Error) => fail(err));
-      }
+      if (!hasLength) budget.chargeAhead(received)?.catch((err: Error) => fail(err));
     };
     const onAborted = () => {
       budget.settle(received);
@@ -169,6 +167,8 @@ function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits:
         }
         settled = true;
         cleanup();
+        // A streamed body was charged a step ahead of its bytes.
+        if (!hasLength) budget.settle(received);
         resolve({ fields, image, head: capture?.head() ?? Buffer.alloc(0) });
       })();
     });
