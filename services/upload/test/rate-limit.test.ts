@@ -1,10 +1,12 @@
 import { once } from "node:events";
+import { connect } from "node:net";
 import type { Server } from "node:http";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
+import { sleep } from "@app/testkit/processes";
 import { rawRequest } from "@app/testkit/raw-http";
 import { digestKey } from "../src/adapters/api-keys.ts";
 import { NO_LIMITS, type RateLimits } from "../src/domain/key-limits.ts";
@@ -35,6 +37,15 @@ async function appWith(defaults: Partial<RateLimits>): Promise<TestApp> {
   );
   t = await makeTestApp({ keyFile, settings: { rateLimits: { ...NO_LIMITS, ...defaults } } });
   return t;
+}
+
+/** Poll until `check` holds; fails after a deadline well inside the 60 s window. Asserts no duration. */
+async function eventually(check: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${deadlineMs} ms`);
+    await sleep(50);
+  }
 }
 
 const upload = async (key: string, bytes?: Buffer) =>
@@ -102,6 +113,29 @@ describe("per-key rate limits (in memory)", () => {
     expect(whole.status).toBe(413);
     expectUploadError(whole.body, "payload_too_large");
     expect(whole.body.message).toContain("upload_mbpm");
+  });
+
+  it("upload_mbpm: a body the client abandons is charged only for what arrived", async () => {
+    await appWith({ upload_mbpm: 1 });
+    const server: Server = t.app.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const port = (server.address() as { port: number }).port;
+    try {
+      // Declares 900 KiB, sends 10 KiB of it, and goes away.
+      const socket = connect(port, "127.0.0.1");
+      await once(socket, "connect");
+      const head = `POST /api/upload/image HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: multipart/form-data; boundary=B\r\nContent-Length: ${900 * KiB}\r\n\r\n`;
+      socket.write(head + "--B\r\n" + "x".repeat(10 * KiB));
+      const body = await noisePng(400, 400);
+      // 900 KiB + 470 KiB is over the minute's 1 MiB (a refused body is given back, so asking costs nothing)...
+      await eventually(async () => (await upload(KEY, body)).status === 429);
+      socket.destroy();
+      // ...and once the abandoned body is settled to what arrived, 10 KiB + 470 KiB is not.
+      await eventually(async () => (await upload(KEY, body)).status === 200);
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
   });
 
   it("upload_mbpm: a body without Content-Length is charged as it streams, and only for what arrived", async () => {
