@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
-import { ConfigSchema, loadConfig, type Config } from "../../packages/platform/src/config.ts";
+import { ConfigSchema, loadConfig, type Config } from "@app/platform";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 

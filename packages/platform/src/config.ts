@@ -29,6 +29,11 @@ export const ConfigSchema = z
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
     BODY_TIMEOUT_MS: int(30_000, 1),
+    /**
+     * The start-up sweep removes any upload temporary older than this (others' only when their
+     * process is known gone), so replicas sharing a bucket or DATA_DIR keep each other's uploads.
+     */
+    TEMP_MAX_AGE_MS: int(60 * 60 * 1000, 60_000),
 
     REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
     QUEUE_PREFIX: z.string().default("crs"),
@@ -50,6 +55,10 @@ export const ConfigSchema = z
     S3_PRESIGN_SECONDS: int(300, 1),
   })
   .superRefine((c, ctx) => {
+    // An upload stages for at most BODY_TIMEOUT_MS (then its body timer discards it); twice that is the margin.
+    if (c.TEMP_MAX_AGE_MS < 2 * c.BODY_TIMEOUT_MS) {
+      ctx.addIssue({ code: "custom", path: ["TEMP_MAX_AGE_MS"], message: `must be at least twice BODY_TIMEOUT_MS (${2 * c.BODY_TIMEOUT_MS} ms): an upload may be staging for that long` });
+    }
     if (c.S3_ENDPOINT) {
       for (const k of ["S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"] as const) {
         if (!c[k]) ctx.addIssue({ code: "custom", path: [k], message: "is required when S3_ENDPOINT is set" });

@@ -15,6 +15,14 @@ describe("loadConfig", () => {
     }
   });
 
+  it("TEMP_MAX_AGE_MS defaults to an hour, and refuses less than a minute or less than twice BODY_TIMEOUT_MS", () => {
+    expect(loadConfig({}).TEMP_MAX_AGE_MS).toBe(3_600_000);
+    expect(loadConfig({ TEMP_MAX_AGE_MS: "120000", BODY_TIMEOUT_MS: "60000" }).TEMP_MAX_AGE_MS).toBe(120_000);
+    for (const env of [{ TEMP_MAX_AGE_MS: "59999" }, { TEMP_MAX_AGE_MS: "soon" }, { TEMP_MAX_AGE_MS: "100000", BODY_TIMEOUT_MS: "60000" }]) {
+      expect(() => loadConfig(env), JSON.stringify(env)).toThrow(/TEMP_MAX_AGE_MS/);
+    }
+  });
+
   it("names every bad variable at once", () => {
     expect(() => loadConfig({ PORT: "x", LOG_LEVEL: "loud" })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
   });

@@ -14,7 +14,8 @@ for (const directIo of [true, false]) {
     return {
       store,
       temporaries: async () => readdir(join(root, "tmp")).catch(() => []),
-      plantTemporary: async () => writeFile(join(root, "tmp", `crashed-${Math.random()}`), "partial"),
+      plantTemporary: async (name) => writeFile(join(root, "tmp", name), "partial"),
+      sibling: ({ tempMaxAgeMs }) => new FsBlobStore(root, { directIo, tempMaxAgeMs }),
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   });
