@@ -29,6 +29,8 @@ export const ConfigSchema = z
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
     BODY_TIMEOUT_MS: int(30_000, 1),
+    /** The filesystem store writes uploads with O_DIRECT (where the filesystem takes it) instead of through the page cache. */
+    UPLOAD_DIRECT_IO: z.enum(["on", "off"]).default("off"),
     /**
      * The start-up sweep removes any upload temporary older than this (others' only when their
      * process is known gone), so replicas sharing a bucket or DATA_DIR keep each other's uploads.

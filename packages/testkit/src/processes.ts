@@ -60,10 +60,13 @@ export interface Service {
 export async function startService(
   script: string,
   env: Record<string, string>,
-  opts: { readyPath?: string; timeoutMs?: number; port?: number } = {},
+  opts: { readyPath?: string; timeoutMs?: number; port?: number; virtualMemoryKiB?: number } = {},
 ): Promise<Service> {
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const node = [process.execPath, "--import", "tsx", script];
+  // Under `ulimit -v` (address space, as a container or a shared host may set it): bash sets it, then becomes node.
+  const [command, ...args] = opts.virtualMemoryKiB === undefined ? node : ["bash", "-c", `ulimit -v ${opts.virtualMemoryKiB} && exec "$@"`, "bash", ...node];
+  const child = spawn(command!, args, {
     cwd: repoRoot,
     env: { ...cleanEnv(), LOG_LEVEL: "warn", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -123,7 +126,7 @@ export async function startService(
 
 /** The parent's environment without the stack's own variables, so a developer's shell cannot change what a test runs. */
 function cleanEnv(): Record<string, string> {
-  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|LOG_LEVEL)$/;
+  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|UPLOAD_DIRECT_IO|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|LOG_LEVEL)$/;
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 

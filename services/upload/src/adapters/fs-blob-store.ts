@@ -53,7 +53,8 @@ export class FsBlobStore implements BlobStore {
   private direct = false;
 
   /**
-   * `directIo: false` keeps every write buffered (the fallback, tested on its own);
+   * `directIo: true` writes uploads with O_DIRECT where the filesystem takes it (UPLOAD_DIRECT_IO=on);
+   * buffered otherwise, the default;
    * `tempMaxAgeMs`: the age from which the sweep removes any temporary (TEMP_MAX_AGE_MS).
    */
   constructor(
@@ -65,7 +66,7 @@ export class FsBlobStore implements BlobStore {
 
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true });
-    this.direct = this.opts.directIo !== false && (await directIoWorks(this.tmpDir, `${process.pid}-direct-io-probe`));
+    this.direct = this.opts.directIo === true && (await directIoWorks(this.tmpDir, `${process.pid}-direct-io-probe`));
   }
 
   /** How staged bytes reach the disk: "direct" (O_DIRECT) where the filesystem takes it, else "buffered". */
@@ -214,7 +215,7 @@ export class FsBlobStore implements BlobStore {
 }
 
 /**
- * The buffered writer, where direct I/O is not available.
+ * The buffered writer: the default, and where direct I/O is not available.
  * Hashes (blake3) and writes to an open file in one step, and starts a datasync every few MiB
  * while the upload is still arriving, so the disk works in parallel with the network and the
  * fsync before commit has little left.
