@@ -16,8 +16,6 @@ export const ConfigSchema = z
     PORT: int(8080, 0),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     DATA_DIR: z.string().default("./.data"),
-    /** V8's old-generation growth after each full GC in processes that take uploads; 0 leaves V8's own policy (see heap-tuning.ts). */
-    HEAP_GROWTH_PERCENT: int(200, 0),
 
     SEARCH_URL: url.optional(),
     UPLOAD_URL: url.optional(),

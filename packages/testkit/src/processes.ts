@@ -60,13 +60,10 @@ export interface Service {
 export async function startService(
   script: string,
   env: Record<string, string>,
-  opts: { readyPath?: string; timeoutMs?: number; port?: number; virtualMemoryKiB?: number } = {},
+  opts: { readyPath?: string; timeoutMs?: number; port?: number } = {},
 ): Promise<Service> {
   const port = opts.port ?? (await freePort());
-  const node = [process.execPath, "--import", "tsx", script];
-  // Under `ulimit -v` (address space, as a container or a shared host may set it): bash sets it, then becomes node.
-  const [command, ...args] = opts.virtualMemoryKiB === undefined ? node : ["bash", "-c", `ulimit -v ${opts.virtualMemoryKiB} && exec "$@"`, "bash", ...node];
-  const child = spawn(command!, args, {
+  const child = spawn(process.execPath, [...startFlags(script), "--import", "tsx", script], {
     cwd: repoRoot,
     env: { ...cleanEnv(), LOG_LEVEL: "warn", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -122,6 +119,17 @@ export async function startService(
     await sleep(100);
   }
   return svc;
+}
+
+/**
+ * The node flags (V8's among them) a service's start script gives its main file, e.g.
+ * `node --heap-growing-percent=200 --import tsx src/main.ts`, so a test runs it as `pnpm start` does.
+ */
+function startFlags(script: string): string[] {
+  const m = /^(services\/[^/]+)\/src\/main\.ts$/.exec(script.startsWith(repoRoot) ? script.slice(repoRoot.length + 1) : script);
+  if (!m) return [];
+  const start = (JSON.parse(readFileSync(join(repoRoot, m[1]!, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
+  return /^node\s+((?:--\S+\s+)*)--import\s+tsx\s/.exec(start)?.[1]!.split(/\s+/).filter(Boolean) ?? [];
 }
 
 /** The parent's environment without the stack's own variables, so a developer's shell cannot change what a test runs. */
