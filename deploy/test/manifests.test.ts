@@ -16,7 +16,7 @@ import {
   yamlFilesIn,
   type Manifests,
 } from "./k8s.ts";
-import { parseKeyFile } from "../../services/upload/src/adapters/api-keys.ts";
+import { parseKeyFile } from "@app/upload";
 import { commandOnPath, compiledFile, configKeys, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
 
 const hasKubectl = commandOnPath("kubectl");

@@ -6,7 +6,7 @@ export { DEFAULT_SETTINGS } from "./routes/deps.ts";
 export type { BlobStore, StagedBlob, CommitResult, ByteRange, BlobStat } from "./adapters/blob-store.ts";
 export { BlobNotFoundError, BlobStoreUnavailableError } from "./adapters/blob-store.ts";
 export { FsBlobStore } from "./adapters/fs-blob-store.ts";
-export { loadApiKeys, createApiKey, digestKey, type ApiKeys } from "./adapters/api-keys.ts";
+export { loadApiKeys, createApiKey, digestKey, parseKeyFile, type ApiKeys } from "./adapters/api-keys.ts";
 // The S3 store is loaded only when S3_ENDPOINT selects it (createBlobStore): the minio client adds ~6 MB of heap.
 export type { S3BlobStore, S3BlobStoreOptions } from "./adapters/s3-blob-store.ts";
 export { parseOriginalRef } from "./domain/original-ref.ts";
