@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -34,8 +35,10 @@ export function testCatalog(): TestCatalog {
     cached = { path: REAL_CATALOG_PATH, kind: "real", records, description: `the real catalog (${records} nodes) at ${REAL_CATALOG_PATH}` };
   } else {
     const nodes = fixtureCatalog();
-    const path = join(tmpdir(), `crs-catalog-fixture-${FIXTURE_SEED}-${nodes.length}.ndjson`);
-    if (!existsSync(path)) writeCatalogFile(path, nodes);
+    const text = toNdjson(nodes);
+    // Named by content: a changed generator or relevance set never reuses an old file.
+    const path = join(tmpdir(), `crs-catalog-fixture-${createHash("sha256").update(text).digest("hex").slice(0, 16)}.ndjson`);
+    if (!existsSync(path)) writeAtomically(path, text);
     cached = {
       path,
       kind: "generated",
@@ -53,9 +56,15 @@ export function fixtureCatalog(): RegistryNode[] {
 
 /** NDJSON, written to a temporary name and renamed: parallel test workers never read half a file. */
 export function writeCatalogFile(path: string, nodes: readonly RegistryNode[]): void {
+  writeAtomically(path, toNdjson(nodes));
+}
+
+const toNdjson = (nodes: readonly RegistryNode[]): string => nodes.map((n) => JSON.stringify(n)).join("\n") + "\n";
+
+function writeAtomically(path: string, text: string): void {
   mkdirSync(resolve(path, ".."), { recursive: true });
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  writeFileSync(tmp, nodes.map((n) => JSON.stringify(n)).join("\n") + "\n");
+  writeFileSync(tmp, text);
   renameSync(tmp, path);
 }
 

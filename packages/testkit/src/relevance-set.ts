@@ -121,6 +121,15 @@ export const RELEVANCE_SET: RegistryNode[] = [
     repo_stars: 60,
     app_node_names: ["SetUnionControlNetType"],
   }),
+  active("comfyui-controlnet-inpaint", {
+    name: "ControlNet Inpaint Nodes",
+    description: "Inpainting with ControlNet: a masked image in, a hint out.",
+    author: "painter",
+    repository: "https://github.com/example/comfyui-controlnet-inpaint",
+    publisher: { id: "painter", name: "painter" },
+    repo_stars: 35,
+    app_node_names: ["ControlNetInpaintPrep"],
+  }),
   active("cnet-stack", {
     name: "CNet Stack",
     description: "Stack several control net conditionings in one node.",
