@@ -56,6 +56,8 @@ export class InProcessJobQueue implements JobQueue {
   private readonly keepFinished: number;
   private closed = false;
   private readonly schedules = new Map<string, NodeJS.Timeout>();
+  /** Retries waiting out their backoff: close() wakes them, so shutdown does not wait for the clock. */
+  private readonly backoffs = new Set<() => void>();
 
   constructor(opts: InProcessJobQueueOptions = {}) {
     this.concurrency = opts.concurrency ?? 2;
@@ -169,9 +171,13 @@ export class InProcessJobQueue implements JobQueue {
     return !this.closed;
   }
 
-  /** Takes no new jobs; queued, running and retrying ones all finish (nothing here outlives the process). */
+  /**
+   * Takes no new jobs; queued, running and retrying ones all finish (nothing here outlives the
+   * process). A retry waiting out its backoff is tried at once.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    for (const wake of this.backoffs) wake();
     for (const id of [...this.schedules.keys()]) await this.unschedule(id);
     await Promise.allSettled([...this.entries.values()].map((e) => e.done));
   }
@@ -199,7 +205,15 @@ export class InProcessJobQueue implements JobQueue {
       } finally {
         this.release();
       }
-      await new Promise((r) => setTimeout(r, entry.backoffMs * 2 ** (attempt - 1)));
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.backoffs.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, this.closed ? 0 : entry.backoffMs * 2 ** (attempt - 1));
+        this.backoffs.add(wake);
+      });
       entry.state = "waiting";
     }
   }

@@ -1,5 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
-import { InProcessJobQueue } from "@app/jobs";
+import { InProcessJobQueue, UnrecoverableJobError } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import type { CatalogReindexResult } from "@app/contracts";
@@ -76,7 +76,8 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
 
   /** The size a new catalog is compared with: the index served, or (a writer) the last snapshot written. */
   const indexedCount = async (): Promise<number> => {
-    if (role === "server" || !snapshot) return engine.count();
+    if (role === "server") return tracker.status().nodes;
+    if (!snapshot) return engine.count();
     const meta = await snapshot.readMeta();
     if (meta) return meta.nodes;
     const text = await readFile(snapshot.path, "utf8").catch(() => "");
@@ -85,6 +86,8 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
 
   const reindex = async (from: string, ro: ReindexOptions = {}): Promise<ReindexResult> => {
     const t0 = performance.now();
+    // Shutting down: no read starts, and a retry of one cut short is not worth its tries.
+    if (closing.signal.aborted) throw new UnrecoverableJobError("the search service is closing");
     try {
       const { records, progress } = await loadCatalog(from, {
         onProgress: (p) => ro.onProgress?.({ ...p, phase: "reading" }),
