@@ -56,6 +56,7 @@ export class InProcessJobQueue implements JobQueue {
   private readonly keepFinished: number;
   private closed = false;
   private readonly schedules = new Map<string, NodeJS.Timeout>();
+  private scheduledRuns = 0;
   /** Retries waiting out their backoff: close() wakes them, so shutdown does not wait for the clock. */
   private readonly backoffs = new Set<() => void>();
 
@@ -84,7 +85,7 @@ export class InProcessJobQueue implements JobQueue {
     const tick = () => {
       const last = lastJobId ? this.entries.get(lastJobId) : undefined;
       if (last && last.state !== "completed" && last.state !== "failed") return; // still running or retrying
-      lastJobId = `${schedulerId}@${Date.now()}`;
+      lastJobId = `${schedulerId}@${Date.now()}#${++this.scheduledRuns}`;
       try {
         this.add(name, data, lastJobId, opts.attempts ?? this.attempts, opts.backoffMs ?? this.backoffMs);
       } catch {
@@ -205,15 +206,17 @@ export class InProcessJobQueue implements JobQueue {
       } finally {
         this.release();
       }
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.backoffs.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, this.closed ? 0 : entry.backoffMs * 2 ** (attempt - 1));
-        this.backoffs.add(wake);
-      });
+      if (!this.closed) {
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            this.backoffs.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, entry.backoffMs * 2 ** (attempt - 1));
+          this.backoffs.add(wake);
+        });
+      }
       entry.state = "waiting";
     }
   }
