@@ -68,8 +68,8 @@ function writeAtomically(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-/** mulberry32: small, fast, and the same sequence on every machine for a seed. */
-function rng(seed: number): () => number {
+/** mulberry32: small, fast, and the same sequence on every machine for a seed (also the benchmarks' synthetic catalogs). */
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -100,7 +100,7 @@ const VERSION_STATUS = ["NodeVersionStatusActive", "NodeVersionStatusActive", "N
  * app node names, and some banned or deleted packs. The same seed gives the same catalog.
  */
 export function generateCatalog(opts: { seed?: number; nodes?: number } = {}): RegistryNode[] {
-  const r = rng(opts.seed ?? FIXTURE_SEED);
+  const r = seeded(opts.seed ?? FIXTURE_SEED);
   const n = opts.nodes ?? FIXTURE_NODES;
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const some = <T>(xs: readonly T[], max: number): T[] => [...new Set(Array.from({ length: Math.floor(r() * (max + 1)) }, () => pick(xs)))];

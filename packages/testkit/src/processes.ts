@@ -32,6 +32,15 @@ export async function freePort(): Promise<number> {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Poll `cond` until it holds; throws naming `what` after `tries` polls (a generous bound, never a timing assertion). */
+export async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, { tries = 600, everyMs = 50 } = {}): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await cond()) return;
+    await sleep(everyMs);
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
 export interface Service {
   url: string;
   port: number;

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@app/platform";
 import { generateCatalog } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
-import { runScript, SCRIPTS } from "@app/testkit/processes";
+import { runScript, SCRIPTS, waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
 import { silentLogger } from "./helpers.ts";
@@ -27,13 +27,7 @@ const registry = async (nodes = NODES) => {
   registries.push(r);
   return r;
 };
-const until = async (cond: () => boolean | Promise<boolean>, what: string) => {
-  for (let i = 0; i < 600; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-};
+const until = waitUntil;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "search-mirror-"));

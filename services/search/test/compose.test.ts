@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobQueue, InProcessJobQueue } from "@app/jobs";
 import { loadConfig } from "@app/platform";
 import { createReindexHandler, createSearchDeps, type SearchDeps } from "../src/index.ts";
+import { waitUntil } from "@app/testkit/processes";
 import { silentLogger } from "./helpers.ts";
 
 const run = promisify(execFile);
@@ -24,13 +25,6 @@ const catalog = async (name: string, ids: string[]) => {
   const path = join(dir, name);
   await writeFile(path, ids.map((id) => JSON.stringify({ id, name: `Pack ${id}`, status: "NodeStatusActive" })).join("\n") + "\n{broken\n");
   return path;
-};
-const waitUntil = async (cond: () => Promise<boolean>, what: string) => {
-  for (let i = 0; i < 150; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 };
 
 beforeAll(async () => {
