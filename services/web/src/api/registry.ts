@@ -1,4 +1,4 @@
-import type { Node, SearchPage } from "@app/contracts";
+import type { ComfyNodesPage, Node, SearchPage } from "@app/contracts";
 import { getJson } from "./http.ts";
 
 /** The parameters of GET /nodes/search this page sends (names as the API spells them). */
@@ -26,10 +26,6 @@ export const searchNodes = (p: SearchParams, signal: AbortSignal): Promise<Searc
 
 export function getNode(id: string, includeBanned: boolean, signal: AbortSignal): Promise<Node> {
   return getJson<Node>(`/nodes/${encodeURIComponent(id)}${includeBanned ? "?include_banned=true" : ""}`, { signal });
-}
-
-export interface ComfyNodesPage {
-  comfy_nodes: { comfy_node_name?: string }[];
 }
 
 /** The node classes of one version, as the public registry's route answers them. */

@@ -58,26 +58,26 @@ export function SearchPage({ place }: { place: Place }) {
         <div class="filters">
           <label>
             OS
-            <select value={state.os} onChange={(e) => change({ os: e.currentTarget.value })}>
+            <select id="os" value={state.os} onChange={(e) => change({ os: e.currentTarget.value })}>
               <option value="">Any</option>
               {OS_CHOICES.map((v) => <option key={v} value={v}>{v}</option>)}
             </select>
           </label>
           <label>
             Accelerator
-            <select value={state.acc} onChange={(e) => change({ acc: e.currentTarget.value })}>
+            <select id="acc" value={state.acc} onChange={(e) => change({ acc: e.currentTarget.value })}>
               <option value="">Any</option>
               {ACCELERATOR_CHOICES.map((v) => <option key={v} value={v}>{v}</option>)}
             </select>
           </label>
           <label>
             Per page
-            <select value={String(state.limit)} onChange={(e) => change({ limit: Number(e.currentTarget.value) })}>
+            <select id="limit" value={String(state.limit)} onChange={(e) => change({ limit: Number(e.currentTarget.value) })}>
               {PAGE_SIZES.map((v) => <option key={v} value={String(v)}>{v}</option>)}
             </select>
           </label>
           <label class="check">
-            <input type="checkbox" checked={state.banned} onChange={(e) => change({ banned: e.currentTarget.checked })} />
+            <input id="banned" type="checkbox" checked={state.banned} onChange={(e) => change({ banned: e.currentTarget.checked })} />
             Include banned
           </label>
         </div>
@@ -90,7 +90,7 @@ export function SearchPage({ place }: { place: Place }) {
       </p>
       {page && page.nodes.length === 0 && !result.error && <p class="empty">No node pack matches. Try fewer words, or another filter.</p>}
       {page && (
-        <ol class="results" aria-label="Search results" start={(page.page - 1) * page.limit + 1}>
+        <ol class="results" aria-label="Search results" start={(page.page - 1) * page.limit + 1} data-request={result.dataKey ?? undefined}>
           {page.nodes.map((n) => <ResultCard key={n.id} node={n} terms={highlightTerms(box)} includeBanned={state.banned} />)}
         </ol>
       )}

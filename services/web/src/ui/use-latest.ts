@@ -3,6 +3,8 @@ import { describeError, isAbort } from "../api/http.ts";
 
 export interface Loaded<T> {
   data: T | null;
+  /** The key `data` answers (an older one while a newer request is in flight). */
+  dataKey: string | null;
   error: string | null;
   loading: boolean;
 }
@@ -13,7 +15,7 @@ export interface Loaded<T> {
  * started (an abort can lose the race with a response already being read).
  */
 export function useLatest<T>(key: string | null, load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
-  const [state, setState] = useState<Loaded<T>>({ data: null, error: null, loading: key !== null });
+  const [state, setState] = useState<Loaded<T>>({ data: null, dataKey: null, error: null, loading: key !== null });
   const seq = useRef(0);
   useEffect(() => {
     const mine = ++seq.current;
@@ -22,10 +24,10 @@ export function useLatest<T>(key: string | null, load: (signal: AbortSignal) => 
     setState((s) => ({ ...s, loading: true }));
     load(ctrl.signal).then(
       (data) => {
-        if (mine === seq.current) setState({ data, error: null, loading: false });
+        if (mine === seq.current) setState({ data, dataKey: key, error: null, loading: false });
       },
       (err: unknown) => {
-        if (mine === seq.current && !isAbort(err)) setState((s) => ({ data: s.data, error: describeError(err), loading: false }));
+        if (mine === seq.current && !isAbort(err)) setState((s) => ({ ...s, error: describeError(err), loading: false }));
       },
     );
     return () => ctrl.abort();
