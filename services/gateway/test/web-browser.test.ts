@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
