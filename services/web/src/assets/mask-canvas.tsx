@@ -38,7 +38,7 @@ export function MaskCanvas({ src, width, height, tool, size, onReady }: { src: s
   };
 
   return (
-    <div class="stage" style={{ aspectRatio: `${width} / ${height}` }}>
+    <div class="stage" style={{ aspectRatio: `${width} / ${height}`, "--ratio": String(width / height) }}>
       <img src={src} alt="the image being masked" draggable={false} />
       <canvas
         ref={canvas}

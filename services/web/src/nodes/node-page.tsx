@@ -29,14 +29,14 @@ export function NodePage({ id, includeBanned }: { id: string; includeBanned: boo
           <p class="meta"><code>{n.id}</code>{n.publisher && <span> · published by {n.publisher.name ?? n.publisher.id}</span>}</p>
           {n.description && <p class="lead">{n.description}</p>}
           <div class="install card">
-            <label for="install">Install</label>
+            <h2 id="install-h">Install</h2>
             <div class="copy-row">
-              <input id="install" readOnly value={`comfy node install ${n.id}`} onFocus={(e) => e.currentTarget.select()} />
+              <code id="install" class="command" aria-labelledby="install-h">comfy node install {n.id}</code>
               <CopyButton text={`comfy node install ${n.id}`} />
             </div>
           </div>
           <div class="node-grid">
-            <section class="card" aria-labelledby="about-h">
+            <section class="card about" aria-labelledby="about-h">
               <h2 id="about-h">About</h2>
               <Facts node={n} />
             </section>
