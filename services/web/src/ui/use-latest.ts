@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { describeError, isAbort } from "../api/http.ts";
+import { LatestRequest } from "./latest-request.ts";
 
 export interface Loaded<T> {
   data: T | null;
@@ -9,28 +10,23 @@ export interface Loaded<T> {
   loading: boolean;
 }
 
-/**
- * Runs `load` whenever `key` changes and keeps only the newest answer: the previous request
- * is aborted, and a sequence number drops any answer that still arrives after a newer request
- * started (an abort can lose the race with a response already being read).
- */
+/** Runs `load` whenever `key` changes and shows only the newest answer (see LatestRequest). */
 export function useLatest<T>(key: string | null, load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
   const [state, setState] = useState<Loaded<T>>({ data: null, dataKey: null, error: null, loading: key !== null });
-  const seq = useRef(0);
+  const latest = useRef(new LatestRequest());
   useEffect(() => {
-    const mine = ++seq.current;
     if (key === null) return;
-    const ctrl = new AbortController();
+    const { signal, current } = latest.current.begin();
     setState((s) => ({ ...s, loading: true }));
-    load(ctrl.signal).then(
+    load(signal).then(
       (data) => {
-        if (mine === seq.current) setState({ data, dataKey: key, error: null, loading: false });
+        if (current()) setState({ data, dataKey: key, error: null, loading: false });
       },
       (err: unknown) => {
-        if (mine === seq.current && !isAbort(err)) setState((s) => ({ ...s, error: describeError(err), loading: false }));
+        if (current() && !isAbort(err)) setState((s) => ({ ...s, error: describeError(err), loading: false }));
       },
     );
-    return () => ctrl.abort();
   }, [key]);
+  useEffect(() => () => latest.current.cancel(), []);
   return state;
 }
