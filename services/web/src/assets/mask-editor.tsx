@@ -64,6 +64,20 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Upl
     }
   };
 
+  // Keys for the tools (the buttons say which): B brush, E eraser, [ and ] size.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (e.ctrlKey || e.metaKey || e.altKey || target?.closest("input, select, textarea")) return;
+      if (e.key === "b") setTool("brush");
+      else if (e.key === "e") setTool("eraser");
+      else if (e.key === "[") setSize((s) => Math.max(2, s - 4));
+      else if (e.key === "]") setSize((s) => Math.min(120, s + 4));
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
   const failure = loadError ?? error;
   return (
     <div class="mask-editor">
@@ -74,10 +88,10 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Upl
       {image && (
         <>
           <div class="toolbar" role="toolbar" aria-label="Brush">
-            <button type="button" aria-pressed={tool === "brush"} onClick={() => setTool("brush")}>Brush</button>
-            <button type="button" aria-pressed={tool === "eraser"} onClick={() => setTool("eraser")}>Eraser</button>
-            <label class="size">
-              Size <input type="range" min={2} max={120} value={size} onInput={(e) => setSize(Number(e.currentTarget.value))} /> <output>{size}px</output>
+            <button type="button" aria-pressed={tool === "brush"} aria-keyshortcuts="B" title="Brush (B)" onClick={() => setTool("brush")}>Brush</button>
+            <button type="button" aria-pressed={tool === "eraser"} aria-keyshortcuts="E" title="Eraser (E)" onClick={() => setTool("eraser")}>Eraser</button>
+            <label class="size" title="Brush size ([ and ])">
+              Size <input type="range" aria-keyshortcuts="[ ]" min={2} max={120} value={size} onInput={(e) => setSize(Number(e.currentTarget.value))} /> <output>{size}px</output>
             </label>
             <button type="button" onClick={() => brush.current && clearCanvas(brush.current)}>Clear</button>
             <button type="button" class="primary" onClick={send} disabled={progress !== null}>Upload mask</button>
