@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SearchPage } from "@app/contracts";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
-import { blake3Hex } from "@app/testkit/assets";
+import { blake3Hex, noiseImage } from "@app/testkit/assets";
 import { startChromium, type ElementHandle, type Page } from "@app/testkit/chromium";
 import { repoRoot } from "@app/testkit/processes";
 import { webDistDir } from "@app/web";
@@ -25,6 +25,7 @@ import { serveOn } from "./web-support.ts";
  * search page, a node page and the mask editor at 375 and 1440 px go to docs/screenshots.
  */
 const KEY = "web-test-key-0123456789";
+const MAX_UPLOAD = 1024 * 1024;
 const SCREENSHOTS = join(repoRoot, "docs/screenshots");
 const chromium = await startChromium();
 if (!chromium.ok) console.log(`browser tests skipped: ${chromium.reason}`);
@@ -43,7 +44,7 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     const catalog = join(dataDir, "catalog.ndjson");
     await writeFile(catalog, WEB_CATALOG.map((r) => JSON.stringify(r)).join("\n"));
     const logger = createLogger("web-browser", "silent");
-    const composed = await composeGateway(loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: catalog, API_KEYS: KEY, LOG_LEVEL: "silent" }), logger);
+    const composed = await composeGateway(loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: catalog, API_KEYS: KEY, UPLOAD_MAX_BYTES: String(MAX_UPLOAD), LOG_LEVEL: "silent" }), logger);
     closables = composed.closables;
     const server = await serveOn(createGatewayApp({ services: composed.services, logger, extraRoutes: openApiRouter(), webRoot: webDistDir }));
     base = server.url;
@@ -220,6 +221,21 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     await screenshot("mask", 1440, true);
     await screenshot("mask", 375, true);
   }, 120_000);
+
+  it("the API's refusals in its own words: 400 for a file that is not an image, 413 for one over the limit", async () => {
+    await page.goto(`${base}/ui/upload`);
+    const notImage = join(dataDir, "notes.png");
+    await writeFile(notImage, "these are notes, not pixels\n".repeat(20));
+    const input = (await page.waitForSelector("#image-file")) as ElementHandle<HTMLInputElement>;
+    await input.uploadFile(notImage);
+    await waitFor(`document.querySelector("[role=alert]")?.textContent?.includes("not a decodable image")`);
+    const big = join(dataDir, "big.png");
+    const bytes = await noiseImage(700, 700);
+    expect(bytes.length).toBeGreaterThan(MAX_UPLOAD);
+    await writeFile(big, bytes);
+    await input.uploadFile(big);
+    await waitFor(`document.querySelector("[role=alert]")?.textContent?.includes("larger than UPLOAD_MAX_BYTES")`);
+  }, 60_000);
 
   it("a wrong key shows the API's 401 message", async () => {
     await page.goto(`${base}/ui/upload`);
