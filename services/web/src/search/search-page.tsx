@@ -56,26 +56,9 @@ export function SearchPage({ place }: { place: Place }) {
         />
         <BoxHint id="q-hint" box={parseBox(text)} onUse={(q) => { setText(q); change({ q }); }} />
         <div class="filters">
-          <label>
-            OS
-            <select id="os" value={state.os} onChange={(e) => change({ os: e.currentTarget.value })}>
-              <option value="">Any</option>
-              {OS_CHOICES.map((v) => <option key={v} value={v}>{v}</option>)}
-            </select>
-          </label>
-          <label>
-            Accelerator
-            <select id="acc" value={state.acc} onChange={(e) => change({ acc: e.currentTarget.value })}>
-              <option value="">Any</option>
-              {ACCELERATOR_CHOICES.map((v) => <option key={v} value={v}>{v}</option>)}
-            </select>
-          </label>
-          <label>
-            Per page
-            <select id="limit" value={String(state.limit)} onChange={(e) => change({ limit: Number(e.currentTarget.value) })}>
-              {PAGE_SIZES.map((v) => <option key={v} value={String(v)}>{v}</option>)}
-            </select>
-          </label>
+          <Choice id="os" label="OS" value={state.os} options={["", ...OS_CHOICES]} onPick={(os) => change({ os })} />
+          <Choice id="acc" label="Accelerator" value={state.acc} options={["", ...ACCELERATOR_CHOICES]} onPick={(acc) => change({ acc })} />
+          <Choice id="limit" label="Per page" value={String(state.limit)} options={PAGE_SIZES.map(String)} onPick={(v) => change({ limit: Number(v) })} />
           <label class="check">
             <input id="banned" type="checkbox" checked={state.banned} onChange={(e) => change({ banned: e.currentTarget.checked })} />
             Include banned
@@ -96,6 +79,18 @@ export function SearchPage({ place }: { place: Place }) {
       )}
       {page && page.totalPages > 1 && <Pager state={{ ...state }} totalPages={page.totalPages} />}
     </section>
+  );
+}
+
+/** A labelled select; the empty value reads "Any". */
+function Choice({ id, label, value, options, onPick }: { id: string; label: string; value: string; options: readonly string[]; onPick: (v: string) => void }) {
+  return (
+    <label>
+      {label}
+      <select id={id} value={value} onChange={(e) => onPick(e.currentTarget.value)}>
+        {options.map((v) => <option key={v} value={v}>{v === "" ? "Any" : v}</option>)}
+      </select>
+    </label>
   );
 }
 
