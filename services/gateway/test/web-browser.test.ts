@@ -168,6 +168,18 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(await page.$eval("#q", (i) => (i as HTMLInputElement).value)).toBe("impact");
   }, 120_000);
 
+  it("works from the keyboard: Tab from the box reaches the filters, Enter on a result opens it", async () => {
+    await page.goto(`${base}/?q=impact`);
+    await waitFirstResult("ComfyUI Impact Pack");
+    await page.focus("#q");
+    await page.keyboard.press("Tab");
+    await waitFor(`document.activeElement?.id === "os"`);
+    await page.focus(".results .result-title a");
+    await page.keyboard.press("Enter");
+    await waitFor(`document.querySelector("h1")?.textContent === "ComfyUI Impact Pack"`);
+    await waitFor(`document.title === "comfyui-impact-pack · Node registry"`);
+  }, 60_000);
+
   it("an unknown node shows the API's message, not a blank page", async () => {
     await page.goto(`${base}/ui/nodes/no-such-pack`);
     await waitFor(`document.querySelector("[role=alert]")?.textContent?.includes("no node with id")`);
@@ -195,6 +207,12 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(imageName).not.toBe("");
     await page.click("a.button[href^='/ui/mask']");
     const canvas = await page.waitForSelector("[data-testid=mask-canvas]");
+    const pressedIs = (tool: string) => waitFor(`[...document.querySelectorAll(".toolbar button[aria-pressed=true]")].map((b) => b.textContent).join() === ${JSON.stringify(tool)}`);
+    await page.focus("button[aria-keyshortcuts=E]");
+    await page.keyboard.press("Space");
+    await pressedIs("Eraser");
+    await page.keyboard.press("b");
+    await pressedIs("Brush");
     const box = (await canvas!.boundingBox())!;
     const y = box.y + box.height / 2;
     await page.mouse.move(box.x + box.width * 0.2, y);

@@ -1,10 +1,14 @@
-import { useEffect } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import { GalleryPage } from "./assets/gallery-page.tsx";
 import { MaskPage } from "./assets/mask-page.tsx";
 import { UploadPage } from "./assets/upload-page.tsx";
 import { NodePage } from "./nodes/node-page.tsx";
 import { onLinkClick, usePlace, type Place } from "./router.ts";
 import { SearchPage } from "./search/search-page.tsx";
+
+const TITLES: Record<string, string> = { "/ui/upload": "Upload", "/ui/mask": "Mask editor", "/ui/gallery": "Gallery" };
+const titleOf = (path: string): string =>
+  path.startsWith("/ui/nodes/") ? decodeURIComponent(path.slice("/ui/nodes/".length)) : (TITLES[path] ?? "Search");
 
 const NAV = [
   { href: "/", label: "Registry", match: (p: string) => p === "/" || p.startsWith("/ui/nodes/") },
@@ -15,10 +19,22 @@ const NAV = [
 
 export function App() {
   const place = usePlace();
+  const firstPath = useRef(place.path);
   useEffect(() => {
     document.addEventListener("click", onLinkClick);
     return () => document.removeEventListener("click", onLinkClick);
   }, []);
+  // A new page (not a new query on the same page) is announced: its title, and focus on its heading.
+  useEffect(() => {
+    document.title = `${titleOf(place.path)} · Node registry`;
+    if (place.path === firstPath.current) return;
+    firstPath.current = "";
+    const target = document.querySelector<HTMLElement>("main h1") ?? document.querySelector<HTMLElement>("main");
+    if (target) {
+      target.tabIndex = -1;
+      target.focus({ preventScroll: true });
+    }
+  }, [place.path]);
   return (
     <>
       <a class="skip" href="#main">Skip to content</a>
