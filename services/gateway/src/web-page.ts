@@ -7,9 +7,10 @@ const ASSET_CACHE = { immutable: true, maxAge: "1y", index: false, redirect: fal
 
 /**
  * The page's own sources only: no CDN, no remote font, no inline script. Images come from blob:
- * URLs (the asset routes need the key header, so the page fetches their bytes itself).
+ * URLs (the asset routes need the key header, so the page fetches their bytes itself), and
+ * WebAssembly is compiled for the blake3 that hashes a file before its upload.
  */
-const CSP = "default-src 'self'; img-src 'self' blob: data:; script-src 'self'; style-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const CSP = "default-src 'self'; img-src 'self' blob: data:; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * The web page (services/web) at `/`: hashed assets under /assets with a year's cache, and

@@ -203,6 +203,36 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(await page.evaluate(() => localStorage.getItem("registry.apiKey"))).toBe(KEY);
   }, 60_000);
 
+  it("another browser uploading bytes the store already holds is told 'already stored' (the asset API's HEAD by hash)", async () => {
+    const png = await sharp(Buffer.from(PICTURE_SVG.replace("#ffcf40", "#ff7040"))).png().toBuffer();
+    const file = join(dataDir, "sunset.png");
+    await writeFile(file, png);
+    const form = new FormData();
+    form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "sunset.png");
+    expect((await fetch(`${base}/api/upload/image`, { method: "POST", body: form, headers: { "X-API-Key": KEY } })).status).toBe(200);
+    const head = await fetch(`${base}/api/assets/hash/blake3:${blake3Hex(png)}`, { method: "HEAD", headers: { "X-API-Key": KEY } });
+    if (!chromium.ok) throw new Error("the suite runs only with chromium");
+    const context = await chromium.browser.createBrowserContext();
+    const other = await context.newPage();
+    try {
+      await other.goto(`${base}/ui/upload`);
+      await other.type("#api-key", KEY);
+      await other.click(".key-form button[type=submit]");
+      const input = (await other.waitForSelector("#image-file")) as ElementHandle<HTMLInputElement>;
+      await input.uploadFile(file);
+      await other.waitForFunction(`document.querySelector("[data-testid=uploaded-name]")?.textContent === ${JSON.stringify(`${blake3Hex(png)}.png`)}`);
+      if (head.status === 200) {
+        expect(await other.$("[data-testid=dedup]")).not.toBeNull();
+      } else {
+        // A server without the asset API: only this browser's own history could have told.
+        console.log(`HEAD /api/assets/hash answered ${head.status}: the cross-browser 'already stored' check has no asset API to ask here`);
+        expect(await other.$("[data-testid=dedup]")).toBeNull();
+      }
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it("draw a stroke, upload the mask: the painted image is transparent under the stroke and opaque elsewhere", async () => {
     expect(imageName).not.toBe("");
     await page.click("a.button[href^='/ui/mask']");

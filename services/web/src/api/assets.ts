@@ -55,6 +55,19 @@ export function uploadMask(mask: Blob, original: UploadResult, fields: UploadFie
   return postForm<MaskUploadResult>("/api/upload/mask", form, key, onProgress);
 }
 
+/**
+ * HEAD /api/assets/hash/blake3:<hex> (the asset API's dedup check): true only on a 200. A 404
+ * means unknown content, or a server without the asset API; either way not known stored.
+ */
+export async function isStored(hashHex: string, key: string): Promise<boolean> {
+  try {
+    const res = await fetch(`/api/assets/hash/blake3:${hashHex}`, { method: "HEAD", headers: { "X-API-Key": key } });
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
 export const viewUrl = (name: string): string => `/api/view?filename=${encodeURIComponent(name)}`;
 
 /** The asset routes need the key header, so an <img src> cannot load them: fetch the bytes, show a blob URL. */

@@ -1,9 +1,10 @@
 import type { UploadResult } from "@app/contracts";
 import { useRef, useState } from "preact/hooks";
-import { uploadImage, type UploadFields } from "../api/assets.ts";
+import { isStored, uploadImage, type UploadFields } from "../api/assets.ts";
 import { ApiError, describeError } from "../api/http.ts";
 import { ErrorBox } from "../ui/error-box.tsx";
 import { Progress } from "../ui/progress.tsx";
+import { blake3OfFile } from "./content-hash.ts";
 import { remember } from "./upload-history.ts";
 
 export interface Uploaded {
@@ -25,8 +26,12 @@ export function UploadForm({ apiKey, onUploaded, onUnauthorized, defaultType = "
     setError(null);
     setProgress({ sent: 0, total: chosen.size });
     try {
+      // Asked before the upload: afterwards the answer is always yes. The upload still runs,
+      // as it records this upload's type and subfolder.
+      const storedBefore = await blake3OfFile(chosen).then((hex) => isStored(hex, apiKey), () => false);
       const result = await uploadImage(chosen, chosen.name, fields, apiKey, (sent, total) => setProgress({ sent, total: total || chosen.size }));
-      const alreadyStored = remember({ ...result, kind: "image", fileName: chosen.name, at: new Date().toISOString() });
+      const uploadedHere = remember({ ...result, kind: "image", fileName: chosen.name, at: new Date().toISOString() });
+      const alreadyStored = storedBefore || uploadedHere;
       onUploaded({ result, alreadyStored, file: chosen });
     } catch (err) {
       setError({ message: describeError(err), status: err instanceof ApiError ? err.status : 0 });

@@ -2,8 +2,9 @@ import type { UploadResult } from "@app/contracts";
 
 /**
  * The uploads made from this browser (localStorage). The upload API answers a re-upload exactly
- * as a first upload (same name, nothing written), so "already stored" is told from this list:
- * a name seen before from here. It also feeds the gallery where the server has no asset list.
+ * as a first upload (same name, nothing written), so besides asking the asset API before an
+ * upload, "already stored" is also told from this list: a name seen before from here. It also
+ * feeds the gallery where the server has no asset list.
  */
 export interface HistoryEntry extends UploadResult {
   kind: "image" | "mask";
