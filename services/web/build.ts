@@ -2,12 +2,13 @@ import { build } from "esbuild";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { webDistDir, type WebBuildStats } from "./dist-dir.ts";
+import { WEB_URL_PREFIX, webDistDir, type WebBuildStats } from "./dist-dir.ts";
 
 /**
  * The page's build: one esbuild pass bundles src/main.tsx (Preact) and its CSS into
  * content-hashed files under dist/assets, then index.html is written to name them. The
- * hashes let the gateway cache assets forever; index.html itself is never cached.
+ * hashes let the gateway cache assets forever; index.html itself is never cached. The gateway
+ * serves dist/assets at /ui/assets (/assets is the asset API's, as in ComfyUI).
  */
 const root = import.meta.dirname;
 const assets = join(webDistDir, "assets");
@@ -42,8 +43,8 @@ const stats: WebBuildStats = { js: await measure(jsPath), css: await measure(css
 
 const template = await readFile(join(root, "src/index.html"), "utf8");
 const html = template
-  .replace("<!--css-->", `<link rel="stylesheet" href="/${stats.css.file}">`)
-  .replace("<!--js-->", `<script type="module" src="/${stats.js.file}"></script>`);
+  .replace("<!--css-->", `<link rel="stylesheet" href="${WEB_URL_PREFIX}${stats.css.file}">`)
+  .replace("<!--js-->", `<script type="module" src="${WEB_URL_PREFIX}${stats.js.file}"></script>`);
 await writeFile(join(webDistDir, "index.html"), html);
 await writeFile(join(webDistDir, "build-stats.json"), `${JSON.stringify(stats, null, 2)}\n`);
 console.log(`web: ${stats.js.file} ${(stats.js.gzipBytes / 1024).toFixed(1)} kB gzipped, ${stats.css.file} ${(stats.css.gzipBytes / 1024).toFixed(1)} kB gzipped`);

@@ -1,6 +1,7 @@
 import express, { Router, type Request, type Response } from "express";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { notFound } from "./errors.ts";
 
 /** Hashed file names change with their content, so browsers may keep them forever. */
 const ASSET_CACHE = { immutable: true, maxAge: "1y", index: false, redirect: false, fallthrough: true } as const;
@@ -13,13 +14,14 @@ const ASSET_CACHE = { immutable: true, maxAge: "1y", index: false, redirect: fal
 const CSP = "default-src 'self'; img-src 'self' blob: data:; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
- * The web page (services/web) at `/`: hashed assets under /assets with a year's cache, and
- * index.html (never cached) for `/` and every page under `/ui/...`, so a shared page URL opens
- * the page. Everything else (/nodes, /api, probes) is left to the routes before this one.
+ * The web page (services/web) at `/`: hashed assets under /ui/assets with a year's cache (a
+ * missing one is a JSON 404, not the page), and index.html (never cached) for `/` and every page
+ * under `/ui/...`, so a shared page URL opens the page. `/assets/...` is the asset API's (as in
+ * ComfyUI), and everything else (/nodes, /api, probes) is left to the routes before this one.
  */
 export function webPageRouter(distDir: string): Router {
   const router = Router();
-  router.use("/assets", express.static(join(distDir, "assets"), ASSET_CACHE));
+  router.use("/ui/assets", express.static(join(distDir, "assets"), ASSET_CACHE), notFound);
   const index = async (_req: Request, res: Response): Promise<void> => {
     let html: Buffer;
     try {

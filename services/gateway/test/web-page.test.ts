@@ -17,7 +17,7 @@ import { serveOn } from "./web-support.ts";
  */
 const logger = createLogger("t", "silent");
 let dist: string;
-const INDEX = `<!doctype html><title>t</title><script type="module" src="/assets/main-ABC123.js"></script>`;
+const INDEX = `<!doctype html><title>t</title><script type="module" src="/ui/assets/main-ABC123.js"></script>`;
 
 beforeAll(() => {
   dist = mkdtempSync(join(tmpdir(), "web-dist-"));
@@ -59,12 +59,12 @@ describe.each(["embedded", "proxy"] as const)("the web page beside the API (%s s
   });
 
   it("hashed assets are cached for a year, immutable", async () => {
-    const res = await request(app).get("/assets/main-ABC123.js").expect(200);
+    const res = await request(app).get("/ui/assets/main-ABC123.js").expect(200);
     expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
     expect(res.headers["content-type"]).toMatch(/javascript/);
   });
 
-  it.each(["/assets/missing-XYZ.js", "/nope", "/uix", "/ui-nodes/x", "/assets/..%2Findex.html"])("%s is a 404 in the {error, message} shape", async (path) => {
+  it.each(["/ui/assets/missing-XYZ.js", "/ui/assets/", "/ui/assets/..%2Findex.html", "/assets/main-ABC123.js", "/nope", "/uix", "/ui-nodes/x"])("%s is a 404 in the {error, message} shape", async (path) => {
     const res = await request(app).get(path).expect(404);
     expect(res.headers["content-type"]).toMatch(/json/);
     expect(res.body).toEqual({ error: "not_found", message: expect.any(String) });

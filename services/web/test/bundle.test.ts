@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { webDistDir, type WebBuildStats } from "../dist-dir.ts";
+import { WEB_URL_PREFIX, webDistDir, type WebBuildStats } from "../dist-dir.ts";
 
 /** The built page: small, self-contained (no CDN, no remote font), with content-hashed asset names. */
 describe("the page's build", () => {
@@ -23,8 +23,8 @@ describe("the page's build", () => {
     const html = readFileSync(join(webDistDir, "index.html"), "utf8");
     expect(stats.js.file).toMatch(/^assets\/main-[A-Z0-9]{8}\.js$/);
     expect(stats.css.file).toMatch(/^assets\/main-[A-Z0-9]{8}\.css$/);
-    expect(html).toContain(`src="/${stats.js.file}"`);
-    expect(html).toContain(`href="/${stats.css.file}"`);
+    expect(html).toContain(`src="${WEB_URL_PREFIX}${stats.js.file}"`);
+    expect(html).toContain(`href="${WEB_URL_PREFIX}${stats.css.file}"`);
   });
 
   it("loads nothing from another origin: no remote script, stylesheet or font", () => {
