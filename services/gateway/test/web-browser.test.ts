@@ -270,6 +270,14 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     await screenshot("mask", 375, true);
   }, 120_000);
 
+  it("the gallery shows the uploaded image: from the asset list where the server has one, else from this browser's uploads", async () => {
+    const list = await fetch(`${base}/api/assets?limit=100`, { headers: { "X-API-Key": KEY } });
+    await page.goto(`${base}/ui/gallery`);
+    await page.waitForSelector(`.tile[data-name="${imageName}"] img[src^="blob:"]`);
+    const note = await page.$eval("main", (m) => m.textContent ?? "");
+    expect(note).toContain(list.status === 200 ? "assets in the store" : "showing the uploads made from this browser");
+  }, 60_000);
+
   it("the API's refusals in its own words: 400 for a file that is not an image, 413 for one over the limit", async () => {
     await page.goto(`${base}/ui/upload`);
     const notImage = join(dataDir, "notes.png");
