@@ -31,7 +31,7 @@ export function SearchPage({ place }: { place: Place }) {
       navigate(searchHref({ ...state, q: text, page: 1 }), state.q === "" ? "push" : "replace");
     }, TYPING_PAUSE_MS);
     return () => clearTimeout(timer);
-  }, [text, state.q]);
+  }, [text, searchHref(state)]);
 
   const params = toSearchParams(state);
   const result = useLatest(searchUrl(params), (signal) => searchNodes(params, signal));
