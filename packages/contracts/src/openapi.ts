@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
-import { ErrorResponse, Node, SearchPage } from "./registry.ts";
+import { ComfyNodesPage, ErrorResponse, Node, SearchPage } from "./registry.ts";
 import { SearchQueryWire } from "./search-query.ts";
 import { MaskUploadResult, UploadError, UploadResult } from "./upload.ts";
 
@@ -12,6 +12,7 @@ const components = z.registry<{ id: string }>();
 const named = {
   Node,
   SearchPage,
+  ComfyNodesPage,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
@@ -60,6 +61,16 @@ const uploadErrors = (statuses: Record<string, string>) =>
 
 const security = [{ apiKey: [] }, { bearer: [] }];
 
+/** Every keyed route can answer this: the key's per-minute allowance is spent. */
+export const rateLimitedResponse = {
+  "429": {
+    ...json("UploadError", "The key's limit for this minute is reached (`rate_limited`): requests per minute, or upload bytes per minute on upload routes."),
+    headers: {
+      "Retry-After": { description: "Seconds until the key's window ends.", schema: { type: "integer", minimum: 1 } },
+    },
+  },
+};
+
 const searchOperation = (operationId: string, summary: string) => ({
   get: {
     operationId,
@@ -81,9 +92,10 @@ const uploadOperation = (operationId: string, form: z.ZodObject, result: "Upload
       ...uploadErrors({
         "400": "Bad input: missing image part, not an image, too many pixels, bad subfolder, malformed multipart.",
         "401": "Missing or unknown API key.",
-        "413": "Body over the upload size limit; nothing stored.",
+        "413": "Body over the upload size limit, or over the key's whole upload bytes per minute; nothing stored.",
         ...extraErrors,
       }),
+      ...rateLimitedResponse,
     },
   },
 });
@@ -99,6 +111,7 @@ const viewOperation = (operationId: string) => ({
       "206": { description: "The requested byte range." },
       "304": { description: "Not modified (If-None-Match matched the ETag)." },
       ...uploadErrors({ "400": "A filename that is not a stored asset's name.", "401": "Missing or unknown API key.", "404": "No such asset.", "416": "Unsatisfiable range." }),
+      ...rateLimitedResponse,
     },
   },
 });
@@ -136,6 +149,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": json("Node", "The node."), "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
         },
       },
+      "/nodes/{nodeId}/versions/{version}/comfy-nodes": {
+        get: {
+          operationId: "ListComfyNodes",
+          tags: ["Registry"],
+          summary: "The node classes a node provides (the catalog knows its latest version's)",
+          parameters: [
+            { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
+            { name: "version", in: "path", required: true, schema: { type: "string" }, description: "The latest version's number, or `latest`." },
+            { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
+          ],
+          responses: { "200": json("ComfyNodesPage", "The node classes, on one page."), "404": json("ErrorResponse", "Unknown node, or a version other than the latest."), ...registryErrors },
+        },
+      },
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),
       "/upload/image": uploadOperation("UploadImageComfy", UploadImageForm, "UploadResult", {}),
       "/api/upload/mask": uploadOperation("UploadMask", UploadMaskForm, "MaskUploadResult", maskErrors),
@@ -143,7 +169,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       "/api/view": viewOperation("ViewAsset"),
       "/view": viewOperation("ViewAssetComfy"),
       "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
-      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "Every service is up and the catalog indexed." }, "503": { description: "Not ready yet." } } } },
+      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
     },
     components: {
       schemas,
