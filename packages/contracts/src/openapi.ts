@@ -169,7 +169,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       "/api/view": viewOperation("ViewAsset"),
       "/view": viewOperation("ViewAssetComfy"),
       "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
-      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "Every service is up and the catalog indexed." }, "503": { description: "Not ready yet." } } } },
+      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
     },
     components: {
       schemas,

@@ -40,9 +40,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
-    const services = await readiness(deps.services);
-    const ready = Object.values(services).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", services });
+    const { ready, services } = await readiness(deps.services);
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", ready, services, ...embeddedDetails(deps.services) });
   });
   app.get("/metrics", metricsHandler);
   if (deps.extraRoutes) app.use(deps.extraRoutes);
@@ -51,6 +50,11 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** What the services mounted in this process add to /readyz (the catalog's state, when search is one). */
+function embeddedDetails(services: GatewayService[]): Record<string, unknown> {
+  return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined)));
 }
 
 function matchesPrefix(path: string, prefixes: string[]): boolean {

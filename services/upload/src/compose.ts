@@ -22,7 +22,7 @@ export async function createBlobStore(config: Config): Promise<BlobStore> {
     const { S3BlobStore } = await import("./adapters/s3-blob-store.ts");
     return S3BlobStore.fromConfig(config);
   }
-  return new FsBlobStore(join(config.DATA_DIR, "blobs"));
+  return new FsBlobStore(join(config.DATA_DIR, "blobs"), { tempMaxAgeMs: config.TEMP_MAX_AGE_MS, directIo: config.UPLOAD_DIRECT_IO === "on" });
 }
 
 /** The one place the rate limiter is chosen: counts in Redis (shared by every process on the prefix) when REDIS_URL is set, else in memory. */
