@@ -1,14 +1,10 @@
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
 
-/**
- * Where `pnpm --filter @app/web build` writes the page: index.html, assets/*-<hash>.{js,css},
- * build-stats.json. Found through the package itself rather than this file's URL: the gateway's
- * image bundles this module into its own dist/main.js, where that URL points elsewhere, while
- * @app/web (with its dist/) sits in node_modules beside it.
- */
-const resolveFrom = createRequire(import.meta.url);
-export const webDistDir: string = join(dirname(resolveFrom.resolve("@app/web/package.json")), "dist");
+// Resolved through the package, not this file's place: the image bundles this module into the
+// gateway's dist/main.js, far from the page, while node_modules/@app/web keeps the page's files.
+/** Where `pnpm --filter @app/web build` writes the page: index.html, assets/*-<hash>.{js,css}, build-stats.json. */
+export const webDistDir: string = join(dirname(createRequire(import.meta.url).resolve("@app/web/package.json")), "dist");
 
 /** The URL of dist/: the page lives under /ui/ (index.html also at /), so dist/assets is /ui/assets. */
 export const WEB_URL_PREFIX = "/ui/";
