@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
-import { ErrorResponse, Node, SearchPage } from "./registry.ts";
+import { ComfyNodesPage, ErrorResponse, Node, SearchPage } from "./registry.ts";
 import { SearchQueryWire } from "./search-query.ts";
 import { MaskUploadResult, UploadError, UploadResult } from "./upload.ts";
 
@@ -12,6 +12,7 @@ const components = z.registry<{ id: string }>();
 const named = {
   Node,
   SearchPage,
+  ComfyNodesPage,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
@@ -146,6 +147,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
           ],
           responses: { "200": json("Node", "The node."), "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
+        },
+      },
+      "/nodes/{nodeId}/versions/{version}/comfy-nodes": {
+        get: {
+          operationId: "ListComfyNodes",
+          tags: ["Registry"],
+          summary: "The node classes a node provides (the catalog knows its latest version's)",
+          parameters: [
+            { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
+            { name: "version", in: "path", required: true, schema: { type: "string" }, description: "The latest version's number, or `latest`." },
+            { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
+          ],
+          responses: { "200": json("ComfyNodesPage", "The node classes, on one page."), "404": json("ErrorResponse", "Unknown node, or a version other than the latest."), ...registryErrors },
         },
       },
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),

@@ -17,7 +17,7 @@ describe("GET /openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ["/api/upload/image", "/api/upload/mask", "/api/view", "/healthz", "/nodes", "/nodes/search", "/nodes/{nodeId}", "/readyz", "/upload/image", "/upload/mask", "/view"].sort(),
+      ["/api/upload/image", "/api/upload/mask", "/api/view", "/healthz", "/nodes", "/nodes/search", "/nodes/{nodeId}", "/nodes/{nodeId}/versions/{version}/comfy-nodes", "/readyz", "/upload/image", "/upload/mask", "/view"].sort(),
     );
     const search = doc.paths["/nodes/search"].get;
     expect(search.parameters.map((p: { name: string }) => p.name)).toEqual(
