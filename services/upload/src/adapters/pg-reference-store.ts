@@ -1,0 +1,96 @@
+import pg from "pg";
+import { SHARED_INDEXES, SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS asset_refs (
+    id text PRIMARY KEY, hash text NOT NULL, name text COLLATE "C" NOT NULL, name_folded text COLLATE "C" NOT NULL, size bigint NOT NULL,
+    mime_type text NOT NULL, tags text NOT NULL, user_metadata text NOT NULL, system_metadata text, origin text,
+    created_at text COLLATE "C" NOT NULL, updated_at text COLLATE "C" NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS asset_tags (ref_id text NOT NULL, tag text COLLATE "C" NOT NULL, PRIMARY KEY (ref_id, tag))`,
+  ...SHARED_INDEXES,
+];
+
+/** Serialises schema creation between processes starting at once (CREATE ... IF NOT EXISTS can still collide). */
+const SCHEMA_LOCK = 0x61737365; // "asse"
+
+/** `?` placeholders numbered for Postgres (the statements hold no literal `?`). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
+  return {
+    all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows as Record<string, unknown>[],
+    run: async (sql, params = []) => (await client.query(numbered(sql), params)).rowCount ?? 0,
+  };
+}
+
+/**
+ * PostgreSQL through a `pg` pool. The hash lock is a session advisory lock held on its own
+ * connection, so it excludes every process sharing the database.
+ */
+class PgDriver implements SqlDriver {
+  readonly kind = "postgres" as const;
+  readonly schema = [`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`, ...SCHEMA];
+  readonly positionFunction = "strpos" as const;
+  private readonly pool: pg.Pool;
+  private readonly direct: SqlExecutor;
+
+  constructor(connectionString: string) {
+    this.pool = new pg.Pool({ connectionString, max: 10 });
+    // An idle client that loses its server emits here; without a listener the process would exit.
+    this.pool.on("error", () => undefined);
+    this.direct = executor(this.pool);
+  }
+
+  all(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
+    return this.direct.all(sql, params);
+  }
+
+  run(sql: string, params?: unknown[]): Promise<number> {
+    return this.direct.run(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await fn(executor(client));
+      await client.query("COMMIT");
+      return result;
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  async withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [hash]);
+      try {
+        return await fn();
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [hash]).catch(() => {
+          broken = true;
+        });
+      }
+    } finally {
+      // A connection whose unlock failed may still hold the lock: it is closed, not reused.
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** The at-scale ReferenceStore: PostgreSQL at DATABASE_URL. */
+export function createPgReferenceStore(connectionString: string): SqlReferenceStore {
+  return new SqlReferenceStore(new PgDriver(connectionString));
+}

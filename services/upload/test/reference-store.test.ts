@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
+import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
+import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
+import { describeReferenceStoreConformance } from "./reference-store-conformance.ts";
+
+describeReferenceStoreConformance("SQLite file (embedded)", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-"));
+  const store = createSqliteReferenceStore(join(dir, "assets.sqlite"));
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe("PostgreSQL", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("refs");
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  describeReferenceStoreConformance("PostgreSQL (DATABASE_URL)", async () => {
+    const store = createPgReferenceStore(db.url);
+    await store.init();
+    return {
+      store,
+      async cleanup() {
+        await store.close();
+        // The next test starts from empty tables of this run's own database.
+        const client = new pg.Client({ connectionString: db.url });
+        await client.connect();
+        await client.query("TRUNCATE asset_refs, asset_tags");
+        await client.end();
+      },
+    };
+  });
+});
+
+describe("SQLite file ownership", () => {
+  it("keeps its records across a reopen and refuses a second process-level opener of the same file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-own-"));
+    const file = join(dir, "assets.sqlite");
+    const a = createSqliteReferenceStore(file);
+    await a.init();
+    const { reference } = await a.create({ hash: "a".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: ["input"] });
+    expect(() => createSqliteReferenceStore(file)).toThrow(/locked/i);
+    await a.close();
+    const reopened = createSqliteReferenceStore(file);
+    await reopened.init();
+    expect(await reopened.get(reference.id)).toEqual(reference);
+    await reopened.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+});
