@@ -4,6 +4,7 @@ import type { Config, Logger } from "@app/platform";
 import { loadApiKeys } from "./adapters/api-keys.ts";
 import type { BlobStore } from "./adapters/blob-store.ts";
 import { FsBlobStore } from "./adapters/fs-blob-store.ts";
+import type { ReferenceStore } from "./adapters/reference-store.ts";
 import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 
@@ -23,6 +24,19 @@ export async function createBlobStore(config: Config): Promise<BlobStore> {
   return new FsBlobStore(join(config.DATA_DIR, "blobs"));
 }
 
+/**
+ * The one place the ReferenceStore implementation is chosen: PostgreSQL when DATABASE_URL is
+ * set (shared by every upload process), else a SQLite file under DATA_DIR (one process).
+ */
+export async function createReferenceStore(config: Pick<Config, "DATABASE_URL" | "DATA_DIR">): Promise<ReferenceStore> {
+  if (config.DATABASE_URL) {
+    const { createPgReferenceStore } = await import("./adapters/pg-reference-store.ts");
+    return createPgReferenceStore(config.DATABASE_URL);
+  }
+  const { createSqliteReferenceStore } = await import("./adapters/sqlite-reference-store.ts");
+  return createSqliteReferenceStore(join(config.DATA_DIR, "assets.sqlite"));
+}
+
 export function keyFilePath(config: Pick<Config, "API_KEYS_FILE" | "DATA_DIR">): string {
   return config.API_KEYS_FILE ?? join(config.DATA_DIR, "api-keys.txt");
 }
@@ -40,6 +54,9 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
   const swept = await store.sweepTemporaries();
   if (swept > 0) logger.warn({ swept }, "removed temporaries left by an earlier crash");
 
+  const refs = await createReferenceStore(config);
+  await refs.init();
+
   const keys = await loadApiKeys({ file: keyFilePath(config), plaintext: config.API_KEYS });
   if (keys.count === 0) {
     logger.warn({ keyFile: keyFilePath(config) }, "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)");
@@ -52,6 +69,7 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
 
   return {
     store,
+    refs,
     keys,
     queue,
     logger,
@@ -63,10 +81,11 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
       viewMode: config.S3_VIEW_MODE,
       presignSeconds: config.S3_PRESIGN_SECONDS,
     },
-    isReady: async () => (await store.ping()) && (await queue.isReady()),
+    isReady: async () => (await store.ping()) && (await refs.ping()) && (await queue.isReady()),
     async close() {
       if (ownQueue) await queue.close();
       await store.close();
+      await refs.close();
     },
   };
 }
