@@ -10,12 +10,18 @@ export interface LoadResult {
 }
 
 /** Drive `url` with autocannon, cycling through `paths` (one per request). */
-export async function load(url: string, paths: string[], opts: { connections: number; durationSec: number }): Promise<LoadResult> {
+export async function load(
+  url: string,
+  paths: string[],
+  opts: { connections: number; durationSec: number; method?: "GET" | "HEAD"; headers?: Record<string, string> },
+): Promise<LoadResult> {
   let i = 0;
   const result = await autocannon({
     url,
     connections: opts.connections,
     duration: opts.durationSec,
+    ...(opts.method && { method: opts.method }),
+    ...(opts.headers && { headers: opts.headers }),
     requests: [
       {
         setupRequest: (req) => {

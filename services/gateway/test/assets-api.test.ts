@@ -252,6 +252,9 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
       ["delete unknown id", () => c.del(`/api/assets/${unknown}`), 404, "asset_not_found"],
       ["tags limit 0", () => c.get("/api/tags?limit=0"), 400, "invalid_query"],
       ["tags bad order", () => c.get("/api/tags?order=random"), 400, "invalid_query"],
+      ["empty id", () => c.del("/api/assets//tags", { tags: ["a"] }), 404, "not_found"],
+      ["a method the API lacks", () => c.post("/api/assets", {}), 404, "not_found"],
+      ["a path under /assets it lacks", () => c.get("/assets/a/b/c"), 404, "not_found"],
       ["no key", () => request(app).get("/api/assets"), 401, "unauthorized"],
       ["wrong key", () => request(app).get("/api/tags").set("x-api-key", "wrong"), 401, "unauthorized"],
     ];

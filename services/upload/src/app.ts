@@ -36,6 +36,8 @@ export function createRouter(deps: UploadDeps): Router {
     router.delete(`${prefix}/assets/:id`, auth, assets.remove);
     router.get(`${prefix}/tags`, auth, assets.tags);
   }
+  // Anything else under the asset API's paths (an empty id, a method it lacks) is this face's 404, in its shape.
+  router.all(/^\/(?:api\/)?(?:assets|tags)(?:\/.*)?$/, auth, assets.noRoute);
   router.use(uploadErrorHandler(deps.logger));
   return router;
 }

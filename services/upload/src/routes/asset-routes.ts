@@ -135,6 +135,11 @@ export function assetHandlers(deps: UploadDeps) {
       res.status(204).end();
     },
 
+    /** Any other method or path under /api/assets and /api/tags. */
+    async noRoute(req: Request): Promise<void> {
+      throw new UploadFailure("not_found", `no route ${req.method} ${req.path.slice(0, 200)}`);
+    },
+
     /** GET /api/tags: tags with how many records carry each. */
     async tags(req: Request, res: Response): Promise<void> {
       const query = parseTagsQuery(req);
