@@ -5,7 +5,7 @@ import { blake3 } from "@napi-rs/blake-hash";
 import sharp from "sharp";
 import { createSqliteReferenceStore } from "@app/upload";
 import { repoRoot, startService } from "@app/testkit/processes";
-import { load, type LoadResult } from "./lib/http-load.ts";
+import { load, median, medianResult, type LoadResult } from "./lib/http-load.ts";
 
 export interface AssetHeadFigures {
   connections: number;
@@ -24,19 +24,6 @@ export interface AssetHeadFigures {
 }
 
 const KEY = "bench-asset-key";
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-function medianResult(rs: LoadResult[]): LoadResult {
-  return {
-    requestsPerSec: median(rs.map((r) => r.requestsPerSec)),
-    p50Ms: median(rs.map((r) => r.p50Ms)),
-    p99Ms: median(rs.map((r) => r.p99Ms)),
-    total: rs.reduce((a, r) => a + r.total, 0),
-    errors: rs.reduce((a, r) => a + r.errors, 0),
-    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-  };
-}
-
 /**
  * `HEAD /api/assets/hash/{hash}` (the asset API's dedup check) through the real gateway in
  * embedded mode, keyed, half the hashes stored and half not, against the search bench's baseline:

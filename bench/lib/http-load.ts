@@ -40,3 +40,20 @@ export async function load(
     non2xx: result.non2xx,
   };
 }
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+/** Medians of the rates and latencies over rounds; totals summed. */
+export function medianResult(rs: LoadResult[]): LoadResult {
+  return {
+    requestsPerSec: median(rs.map((r) => r.requestsPerSec)),
+    p50Ms: median(rs.map((r) => r.p50Ms)),
+    p99Ms: median(rs.map((r) => r.p99Ms)),
+    total: rs.reduce((a, r) => a + r.total, 0),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+  };
+}
