@@ -219,6 +219,11 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       await Promise.all([first, second]);
       expect(events).toEqual(["first in", "other hash", "first out", "second in"]);
       await expect(store.withHashLock(hash, async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+      // Many holders of distinct hashes each running queries while they hold their lock: none starves the others of connections.
+      const many = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => store.withHashLock(hex(), async () => (await store.create(ref({ tags: [`held${i}`] }))).reference.id)),
+      );
+      expect(new Set(many).size).toBe(40);
       expect(await store.withHashLock(hash, async () => 42)).toBe(42);
     });
   });

@@ -55,7 +55,7 @@ describe("uploads make asset records", () => {
     for (const a of derived.assets) {
       expect(a.metadata).toMatchObject({ original_hash: `blake3:${blake3Hex(original)}`, mask_hash: `blake3:${blake3Hex(mask)}` });
       // Each record's content is the stored derivative.
-      const body = (await request(t.app).get(`/api/assets/${a.id}/content`).set("X-API-Key", KEY).buffer(true).parse(binary).expect(200)).body as Buffer;
+      const body = (await request(t.app).get(`/api/assets/${a.id}/content`).set("X-API-Key", KEY).buffer(true).parse((res, cb) => binary(res, cb)).expect(200)).body as Buffer;
       expect(`${blake3Hex(body)}.png`).toBe(a.name);
     }
     // Re-sending the same mask finds the same records.
@@ -86,7 +86,7 @@ describe("deletes against uploads of the same bytes", () => {
   });
 });
 
-function binary(res: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void): void {
+function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
   res.on("data", (d: Buffer) => chunks.push(d));
   res.on("end", () => cb(null, Buffer.concat(chunks)));

@@ -27,20 +27,23 @@ function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
 }
 
 /**
- * PostgreSQL through a `pg` pool. The hash lock is a session advisory lock held on its own
- * connection, so it excludes every process sharing the database.
+ * PostgreSQL through a `pg` pool. The hash lock is a session advisory lock held on a connection
+ * of a second pool: a holder runs queries on the first pool while it holds the lock, so lock
+ * holders can never take every query connection and wait on each other.
  */
 class PgDriver implements SqlDriver {
   readonly kind = "postgres" as const;
   readonly schema = [`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`, ...SCHEMA];
   readonly positionFunction = "strpos" as const;
   private readonly pool: pg.Pool;
+  private readonly lockPool: pg.Pool;
   private readonly direct: SqlExecutor;
 
   constructor(connectionString: string) {
     this.pool = new pg.Pool({ connectionString, max: 10 });
+    this.lockPool = new pg.Pool({ connectionString, max: 10 });
     // An idle client that loses its server emits here; without a listener the process would exit.
-    this.pool.on("error", () => undefined);
+    for (const p of [this.pool, this.lockPool]) p.on("error", () => undefined);
     this.direct = executor(this.pool);
   }
 
@@ -68,7 +71,7 @@ class PgDriver implements SqlDriver {
   }
 
   async withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.lockPool.connect();
     let broken = false;
     try {
       await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [hash]);
@@ -86,7 +89,7 @@ class PgDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.lockPool.end()]);
   }
 }
 
