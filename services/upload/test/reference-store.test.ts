@@ -5,6 +5,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
+import { ReferenceStoreUnavailableError } from "../src/adapters/reference-store.ts";
+import { toUploadFailure } from "../src/routes/error-handler.ts";
 import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
 import { describeReferenceStoreConformance } from "./reference-store-conformance.ts";
 
@@ -43,6 +45,22 @@ describe("PostgreSQL", () => {
         await client.end();
       },
     };
+  });
+});
+
+describe("PostgreSQL going away", () => {
+  it("reads as unavailable (503 at the routes), not as an internal error, and ping says so", async () => {
+    const gone = await createTestDatabase("refs_gone");
+    const store = createPgReferenceStore(gone.url);
+    await store.init();
+    await store.create({ hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] });
+    await gone.drop();
+    await expect(store.get("00000000-0000-4000-8000-000000000000")).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
+    await expect(store.create({ hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] })).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
+    await expect(store.withHashLock("b".repeat(64), async () => 1)).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
+    expect(await store.ping()).toBe(false);
+    expect(toUploadFailure(new ReferenceStoreUnavailableError("x"))).toMatchObject({ code: "unavailable", status: 503 });
+    await store.close();
   });
 });
 

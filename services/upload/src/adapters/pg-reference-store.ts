@@ -1,4 +1,5 @@
 import pg from "pg";
+import { ReferenceStoreUnavailableError } from "./reference-store.ts";
 import { SHARED_INDEXES, SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
 
 const SCHEMA = [
@@ -19,10 +20,31 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/**
+ * Connection failures, a server shutting down or refusing connections, a database that is gone
+ * (SQLSTATE classes 08, 57, 53, 3D) and socket errors mean the store is unavailable, not that
+ * the request was wrong.
+ */
+function unavailable(err: unknown): unknown {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  const sqlState = typeof code === "string" && /^(08|57|53|3D)/.test(code);
+  const socket = typeof code === "string" && /^E[A-Z]+$/.test(code);
+  const dropped = typeof message === "string" && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  return sqlState || socket || dropped ? new ReferenceStoreUnavailableError(`the asset database is unavailable (${String(message)})`) : err;
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailable(err);
+  }
+}
+
 function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
   return {
-    all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows as Record<string, unknown>[],
-    run: async (sql, params = []) => (await client.query(numbered(sql), params)).rowCount ?? 0,
+    all: (sql, params = []) => guard(async () => (await client.query(numbered(sql), params)).rows as Record<string, unknown>[]),
+    run: (sql, params = []) => guard(async () => (await client.query(numbered(sql), params)).rowCount ?? 0),
   };
 }
 
@@ -56,7 +78,7 @@ class PgDriver implements SqlDriver {
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await guard(() => this.pool.connect());
     try {
       await client.query("BEGIN");
       const result = await fn(executor(client));
@@ -64,17 +86,17 @@ class PgDriver implements SqlDriver {
       return result;
     } catch (err) {
       await client.query("ROLLBACK").catch(() => undefined);
-      throw err;
+      throw unavailable(err);
     } finally {
       client.release();
     }
   }
 
   async withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T> {
-    const client = await this.lockPool.connect();
+    const client = await guard(() => this.lockPool.connect());
     let broken = false;
     try {
-      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [hash]);
+      await guard(() => client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [hash]));
       try {
         return await fn();
       } finally {

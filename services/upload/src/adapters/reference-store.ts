@@ -36,6 +36,9 @@ export interface ReferenceStore {
   close(): Promise<void>;
 }
 
+/** The database itself failed (unreachable, shut down, gone): the route answers 503. */
+export class ReferenceStoreUnavailableError extends Error {}
+
 export interface AssetReference {
   id: string;
   /** blake3 hex of the bytes. */

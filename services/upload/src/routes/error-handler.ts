@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from "express";
 import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/jobs";
 import type { Logger } from "@app/platform";
 import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
+import { ReferenceStoreUnavailableError } from "../adapters/reference-store.ts";
 import { errorBody, UploadFailure } from "../domain/errors.ts";
 import { INVALID_IMAGE_PREFIX, NOT_FOUND_PREFIX } from "../jobs/mask-derive.ts";
 
@@ -16,6 +17,7 @@ export function toUploadFailure(err: unknown): UploadFailure {
   }
   if (err instanceof QueueUnavailableError) return new UploadFailure("unavailable", "the job queue is unavailable; retry shortly");
   if (err instanceof BlobStoreUnavailableError) return new UploadFailure("unavailable", "the blob store is unavailable; retry shortly");
+  if (err instanceof ReferenceStoreUnavailableError) return new UploadFailure("unavailable", "the asset database is unavailable; retry shortly");
   if (err instanceof JobFailedError) {
     if (err.message.includes(INVALID_IMAGE_PREFIX)) {
       return new UploadFailure("invalid_image", "the original or the mask could not be decoded");
