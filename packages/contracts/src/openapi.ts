@@ -79,6 +79,16 @@ const uploadErrors = (statuses: Record<string, string>) =>
 
 const security = [{ apiKey: [] }, { bearer: [] }];
 
+/** Every keyed route can answer this: the key's per-minute allowance is spent. */
+export const rateLimitedResponse = {
+  "429": {
+    ...json("UploadError", "The key's limit for this minute is reached (`rate_limited`): requests per minute, or upload bytes per minute on upload routes."),
+    headers: {
+      "Retry-After": { description: "Seconds until the key's window ends.", schema: { type: "integer", minimum: 1 } },
+    },
+  },
+};
+
 const searchOperation = (operationId: string, summary: string) => ({
   get: {
     operationId,
@@ -100,9 +110,10 @@ const uploadOperation = (operationId: string, form: z.ZodObject, result: "Upload
       ...uploadErrors({
         "400": "Bad input: missing image part, not an image, too many pixels, bad subfolder, malformed multipart.",
         "401": "Missing or unknown API key.",
-        "413": "Body over the upload size limit; nothing stored.",
+        "413": "Body over the upload size limit, or over the key's whole upload bytes per minute; nothing stored.",
         ...extraErrors,
       }),
+      ...rateLimitedResponse,
     },
   },
 });
@@ -118,6 +129,7 @@ const viewOperation = (operationId: string) => ({
       "206": { description: "The requested byte range." },
       "304": { description: "Not modified (If-None-Match matched the ETag)." },
       ...uploadErrors({ "400": "A filename that is not a stored asset's name.", "401": "Missing or unknown API key.", "404": "No such asset.", "416": "Unsatisfiable range." }),
+      ...rateLimitedResponse,
     },
   },
 });
@@ -129,7 +141,7 @@ const keyed = (operationId: string, extra: Record<string, unknown>, errors: Reco
   tags: ["Assets"],
   security,
   ...extra,
-  responses: { ...(extra.responses as object), ...uploadErrors({ "401": "Missing or unknown API key.", ...errors }) },
+  responses: { ...(extra.responses as object), ...uploadErrors({ "401": "Missing or unknown API key.", ...errors }), ...rateLimitedResponse },
 });
 
 /** ComfyUI's asset API: the same operations with and without the /api prefix. */
@@ -148,6 +160,7 @@ function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
           "400": { description: "Not `blake3:` followed by 64 lower-case hex digits." },
           "401": { description: "Missing or unknown API key." },
           "404": { description: "Not stored." },
+          "429": { description: "The key's requests per minute are spent.", headers: rateLimitedResponse["429"].headers },
         },
       },
     },

@@ -43,6 +43,7 @@ export const UploadErrorCode = z.enum([
   "asset_not_found",
   "invalid_range",
   "request_timeout",
+  "rate_limited",
   "unavailable",
   "internal",
 ]);

@@ -8,6 +8,8 @@ import { z } from "zod";
 
 const url = z.string().trim().url();
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+/** A per-minute limit: 0 = none. */
+const perMinute = z.coerce.number().int().min(0).max(1_000_000_000).default(0);
 
 export const ConfigSchema = z
   .object({
@@ -29,6 +31,13 @@ export const ConfigSchema = z
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
     BODY_TIMEOUT_MS: int(30_000, 1),
+    /**
+     * Per-key limits per minute for keys whose key-file line names none (0 = no limit): upload
+     * requests, upload MiB, and requests on every other keyed route. Counted in Redis when REDIS_URL is set.
+     */
+    RATE_LIMIT_UPLOAD_RPM: perMinute,
+    RATE_LIMIT_UPLOAD_MBPM: perMinute,
+    RATE_LIMIT_ASSETS_RPM: perMinute,
 
     REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
     QUEUE_PREFIX: z.string().default("crs"),

@@ -22,6 +22,7 @@ export const SCRIPTS = {
   search: "services/search/src/main.ts",
   worker: "services/worker/src/main.ts",
   reindex: "services/search/src/cli/reindex.ts",
+  apikey: "services/upload/src/cli/apikey.ts",
 } as const;
 
 export function tempDir(label: string): Promise<string> {
@@ -123,7 +124,7 @@ export async function startService(
 
 /** The parent's environment without the stack's own variables, so a developer's shell cannot change what a test runs. */
 function cleanEnv(): Record<string, string> {
-  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|LOG_LEVEL)$/;
+  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 

@@ -192,6 +192,33 @@ describe("POST /api/upload/mask", () => {
     expectUploadError(res.body, "invalid_original_ref");
   });
 
+  it("comfy-ui-client's originalRef is an alias of original_ref; both may be sent when they name the same image", async () => {
+    const orig = await original();
+    const name = await uploadOriginal(orig);
+    const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
+    const send = (fields: [string, string][]) => {
+      let req = request(t.app).post("/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "mask.png" });
+      for (const [k, v] of fields) req = req.field(k, v);
+      return req;
+    };
+    for (const fields of [
+      [["originalRef", name]],
+      [["originalRef", JSON.stringify({ filename: name, subfolder: "", type: "input" })], ["original_ref", `blake3:${blake3Hex(orig)}`]],
+    ] as [string, string][][]) {
+      const res = await send(fields);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.metadata.original_hash).toBe(`blake3:${blake3Hex(orig)}`);
+    }
+    const other = await uploadOriginal(await noisePng(W, H));
+    const differ = await send([["original_ref", name], ["originalRef", other]]);
+    expect(differ.status).toBe(400);
+    expectUploadError(differ.body, "invalid_original_ref");
+    expect(differ.body.message).toMatch(/originalRef/);
+    const badAlias = await send([["originalRef", "cat.png"]]);
+    expect(badAlias.status).toBe(400);
+    expectUploadError(badAlias.body, "invalid_original_ref");
+  });
+
   it("a job slower than MASK_JOB_TIMEOUT_MS: 503 unavailable, the job finishes, the retry gets the result", async () => {
     const name = await uploadOriginal(await noisePng(1024, 1024));
     const mask = await rawPng(Array.from({ length: 64 * 64 }, (_, i) => (i % 3 ? 255 : 0)), 64, 64, 1);

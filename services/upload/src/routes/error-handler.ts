@@ -50,6 +50,7 @@ export function uploadErrorHandler(logger: Logger): ErrorRequestHandler {
         req.resume();
       }
     }
+    if (failure.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(failure.retryAfterSeconds));
     res.status(failure.status).json(errorBody(failure.code, failure.message));
   };
 }
