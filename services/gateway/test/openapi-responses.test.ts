@@ -173,7 +173,7 @@ describe("every route answers what /openapi.json declares", () => {
 });
 
 describe("429 answers what /openapi.json declares", () => {
-  it("a key over its limits on the upload and view routes: rate_limited with Retry-After", async () => {
+  it("a key over its limits on the upload, view and asset routes: rate_limited with Retry-After", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "gw-openapi-429-"));
     const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: KEY, LOG_LEVEL: "silent", RATE_LIMIT_UPLOAD_RPM: "1", RATE_LIMIT_ASSETS_RPM: "1" });
     const logger = createLogger("gw-openapi-429", "silent");
@@ -188,6 +188,13 @@ describe("429 answers what /openapi.json declares", () => {
       await request(app).get(`/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(404);
       const view = await request(app).get(`/api/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(429);
       expectConforms("/api/view", "get", view);
+      // The asset API counts in the same class as /view: that key's minute is spent there too.
+      const head = await request(app).head(`/api/assets/hash/blake3:${"f".repeat(64)}`).set("x-api-key", KEY).expect(429);
+      expect(head.headers["retry-after"]).toMatch(/^\d+$/);
+      expectConforms("/api/assets/hash/{hash}", "head", head);
+      expectConforms("/api/assets", "get", await request(app).get("/api/assets").set("x-api-key", KEY).expect(429));
+      expectConforms("/assets/from-hash", "post", await request(app).post("/assets/from-hash").set("x-api-key", KEY).send({ hash: `blake3:${"f".repeat(64)}` }).expect(429));
+      expectConforms("/api/tags", "get", await request(app).get("/api/tags").set("x-api-key", KEY).expect(429));
     } finally {
       for (const c of composed.closables) await c.close();
       rmSync(dataDir, { recursive: true, force: true });
