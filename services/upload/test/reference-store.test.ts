@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,13 +67,37 @@ describe("PostgreSQL going away", () => {
 });
 
 describe("SQLite file ownership", () => {
+  it("a live owner process is refused by name; once it is killed with SIGKILL, the next start takes over with its records", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-kill-"));
+    const file = join(dir, "assets.sqlite");
+    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "fixtures/hold-reference-store.ts"), file], { stdio: ["ignore", "pipe", "inherit"] });
+    const id = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        out += String(d);
+        const m = /ready (\S+)\n/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once("exit", (code) => reject(new Error(`holder exited ${code}`)));
+    });
+    expect(() => createSqliteReferenceStore(file)).toThrow(new RegExp(`in use by process ${child.pid}`));
+    child.kill("SIGKILL");
+    await once(child, "exit");
+    const store = createSqliteReferenceStore(file);
+    await store.init();
+    expect((await store.get(id))?.name).toBe("held.png");
+    await store.create({ hash: "d".repeat(64), name: "after.png", size: 1, mimeType: "image/png", tags: [] });
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
   it("keeps its records across a reopen and refuses a second process-level opener of the same file", async () => {
     const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-own-"));
     const file = join(dir, "assets.sqlite");
     const a = createSqliteReferenceStore(file);
     await a.init();
     const { reference } = await a.create({ hash: "a".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: ["input"] });
-    expect(() => createSqliteReferenceStore(file)).toThrow(/locked/i);
+    expect(() => createSqliteReferenceStore(file)).toThrow(/locked|in use/i);
     await a.close();
     const reopened = createSqliteReferenceStore(file);
     await reopened.init();

@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { createRequire } from "node:module";
 import { KeyedMutex } from "./blob-store.ts";
@@ -33,10 +34,18 @@ class SqliteDriver implements SqlDriver {
   private readonly queue = new KeyedMutex();
   private readonly hashLocks = new KeyedMutex();
 
-  constructor(file: string) {
-    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0;");
+  constructor(private readonly file: string) {
+    if (file !== ":memory:") {
+      mkdirSync(dirname(file), { recursive: true });
+      claimOwnership(file);
+    }
+    try {
+      this.db = new Database(file);
+      this.db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0;");
+    } catch (err) {
+      if (file !== ":memory:") openHere.delete(file);
+      throw err;
+    }
   }
 
   private readonly direct: SqlExecutor = {
@@ -73,8 +82,51 @@ class SqliteDriver implements SqlDriver {
 
   async close(): Promise<void> {
     await this.queue.run("db", async () => {
-      if (this.db.isOpen) this.db.close();
+      if (!this.db.isOpen) return;
+      this.db.close();
+      if (this.file !== ":memory:") releaseOwnership(this.file);
     });
+  }
+}
+
+const ownerFile = (file: string) => `${file}.owner`;
+/** Files this process has open (an owner file naming this pid may also be a dead container's PID 1). */
+const openHere = new Set<string>();
+
+/**
+ * The library's VFS locks the file by creating a `<file>.lock` directory, which a process killed
+ * with SIGKILL leaves behind: the next start would find the database locked forever. So the
+ * owning process is recorded beside it (`<file>.owner`: pid and host). A start that finds an
+ * owner still alive on this host refuses, naming it; one whose owner is gone (killed, or another
+ * host's container long replaced) removes the stale lock and takes over.
+ */
+function claimOwnership(file: string): void {
+  if (openHere.has(file)) throw new Error(`${file} is in use by this process (it is already open)`);
+  let owner: { pid?: unknown; host?: unknown } | null = null;
+  try {
+    owner = JSON.parse(readFileSync(ownerFile(file), "utf8")) as { pid?: unknown; host?: unknown };
+  } catch {
+    owner = null; // none, or torn by a crash while being written: nobody to defer to
+  }
+  if (owner && owner.host === hostname() && typeof owner.pid === "number" && owner.pid !== process.pid && alive(owner.pid)) {
+    throw new Error(`${file} is in use by process ${owner.pid}: one process per DATA_DIR`);
+  }
+  rmSync(`${file}.lock`, { recursive: true, force: true });
+  writeFileSync(ownerFile(file), JSON.stringify({ pid: process.pid, host: hostname() }));
+  openHere.add(file);
+}
+
+function releaseOwnership(file: string): void {
+  rmSync(ownerFile(file), { force: true });
+  openHere.delete(file);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
