@@ -112,6 +112,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
 
     const head = await c.head(`/api/assets/hash/blake3:${hex}`).expect(200);
     expect(head.text ?? "").toBe("");
+    expect(head.headers["content-length"]).toBe("0");
     await c.head(`/assets/hash/blake3:${"0".repeat(64)}`).expect(404);
     await c.head(`/api/assets/hash/blake3:${hex.toUpperCase()}`).expect(400);
     await c.head(`/api/assets/hash/sha256:${hex}`).expect(400);

@@ -31,7 +31,8 @@ export function assetHandlers(deps: UploadDeps) {
       const raw = String(req.params.hash ?? "");
       if (!AssetHash.safeParse(raw).success) throw new UploadFailure("invalid_hash", "hash must be 'blake3:' followed by 64 lower-case hex digits");
       const exists = (await store.stat(raw.slice("blake3:".length))) !== null;
-      res.status(exists ? 200 : 404).end();
+      // An explicit empty length, as ComfyUI's server answers: a client reading it as a GET-shaped reply is not left waiting.
+      res.status(exists ? 200 : 404).setHeader("Content-Length", "0").end();
     },
 
     /** POST /api/assets/from-hash: a record for bytes already stored, no upload. */
