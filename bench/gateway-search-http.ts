@@ -2,10 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load, median, medianResult, type LoadResult } from "./lib/http-load.ts";
-import { catalogPath, repoRoot, startService } from "@app/testkit/processes";
+import { repoRoot, startService } from "@app/testkit/processes";
+import { testCatalog } from "@app/testkit/catalog";
 import { realisticQueries } from "./lib/queries.ts";
 
 export interface GatewaySearchFigures {
+  /** Which catalog the figures were measured on (the real one, or the generated fixture when it is absent). */
+  catalog: string;
   connections: number;
   roundSec: number;
   rounds: number;
@@ -29,10 +32,12 @@ export interface GatewaySearchFigures {
  */
 export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): Promise<GatewaySearchFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));
-  const queries = realisticQueries(catalogPath(), 400).map((q) => `/nodes/search?${q}`);
+  const catalog = testCatalog();
+  console.log(`catalog: ${catalog.description}`);
+  const queries = realisticQueries(catalog.path, 400).map((q) => `/nodes/search?${q}`);
   const gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), {
     DATA_DIR: dataDir,
-    CATALOG_SOURCE: catalogPath(),
+    CATALOG_SOURCE: catalog.path,
   });
   const pageFile = join(dataDir, "page.json");
   const fixedPage = await pageOfMeanSize(gateway.url, queries);
@@ -54,6 +59,7 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): P
   const g = medianResult(perRound.map((r) => r.gateway));
   const b = medianResult(perRound.map((r) => r.baseline));
   return {
+    catalog: catalog.description,
     ...opts,
     queries: queries.length,
     fixedPageBytes: Buffer.byteLength(fixedPage.body),

@@ -13,7 +13,7 @@ import {
   UpdateAssetBody,
 } from "./assets.ts";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
-import { ErrorResponse, Node, SearchPage } from "./registry.ts";
+import { ComfyNodesPage, ErrorResponse, Node, SearchPage } from "./registry.ts";
 import { SearchQueryWire } from "./search-query.ts";
 import { MaskUploadResult, UploadError, UploadResult } from "./upload.ts";
 
@@ -25,6 +25,7 @@ const components = z.registry<{ id: string }>();
 const named = {
   Node,
   SearchPage,
+  ComfyNodesPage,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
@@ -250,6 +251,19 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": json("Node", "The node."), "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
         },
       },
+      "/nodes/{nodeId}/versions/{version}/comfy-nodes": {
+        get: {
+          operationId: "ListComfyNodes",
+          tags: ["Registry"],
+          summary: "The node classes a node provides (the catalog knows its latest version's)",
+          parameters: [
+            { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
+            { name: "version", in: "path", required: true, schema: { type: "string" }, description: "The latest version's number, or `latest`." },
+            { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
+          ],
+          responses: { "200": json("ComfyNodesPage", "The node classes, on one page."), "404": json("ErrorResponse", "Unknown node, or a version other than the latest."), ...registryErrors },
+        },
+      },
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),
       "/upload/image": uploadOperation("UploadImageComfy", UploadImageForm, "UploadResult", {}),
       "/api/upload/mask": uploadOperation("UploadMask", UploadMaskForm, "MaskUploadResult", maskErrors),
@@ -259,7 +273,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       ...assetPaths("/api", ""),
       ...assetPaths("", "Comfy"),
       "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
-      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "Every service is up and the catalog indexed." }, "503": { description: "Not ready yet." } } } },
+      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
     },
     components: {
       schemas,

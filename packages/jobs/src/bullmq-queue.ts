@@ -12,10 +12,11 @@ import {
   type JobInfo,
   type JobQueue,
   type JobState,
+  type ScheduleOptions,
   type WaitOptions,
   type WorkOptions,
 } from "./job-queue.ts";
-import { checkHandlers, errorMessage, parseJob, parseResult, runHandler } from "./run-handler.ts";
+import { checkHandlers, decodeFailure, encodeFailure, errorMessage, parseJob, parseResult, runHandler } from "./run-handler.ts";
 
 export interface BullMqJobQueueOptions {
   /** redis:// or rediss:// URL (REDIS_URL). */
@@ -212,7 +213,7 @@ export class BullMqJobQueue implements JobQueue {
       }, waiter.fail);
     });
     if (!info || info.name !== name) throw new JobFailedError(jobId, "no such job");
-    if (info.state === "failed") throw new JobFailedError(jobId, info.failedReason ?? "failed");
+    if (info.state === "failed") throw new JobFailedError(jobId, info.failedReason ?? "failed", info.failureCode);
     try {
       return parseResult(name, info.result) as JobResult<N>;
     } catch (err) {
@@ -223,6 +224,40 @@ export class BullMqJobQueue implements JobQueue {
   async run<N extends JobName>(name: N, data: JobData<N>, opts: EnqueueOptions & WaitOptions): Promise<JobResult<N>> {
     await this.enqueue(name, data, opts);
     return this.waitFor(name, opts.jobId, opts);
+  }
+
+  async schedule<N extends JobName>(schedulerId: string, name: N, data: JobData<N>, opts: ScheduleOptions): Promise<void> {
+    const job = parseJob(name, data);
+    const queue = await this.producerQueue();
+    try {
+      // One scheduler per id in Redis: every replica upserting it leaves one, and each of its
+      // runs is one job that exactly one worker takes.
+      await queue.upsertJobScheduler(
+        schedulerId,
+        { every: opts.everyMs },
+        {
+          name,
+          data: job.data,
+          opts: {
+            attempts: opts.attempts ?? this.opts.attempts,
+            backoff: { type: "exponential", delay: opts.backoffMs ?? this.opts.backoffMs },
+            removeOnComplete: this.opts.keepCompleted,
+            removeOnFail: this.opts.keepFailed,
+          },
+        },
+      );
+    } catch (err) {
+      throw new QueueUnavailableError(`job queue unavailable: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  async unschedule(schedulerId: string): Promise<void> {
+    const queue = await this.producerQueue();
+    try {
+      await queue.removeJobScheduler(schedulerId);
+    } catch (err) {
+      throw new QueueUnavailableError(`job queue unavailable: ${errorMessage(err)}`, { cause: err });
+    }
   }
 
   async inspect(jobId: string): Promise<JobInfo | undefined> {
@@ -269,7 +304,8 @@ export class BullMqJobQueue implements JobQueue {
         progress: (p) => job.updateProgress(p),
       });
     } catch (err) {
-      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
+      // BullMQ keeps one string per failure: a code travels in it as a JobFailure (JSON), read back in read().
+      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(encodeFailure(err));
       throw err;
     }
   }
@@ -309,12 +345,14 @@ export class BullMqJobQueue implements JobQueue {
     if (!state) return undefined;
     const job = await queue.getJob(id);
     if (!job) return undefined;
+    const failure = state === "failed" ? decodeFailure(job.failedReason ?? "failed") : undefined;
     return {
       id,
       name: job.name,
       state,
       attemptsMade: job.attemptsMade,
-      ...(state === "failed" && { failedReason: job.failedReason }),
+      ...(failure && { failedReason: failure.message }),
+      ...(failure?.code && { failureCode: failure.code }),
       ...(state === "completed" && { result: job.returnvalue }),
     };
   }

@@ -1,4 +1,4 @@
-import type { JobData, JobName, JobResult } from "@app/contracts";
+import type { JobData, JobErrorCode, JobName, JobResult } from "@app/contracts";
 
 /** What a handler may report while it runs (reindex counts, for instance). */
 export interface JobContext {
@@ -21,6 +21,16 @@ export interface WaitOptions {
   onProgress?: (p: Record<string, unknown>) => void;
 }
 
+/** A job run again and again on a fixed interval (the catalog refresh). */
+export interface ScheduleOptions {
+  /** Interval between runs; the first run is due at once. */
+  everyMs: number;
+  /** Tries per run, the first included (default: the queue's). */
+  attempts?: number;
+  /** First retry delay of a run; doubles with each further try (default: the queue's). */
+  backoffMs?: number;
+}
+
 export interface WorkOptions {
   /** How many jobs this process runs at once. */
   concurrency?: number;
@@ -36,6 +46,8 @@ export interface JobInfo {
   /** Attempts that ended (in success or failure). */
   attemptsMade: number;
   failedReason?: string;
+  /** Set when the handler gave up with a code (UnrecoverableJobError): the input's fault. */
+  failureCode?: JobErrorCode;
   result?: unknown;
 }
 
@@ -47,10 +59,17 @@ export class JobTimeoutError extends Error {
   }
 }
 
-/** The handler threw (after any retries), or there is no such job. */
+/**
+ * The handler threw (after any retries), or there is no such job. `code` is set when the handler
+ * gave up with one (UnrecoverableJobError): the job's input was at fault, and the producer may say so.
+ */
 export class JobFailedError extends Error {
   override name = "JobFailedError";
-  constructor(readonly jobId: string, readonly reason: string) {
+  constructor(
+    readonly jobId: string,
+    readonly reason: string,
+    readonly code?: JobErrorCode,
+  ) {
     super(`job ${jobId} failed: ${reason}`);
   }
 }
@@ -66,11 +85,18 @@ export class InvalidJobError extends Error {
 }
 
 /**
- * Thrown by a handler when trying again cannot help (an image that does not decode, say):
- * the job fails at once instead of spending its retries.
+ * Thrown by a handler when trying again cannot help: the job fails at once instead of spending
+ * its retries. With a code (an image that does not decode, say: the client's input), the code
+ * reaches the producer's JobFailedError, through either queue.
  */
 export class UnrecoverableJobError extends Error {
   override name = "UnrecoverableJobError";
+  constructor(
+    message: string,
+    readonly code?: JobErrorCode,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -87,6 +113,15 @@ export interface JobQueue {
   run<N extends JobName>(name: N, data: JobData<N>, opts: EnqueueOptions & WaitOptions): Promise<JobResult<N>>;
   /** Start consuming: one handler per job name this process serves. */
   work(handlers: Partial<JobHandlers>, opts?: WorkOptions): Promise<void>;
+  /**
+   * Run `name` with `data` every `everyMs`, starting now, under `schedulerId`. Scheduling the same
+   * id again replaces it: however many processes schedule it, one run happens per interval
+   * (in-process: this process's timer; BullMQ: one job scheduler in Redis, one worker per run).
+   * A tick while the previous run is still going adds nothing.
+   */
+  schedule<N extends JobName>(schedulerId: string, name: N, data: JobData<N>, opts: ScheduleOptions): Promise<void>;
+  /** Stop a schedule; runs already started finish. */
+  unschedule(schedulerId: string): Promise<void>;
   /** The job's state, or undefined when the id is unknown (or long forgotten). */
   inspect(jobId: string): Promise<JobInfo | undefined>;
   /** Whether the backend answers now (for /readyz). */

@@ -7,6 +7,24 @@ import { z } from "zod";
  */
 
 const url = z.string().trim().url();
+
+/** The public Comfy registry: the catalog mirrored when CATALOG_SOURCE is unset. */
+export const PUBLIC_REGISTRY = "https://api.comfy.org";
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `off` → 0, `90s`/`30m`/`1h`/`1d`/`500ms` → milliseconds; unset → undefined (the default follows the source). */
+const refreshInterval = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(off|\d+(ms|s|m|h|d))$/, "must be off or a duration such as 30s, 15m, 1h, 1d")
+  .transform((v) => {
+    if (v === "off") return 0;
+    const [, n, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(v)!;
+    return Number(n) * DURATION_UNITS_MS[unit!]!;
+  })
+  .optional();
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 /** A per-minute limit: 0 = none. */
 const perMinute = z.coerce.number().int().min(0).max(1_000_000_000).default(0);
@@ -18,13 +36,19 @@ export const ConfigSchema = z
     PORT: int(8080, 0),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     DATA_DIR: z.string().default("./.data"),
-    /** V8's old-generation growth after each full GC in processes that take uploads; 0 leaves V8's own policy (see heap-tuning.ts). */
-    HEAP_GROWTH_PERCENT: int(200, 0),
 
     SEARCH_URL: url.optional(),
     UPLOAD_URL: url.optional(),
 
-    CATALOG_SOURCE: z.string().trim().min(1).optional(),
+    /** A file, or an http(s) registry API to mirror; unset mirrors the public registry; `none` starts empty. */
+    CATALOG_SOURCE: z
+      .string()
+      .trim()
+      .min(1)
+      .default(PUBLIC_REGISTRY)
+      .transform((v) => (v.toLowerCase() === "none" ? undefined : v)),
+    /** How often the catalog is read again (ms; 0 = never). Unset: 1h for a URL source, never for a file. */
+    CATALOG_REFRESH: refreshInterval,
 
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),
@@ -38,6 +62,13 @@ export const ConfigSchema = z
     RATE_LIMIT_UPLOAD_RPM: perMinute,
     RATE_LIMIT_UPLOAD_MBPM: perMinute,
     RATE_LIMIT_ASSETS_RPM: perMinute,
+    /** The filesystem store writes uploads with O_DIRECT (where the filesystem takes it) instead of through the page cache. */
+    UPLOAD_DIRECT_IO: z.enum(["on", "off"]).default("off"),
+    /**
+     * The start-up sweep removes any upload temporary older than this (others' only when their
+     * process is known gone), so replicas sharing a bucket or DATA_DIR keep each other's uploads.
+     */
+    TEMP_MAX_AGE_MS: int(60 * 60 * 1000, 60_000),
 
     REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
     QUEUE_PREFIX: z.string().default("crs"),
@@ -62,6 +93,10 @@ export const ConfigSchema = z
     S3_PRESIGN_SECONDS: int(300, 1),
   })
   .superRefine((c, ctx) => {
+    // An upload stages for at most BODY_TIMEOUT_MS (then its body timer discards it); twice that is the margin.
+    if (c.TEMP_MAX_AGE_MS < 2 * c.BODY_TIMEOUT_MS) {
+      ctx.addIssue({ code: "custom", path: ["TEMP_MAX_AGE_MS"], message: `must be at least twice BODY_TIMEOUT_MS (${2 * c.BODY_TIMEOUT_MS} ms): an upload may be staging for that long` });
+    }
     if (c.S3_ENDPOINT) {
       for (const k of ["S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"] as const) {
         if (!c[k]) ctx.addIssue({ code: "custom", path: [k], message: "is required when S3_ENDPOINT is set" });

@@ -5,12 +5,15 @@ import { errorHandler, notFound } from "./errors.ts";
 import { serviceProxy } from "./proxy.ts";
 import { readiness } from "./readiness.ts";
 import type { GatewayService } from "./service-mount.ts";
+import { webPageRouter } from "./web-page.ts";
 
 export interface GatewayDeps {
   services: GatewayService[];
   logger: Logger;
   /** Extra routes served by the gateway itself (e.g. the OpenAPI document). */
   extraRoutes?: Router;
+  /** The built web page (services/web/dist), served at `/` and `/ui/...`; none when absent. */
+  webRoot?: string;
 }
 
 /** The gateway: request ids, health, metrics, then each service mounted in process or proxied. */
@@ -37,16 +40,21 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
-    const services = await readiness(deps.services);
-    const ready = Object.values(services).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", services });
+    const { ready, services } = await readiness(deps.services);
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", ready, services, ...embeddedDetails(deps.services) });
   });
   app.get("/metrics", metricsHandler);
   if (deps.extraRoutes) app.use(deps.extraRoutes);
+  if (deps.webRoot) app.use(webPageRouter(deps.webRoot));
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** What the services mounted in this process add to /readyz (the catalog's state, when search is one). */
+function embeddedDetails(services: GatewayService[]): Record<string, unknown> {
+  return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined)));
 }
 
 function matchesPrefix(path: string, prefixes: string[]): boolean {

@@ -25,6 +25,7 @@ describe("GET /openapi.json", () => {
         "/nodes",
         "/nodes/search",
         "/nodes/{nodeId}",
+        "/nodes/{nodeId}/versions/{version}/comfy-nodes",
         "/readyz",
         "/upload/image",
         "/upload/mask",

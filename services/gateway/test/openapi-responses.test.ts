@@ -92,6 +92,10 @@ describe("every route answers what /openapi.json declares", () => {
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/deleted-pack").expect(404));
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack").expect(404));
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack?include_banned=true").expect(200));
+    const classes = "/nodes/{nodeId}/versions/{version}/comfy-nodes";
+    expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes").expect(200));
+    expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/0.0.0/comfy-nodes").expect(404));
+    expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?include_banned=x").expect(400));
   });
 
   it("upload routes, with and without /api: results and errors", async () => {

@@ -6,7 +6,7 @@ export { DEFAULT_SETTINGS } from "./routes/deps.ts";
 export type { BlobStore, StagedBlob, CommitResult, ByteRange, BlobStat } from "./adapters/blob-store.ts";
 export { BlobNotFoundError, BlobStoreUnavailableError } from "./adapters/blob-store.ts";
 export { FsBlobStore } from "./adapters/fs-blob-store.ts";
-export { loadApiKeys, createApiKey, revokeApiKeys, digestKey, keyFilePath, type ApiKey, type ApiKeys } from "./adapters/api-keys.ts";
+export { loadApiKeys, createApiKey, revokeApiKeys, digestKey, keyFilePath, parseKeyFile, type ApiKey, type ApiKeys } from "./adapters/api-keys.ts";
 export { ReloadingApiKeys } from "./adapters/reloading-api-keys.ts";
 export { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter, type Decision } from "./adapters/rate-limiter.ts";
 export { LIMIT_NAMES, NO_LIMITS, parseKeyLimits, type KeyLimits, type RateLimits } from "./domain/key-limits.ts";

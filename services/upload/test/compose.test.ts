@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +9,7 @@ import { loadConfig } from "@app/platform";
 import { createApp } from "../src/app.ts";
 import { createRateLimiter, createUploadDeps, type UploadRuntime } from "../src/compose.ts";
 import { countKeys, deleteKeys, TEST_REDIS_URL, uniquePrefix } from "@app/testkit/redis";
+import { temporaryName } from "../src/adapters/temporary-names.ts";
 import { blake3Hex, noisePng } from "./helpers.ts";
 import { startS3 } from "@app/testkit/s3rver";
 
@@ -23,7 +25,8 @@ describe("createUploadDeps", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "compose-"));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     await mkdir(join(dataDir, "blobs", "tmp"), { recursive: true });
-    await writeFile(join(dataDir, "blobs", "tmp", "left-by-a-crash"), "partial");
+    const crashed = spawnSync(process.execPath, ["-e", ""]).pid; // a process that is gone
+    await writeFile(join(dataDir, "blobs", "tmp", temporaryName(crashed)), "partial");
     const deps: UploadRuntime = await createUploadDeps(loadConfig({ DATA_DIR: dataDir, API_KEYS: "k1,k2" }), silent);
     cleanup.push(() => deps.close());
     expect(deps.store.kind).toBe("fs");

@@ -1,7 +1,8 @@
 import sharp from "sharp";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { jobIds } from "@app/contracts";
+import { blake3Hex, corruptBodyPng, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
 
 let t: TestApp;
 beforeEach(async () => {
@@ -160,6 +161,17 @@ describe("POST /api/upload/mask", () => {
     const res = await postMask(await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1), ref(name));
     expect(res.status).toBe(200);
     expect(res.body.metadata.original_hash).toBe(`blake3:${blake3Hex(orig)}`);
+  });
+
+  it("an original that does not decode: 400 invalid_image after a single attempt of the job (a client error is not retried)", async () => {
+    const bad = await corruptBodyPng(64, 64);
+    const name = await uploadOriginal(bad); // the header is whole: accepted at upload
+    const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
+    const res = await postMask(mask, name);
+    expect(res.status).toBe(400);
+    expectUploadError(res.body, "invalid_image");
+    const jobId = jobIds.maskDerive({ originalHash: blake3Hex(bad), maskHash: blake3Hex(mask) });
+    expect(await t.deps.queue.inspect(jobId)).toMatchObject({ state: "failed", attemptsMade: 1, failureCode: "invalid_image" });
   });
 
   it("unknown original: 404 original_not_found, and the mask is not stored", async () => {
