@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
+import { mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { createRequire } from "node:module";
 import { KeyedMutex } from "./blob-store.ts";
+import { ReferenceStoreUnavailableError } from "./reference-store.ts";
 import { SHARED_INDEXES, SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
 
 const SCHEMA = [
@@ -19,12 +19,20 @@ type SqlValue = string | number | null;
 // A CommonJS module whose exports Node cannot name statically: loaded through require.
 const { Database } = createRequire(import.meta.url)("node-sqlite3-wasm") as typeof import("node-sqlite3-wasm");
 
+/** How long a statement waits for another process's transaction before the store is unavailable. */
+const LOCK_WAIT_MS = 30_000;
+/** No transaction here holds the file this long: an older lock was left by a killed process. */
+const STALE_LOCK_MS = 15_000;
+
 /**
  * SQLite compiled to WebAssembly (node-sqlite3-wasm), reading and writing its file directly:
- * no native build and no binary to download at install. The file is opened in WAL mode with an
- * exclusive lock, so a second process on the same DATA_DIR fails at start instead of corrupting
- * anything. Calls are synchronous; every statement and transaction goes through one queue, so
- * a transaction never interleaves with another request's statements.
+ * no native build and no binary to download at install. Several processes may share the file
+ * (replicas on one DATA_DIR): the library's VFS locks it by creating `<file>.lock` for the length
+ * of each transaction, so the rollback journal is used (WAL needs shared memory this VFS lacks),
+ * and a statement that finds the file locked is retried here, without blocking the event loop.
+ * A lock older than any transaction was left by a process killed mid-transaction and is removed.
+ * Calls are synchronous; within a process every statement and transaction goes through one
+ * queue, so a transaction never interleaves with another request's statements.
  */
 class SqliteDriver implements SqlDriver {
   readonly kind = "sqlite" as const;
@@ -35,17 +43,8 @@ class SqliteDriver implements SqlDriver {
   private readonly hashLocks = new KeyedMutex();
 
   constructor(private readonly file: string) {
-    if (file !== ":memory:") {
-      mkdirSync(dirname(file), { recursive: true });
-      claimOwnership(file);
-    }
-    try {
-      this.db = new Database(file);
-      this.db.exec("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0;");
-    } catch (err) {
-      if (file !== ":memory:") openHere.delete(file);
-      throw err;
-    }
+    if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
   }
 
   private readonly direct: SqlExecutor = {
@@ -53,80 +52,73 @@ class SqliteDriver implements SqlDriver {
     run: async (sql, params = []) => this.db.run(sql, params as SqlValue[]).changes,
   };
 
+  private pragmasSet = false;
+
+  /** Runs `fn` in the queue, retrying while another process holds the file. */
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queue.run("db", async () => {
+      const deadline = Date.now() + LOCK_WAIT_MS;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          if (!this.pragmasSet) {
+            this.db.exec("PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0;");
+            this.pragmasSet = true;
+          }
+          return await fn();
+        } catch (err) {
+          if (!/database is locked|SQLITE_BUSY/i.test(String((err as Error).message)) || this.file === ":memory:") throw err;
+          if (Date.now() > deadline) throw new ReferenceStoreUnavailableError(`${this.file} stayed locked by another process for ${LOCK_WAIT_MS} ms`);
+          removeStaleLock(this.file);
+          await new Promise((r) => setTimeout(r, Math.min(2 ** attempt, 50)));
+        }
+      }
+    });
+  }
+
   all(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
-    return this.queue.run("db", () => this.direct.all(sql, params));
+    return this.locked(() => this.direct.all(sql, params));
   }
 
   run(sql: string, params?: unknown[]): Promise<number> {
-    return this.queue.run("db", () => this.direct.run(sql, params));
+    return this.locked(() => this.direct.run(sql, params));
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.queue.run("db", async () => {
+    return this.locked(async () => {
       this.db.exec("BEGIN IMMEDIATE");
       try {
         const result = await fn(this.direct);
         this.db.exec("COMMIT");
         return result;
       } catch (err) {
-        this.db.exec("ROLLBACK");
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
         throw err;
       }
     });
   }
 
-  /** One process owns the file (the exclusive lock), so an in-process lock is every holder. */
+  /**
+   * In-process: it excludes this process's uploads and deletes of the same bytes. Replicas on
+   * one DATA_DIR do not exclude each other's (a delete racing another replica's re-upload of the
+   * same bytes can leave that record without its bytes): run several replicas with DATABASE_URL.
+   */
   withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T> {
     return this.hashLocks.run(hash, fn);
   }
 
   async close(): Promise<void> {
     await this.queue.run("db", async () => {
-      if (!this.db.isOpen) return;
-      this.db.close();
-      if (this.file !== ":memory:") releaseOwnership(this.file);
+      if (this.db.isOpen) this.db.close();
     });
   }
 }
 
-const ownerFile = (file: string) => `${file}.owner`;
-/** Files this process has open (an owner file naming this pid may also be a dead container's PID 1). */
-const openHere = new Set<string>();
-
-/**
- * The library's VFS locks the file by creating a `<file>.lock` directory, which a process killed
- * with SIGKILL leaves behind: the next start would find the database locked forever. So the
- * owning process is recorded beside it (`<file>.owner`: pid and host). A start that finds an
- * owner still alive on this host refuses, naming it; one whose owner is gone (killed, or another
- * host's container long replaced) removes the stale lock and takes over.
- */
-function claimOwnership(file: string): void {
-  if (openHere.has(file)) throw new Error(`${file} is in use by this process (it is already open)`);
-  let owner: { pid?: unknown; host?: unknown } | null = null;
+function removeStaleLock(file: string): void {
+  const lock = `${file}.lock`;
   try {
-    owner = JSON.parse(readFileSync(ownerFile(file), "utf8")) as { pid?: unknown; host?: unknown };
+    if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
   } catch {
-    owner = null; // none, or torn by a crash while being written: nobody to defer to
-  }
-  if (owner && owner.host === hostname() && typeof owner.pid === "number" && owner.pid !== process.pid && alive(owner.pid)) {
-    throw new Error(`${file} is in use by process ${owner.pid}: one process per DATA_DIR`);
-  }
-  rmSync(`${file}.lock`, { recursive: true, force: true });
-  writeFileSync(ownerFile(file), JSON.stringify({ pid: process.pid, host: hostname() }));
-  openHere.add(file);
-}
-
-function releaseOwnership(file: string): void {
-  rmSync(ownerFile(file), { force: true });
-  openHere.delete(file);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    // gone already: the holder finished
   }
 }
 
