@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { load, type LoadResult } from "./lib/http-load.ts";
+import { load, median, medianResult, type LoadResult } from "./lib/http-load.ts";
 import { repoRoot, startService } from "@app/testkit/processes";
 import { testCatalog } from "@app/testkit/catalog";
 import { realisticQueries } from "./lib/queries.ts";
@@ -22,22 +22,6 @@ export interface GatewaySearchFigures {
   throughputRatio: number;
   p99Ratio: number;
   perRound: { gateway: LoadResult; baseline: LoadResult }[];
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
-
-function medianResult(rs: LoadResult[]): LoadResult {
-  return {
-    requestsPerSec: median(rs.map((r) => r.requestsPerSec)),
-    p50Ms: median(rs.map((r) => r.p50Ms)),
-    p99Ms: median(rs.map((r) => r.p99Ms)),
-    total: rs.reduce((a, r) => a + r.total, 0),
-    errors: rs.reduce((a, r) => a + r.errors, 0),
-    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-  };
 }
 
 /**
