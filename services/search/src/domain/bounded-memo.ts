@@ -1,3 +1,22 @@
+/** Lookups of every memo of one name in this process (all indexes' result memos count as "result"). */
+export interface MemoLookups {
+  hits: number;
+  misses: number;
+}
+
+const lookupsByName = new Map<string, MemoLookups>();
+
+/** The lookup counts so far, by memo name (plain integers on the hot path; /metrics reads them). */
+export function memoLookups(): ReadonlyMap<string, Readonly<MemoLookups>> {
+  return lookupsByName;
+}
+
+function lookupsOf(name: string): MemoLookups {
+  let counts = lookupsByName.get(name);
+  if (!counts) lookupsByName.set(name, (counts = { hits: 0, misses: 0 }));
+  return counts;
+}
+
 /**
  * A memo for pure functions of a query: real traffic repeats itself, and what is remembered
  * is derived from something immutable (an index, or nothing at all), so entries never go
@@ -8,16 +27,24 @@
 export class BoundedMemo<V> {
   private readonly entries = new Map<string, V>();
   private held = 0;
+  private readonly lookups: MemoLookups;
 
   constructor(
+    name: string,
     private readonly weigh: (value: V, key: string) => number,
     private readonly maxEntries = 16_384,
     private readonly maxWeight = 4_000_000,
-  ) {}
+  ) {
+    this.lookups = lookupsOf(name);
+  }
 
   getOrCompute(key: string, compute: () => V): V {
     const hit = this.entries.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      this.lookups.hits++;
+      return hit;
+    }
+    this.lookups.misses++;
     const value = compute();
     const weight = this.weigh(value, key);
     if (this.entries.size >= this.maxEntries || this.held + weight > this.maxWeight) {

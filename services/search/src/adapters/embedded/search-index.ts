@@ -50,9 +50,9 @@ export class IndexSearcher {
    * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
    * so a reindex starts with an empty cache.
    */
-  private readonly fuzzyCache = new BoundedMemo(byLength);
+  private readonly fuzzyCache = new BoundedMemo("typo", byLength);
   /** The same for app node name scans (a substring scan over every name). */
-  private readonly appNameCache = new BoundedMemo(byLength);
+  private readonly appNameCache = new BoundedMemo("app_name", byLength);
   /**
    * Whole results by query: the same few hundred queries make most of a registry's traffic
    * (the Manager's list pages, popular names), and a result over this immutable index never
@@ -60,7 +60,7 @@ export class IndexSearcher {
    * route keeps each result's page text for as long as the result lives, so 50,000 nodes bound
    * that text too, to some 25 MiB.
    */
-  private readonly results = new BoundedMemo((r: EngineResult) => r.nodes.length + 1, 16_384, 50_000);
+  private readonly results = new BoundedMemo("result", (r: EngineResult) => r.nodes.length + 1, 16_384, 50_000);
 
   constructor(readonly data: IndexData) {
     const n = Math.max(1, data.n);
