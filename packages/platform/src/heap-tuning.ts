@@ -17,3 +17,17 @@ import type { Config } from "./config.ts";
 export function tuneHeapForUploads(config: Pick<Config, "HEAP_GROWTH_PERCENT">): void {
   if (config.HEAP_GROWTH_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${config.HEAP_GROWTH_PERCENT}`);
 }
+
+/**
+ * For processes that serve search. Loading a catalog keeps tens of thousands of objects made by
+ * the same allocation sites that later serve requests (zod's parse results, arrays, small
+ * objects), so V8's allocation-site pretenuring decides those sites' objects live long and
+ * allocates them straight into the old generation. A request's objects then die there: slower
+ * allocation, write barriers, and a full mark-compact to free them. Measured in process on
+ * first-sight queries after loading the real catalog: the query parse 21-28 µs -> 3-5 µs, and
+ * parse + search + page text 334 -> 250 µs of CPU per query; the 5.9k-node build no slower.
+ * Set before the catalog loads (V8 reads the flag at each collection).
+ */
+export function tuneHeapForSearch(): void {
+  setFlagsFromString("--no-allocation-site-pretenuring");
+}
