@@ -281,7 +281,7 @@ export class IndexSearcher {
     return nc;
   }
 
-  /** Substring of the normalised repository URL; marks docs with `gen`, returns them. */
+  /** Substring of the normalised repository URL; marks docs with `gen`, returns them (in no order: the page is ranked by key). */
   private markRepository(query: string, gen: number): number[] {
     const D = this.data;
     const needle = normaliseRepositoryUrl(query);
@@ -301,11 +301,9 @@ export class IndexSearcher {
       }
       from = end + 1;
     }
-    out.sort((a, b) => a - b);
     return out;
   }
 
-  /** Case-insensitive match of app node names: 2 = a whole name, 1 = part of one. */
   /** App node names containing `needle`: [name id, 2 whole / 1 partial, …], from a scan of every name, remembered. */
   private appNamesMatching(needle: string): number[] {
     return this.appNameCache.getOrCompute(needle, () => {
@@ -326,6 +324,7 @@ export class IndexSearcher {
     });
   }
 
+  /** Case-insensitive match of app node names (2 = a whole name, 1 = part of one); marks docs with `gen`, returns them in no order. */
   private markAppNode(query: string, gen: number): number[] {
     const D = this.data;
     const needle = query.toLowerCase();
@@ -343,7 +342,6 @@ export class IndexSearcher {
     };
     const names = this.appNamesMatching(needle);
     for (let j = 0; j < names.length; j += 2) mark(names[j]!, names[j + 1]!);
-    out.sort((a, b) => a - b);
     return out;
   }
 }
