@@ -304,11 +304,24 @@ export class IndexSearcher {
     return out;
   }
 
-  /** App node names containing `needle`: [name id, 2 whole / 1 partial, …], from a scan of every name, remembered. */
+  /**
+   * App node names containing `needle`: [name id, 2 whole / 1 partial, …] in name order,
+   * remembered. A needle of three characters or more checks only the names holding its rarest
+   * trigram; a shorter one scans every name.
+   */
   private appNamesMatching(needle: string): number[] {
     return this.appNameCache.getOrCompute(needle, () => {
       const D = this.data;
       const names: number[] = [];
+      const candidates = D.appTrigrams.candidates(needle);
+      if (candidates !== undefined) {
+        for (let c = 0; c < candidates.length; c++) {
+          const name = D.appNames[candidates[c]!]!;
+          const at = name.indexOf(needle);
+          if (at >= 0) names.push(candidates[c]!, name.length === needle.length ? 2 : 1);
+        }
+        return names;
+      }
       const text = D.appText;
       let from = 0;
       for (;;) {
