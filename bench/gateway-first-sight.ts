@@ -1,6 +1,6 @@
 import { benchCatalogLines } from "./lib/catalog.ts";
 import { firstSightQueries } from "./lib/first-sight-queries.ts";
-import { alternatingRounds, DEFAULT_ROUNDS, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import { alternatingRounds, DEFAULT_ROUNDS, runWhenMain, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
 import { cycle } from "./lib/http-load.ts";
 import { hitRates, scrapeMemoLookups, type MemoLookups } from "./lib/memo-lookups.ts";
 
@@ -63,8 +63,4 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayF
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const f = await run();
-  console.log(JSON.stringify(f, null, 2));
-  for (const line of f.summary) console.log(line);
-}
+await runWhenMain(import.meta.url, () => run());

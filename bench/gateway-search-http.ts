@@ -1,5 +1,5 @@
 import { benchCatalogFile } from "./lib/catalog.ts";
-import { alternatingRounds, DEFAULT_ROUNDS, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import { alternatingRounds, DEFAULT_ROUNDS, runWhenMain, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
 import { cycle } from "./lib/http-load.ts";
 import { hitRates, scrapeMemoLookups } from "./lib/memo-lookups.ts";
 import { realisticQueries } from "./lib/queries.ts";
@@ -42,8 +42,4 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayS
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const f = await run();
-  console.log(JSON.stringify(f, null, 2));
-  for (const line of f.summary) console.log(line);
-}
+await runWhenMain(import.meta.url, () => run());

@@ -140,3 +140,11 @@ export function summaryLine(label: string, f: AlternatingFigures, extra = ""): s
     extra
   );
 }
+
+/** `node --import tsx bench/<file>.ts` runs one gateway bench on its own (`pnpm bench <name>` is the usual way). */
+export async function runWhenMain(moduleUrl: string, run: () => Promise<{ summary: string[] }>): Promise<void> {
+  if (moduleUrl !== `file://${process.argv[1]}`) return;
+  const figures = await run();
+  console.log(JSON.stringify(figures, null, 2));
+  for (const line of figures.summary) console.log(line);
+}
