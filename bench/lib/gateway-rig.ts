@@ -73,7 +73,8 @@ export interface AlternatingFigures {
   throughputRatio: number;
   p99Ratio: number;
   cpuPerRequestRatio: number;
-  perRound: { gateway: LoadResult; baseline: LoadResult }[];
+  /** Each round's figures, and the gateway's RSS after it: garbage awaiting a full collection makes it rise and fall, a leak only rise. */
+  perRound: { gateway: LoadResult; baseline: LoadResult; gatewayRssMiB: number }[];
 }
 
 /**
@@ -90,11 +91,12 @@ export async function alternatingRounds(
   await load(rig.gateway.url, paths.gateway, { connections, durationSec: opts.warmupSec });
   await load(rig.baseline.url, paths.baseline, { connections, durationSec: opts.warmupSec });
   await beforeRounds?.();
-  const perRound: { gateway: LoadResult; baseline: LoadResult }[] = [];
+  const perRound: AlternatingFigures["perRound"] = [];
   for (let i = 0; i < opts.rounds; i++) {
     const gateway = await load(rig.gateway.url, paths.gateway, { connections, durationSec: opts.roundSec, serverPid: rig.gateway.pid });
+    const gatewayRssMiB = Math.round(rig.gateway.rssKiB() / 1024);
     const baseline = await load(rig.baseline.url, paths.baseline, { connections, durationSec: opts.roundSec, serverPid: rig.baseline.pid });
-    perRound.push({ gateway, baseline });
+    perRound.push({ gateway, baseline, gatewayRssMiB });
   }
   const ratio = (f: (r: LoadResult) => number, floor = 0) => median(perRound.map((r) => f(r.gateway) / Math.max(f(r.baseline), floor)));
   return {
