@@ -116,13 +116,15 @@ export class TermTrie {
 
   /** The term spelled by the path to `node` followed by `s`, or -1. */
   private lookup(node: number, s: string): number {
-    for (let i = 0; i < s.length && node !== -1; i++) {
+    for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
+      // Siblings are in ascending order (the trie is built from sorted terms): stop at the first past `c`.
       let ch = this.firstChild[node]!;
-      while (ch !== -1 && this.char[ch] !== c) ch = this.nextSibling[ch]!;
+      while (ch !== -1 && this.char[ch]! < c) ch = this.nextSibling[ch]!;
+      if (ch === -1 || this.char[ch] !== c) return -1;
       node = ch;
     }
-    return node === -1 || node === 0 ? -1 : this.termAt[node]!;
+    return node === 0 ? -1 : this.termAt[node]!;
   }
 
   /** Edit distance of `q` against the terms below `root` (which sits at depth `base`), suffixes only. */
