@@ -1,10 +1,7 @@
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { CatalogRecord } from "@app/contracts";
-import { loadCatalog } from "../services/search/src/adapters/catalog-source.ts";
-import { EmbeddedSearchEngine } from "../services/search/src/adapters/embedded/embedded-engine.ts";
-import type { EngineQuery, SearchEngine } from "../services/search/src/adapters/search-engine.ts";
-import { parseSearchQuery, toEngineQuery } from "../services/search/src/domain/query.ts";
+import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery, type EngineQuery, type SearchEngine } from "@app/search";
 import { catalogPath } from "@app/testkit/processes";
 import { realisticQueries } from "./lib/queries.ts";
 import { syntheticCatalog } from "./lib/search-synthetic.ts";

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandOnPath, configKeys, fileExists, isRecord, readYaml, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
+import { commandOnPath, compiledFile, configKeys, fileExists, isRecord, readYaml, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
 
 /**
  * Compose's `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}` and `$$`, resolved
@@ -172,7 +172,7 @@ describe("docker-compose.yml", () => {
     const r = svc("reindex");
     expect(r.image).toBe(svc("search").image);
     const cmd = r.command as string[];
-    expect(cmd.slice(0, 4)).toEqual(["node", "--import", "tsx", scriptFile("search", "reindex")]);
+    expect(cmd.slice(0, 2)).toEqual(["node", compiledFile(scriptFile("search", "reindex"))]);
     const source = cmd[cmd.indexOf("--source") + 1]!;
     expect(source).toBeTruthy();
     expect(envOf("reindex").REDIS_URL).toBe(envOf("worker").REDIS_URL);

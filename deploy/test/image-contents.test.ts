@@ -1,19 +1,19 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3 } from "@app/testkit/s3rver";
 import { freePort } from "@app/testkit/processes";
-import { dockerContextFiles, repoRoot, scriptFile, services, type ServiceName } from "./support.ts";
+import { dockerContextFiles, imageCommand, repoRoot, services, type ServiceName } from "./support.ts";
 
 /**
  * No Docker engine runs here, so this rebuilds what each image holds the way its Dockerfile's
- * build stage does (`pnpm --filter <pkg> --prod deploy`, from the lockfile, offline from the
- * local store) and starts it the way its CMD does (`node --import tsx <start file>`), with no
- * workspace around it. It catches what only breaks in an image: an import of an undeclared
+ * build stage does (install from the lockfile, `pnpm --filter <pkg> build` to dist/, then
+ * `pnpm --filter <pkg> --prod deploy` hoisted, from the local store) and starts it with its CMD
+ * (`node [flags] dist/main.js`: compiled JavaScript, no tsx), with no workspace around it. It catches what only breaks in an image: an import of an undeclared
  * package or of a file outside the package, a missing runtime dependency, a start that needs
  * the repository root, a process that does not stop cleanly on SIGTERM, or services that do not
  * work together when wired by URL and Redis the way docker-compose.yml and deploy/base wire them.
@@ -56,21 +56,23 @@ async function dropQueueKeys(): Promise<void> {
   }
 }
 
+function pnpm(args: string[]): void {
+  // Prefer the cache, but reach the registry for what it lacks: pnpm's supply-chain check wants
+  // full metadata that an install with a fresh lockfile verification need not have cached.
+  const r = spawnSync("pnpm", args, { cwd: repoCopy, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  if (r.status !== 0) throw new Error(`pnpm ${args.join(" ")} failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+let installed = false;
+
 /** The image's folder for a service, built once per run like the Dockerfile's build stage. */
 function imageFolder(name: ServiceName): string {
   const out = join(work, `image-${name}`);
   if (existsSync(out)) return out;
-  // Prefer the cache, but reach the registry for what it lacks: pnpm's supply-chain check wants
-  // full metadata that an install with a fresh lockfile verification need not have cached.
-  const deploy = spawnSync("pnpm", ["--filter", pkgOf[name], "--prod", "--prefer-offline", "deploy", out], {
-    cwd: repoCopy,
-    encoding: "utf8",
-    env: { ...process.env, CI: "true" },
-  });
-  if (deploy.status !== 0) throw new Error(`pnpm deploy ${pkgOf[name]} failed:\n${deploy.stdout}\n${deploy.stderr}`);
-  // The Dockerfile links a global tsx of the lockfile's version here; dockerfiles.test.ts
-  // checks that version, this uses the workspace's copy of it.
-  symlinkSync(realpathSync(join(repoRoot, "node_modules", "tsx")), join(out, "node_modules", "tsx"));
+  if (!installed) pnpm(["install", "--prefer-offline", "--frozen-lockfile", "--ignore-scripts"]);
+  installed = true;
+  pnpm(["--filter", pkgOf[name], "build"]);
+  pnpm(["--filter", pkgOf[name], "--prod", "--prefer-offline", "--config.node-linker=hoisted", "deploy", out]);
   return out;
 }
 
@@ -80,8 +82,11 @@ interface Running {
   output(): string;
 }
 
-/** Starts a service from its image folder as the image's CMD would, with only the given env. */
-async function start(name: ServiceName, extraEnv: Record<string, string> = {}): Promise<Running> {
+/**
+ * Starts a service from its image folder with the image's CMD and only the given env; with
+ * `virtualMemoryKiB`, under that `ulimit -v` (bash sets it, then becomes the CMD).
+ */
+async function start(name: ServiceName, extraEnv: Record<string, string> = {}, opts: { virtualMemoryKiB?: number } = {}): Promise<Running> {
   const cwd = imageFolder(name);
   const port = await freePort();
   const env: Record<string, string> = {
@@ -94,7 +99,9 @@ async function start(name: ServiceName, extraEnv: Record<string, string> = {}): 
     LOG_LEVEL: "warn",
     ...extraEnv,
   };
-  const child = spawn("node", ["--import", "tsx", scriptFile(name, "start")], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const cmd = imageCommand(name);
+  const [command, ...args] = opts.virtualMemoryKiB === undefined ? cmd : ["bash", "-c", `ulimit -v ${opts.virtualMemoryKiB} && exec "$@"`, "bash", ...cmd];
+  const child = spawn(command!, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   started.push(child);
   let output = "";
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
@@ -151,7 +158,8 @@ afterAll(async () => {
 });
 
 describe.each(services)("the $name image's contents", ({ name }) => {
-  it("deploy to a self-contained folder, start from its start file, answer /healthz and stop cleanly on SIGTERM", async () => {
+  it("compile and deploy to a self-contained folder, start the compiled entry point, answer /healthz and stop cleanly on SIGTERM", async () => {
+    expect(readdirSync(imageFolder(name))).toContain("dist");
     // The worker takes its jobs from Redis and refuses to start without it.
     const env: Record<string, string> =
       name === "worker" ? { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: queuePrefix() } : {};
@@ -229,4 +237,45 @@ describe("the four images wired as docker-compose.yml wires them (URLs, jobs on 
       }
     }
   }, 180_000);
+});
+
+describe("the upload image under ulimit -v 16000000 (about 15 GiB of address space, as a container or shared host may set)", () => {
+  // Direct I/O's aligned blocks once came from WebAssembly memories, each reserving about 10 GiB
+  // of address space: the second one failed, and so did the upload.
+  const LIMIT_KIB = 16_000_000;
+  it.each(["off", "on"])("UPLOAD_DIRECT_IO=%s: six uploads of several MiB, three at a time, all stored and read back", async (directIo) => {
+    const key = `ulimit-key-${randomUUID()}`;
+    const r = await start("upload", { API_KEYS: key, UPLOAD_DIRECT_IO: directIo }, { virtualMemoryKiB: LIMIT_KIB });
+    try {
+      expect((await poll(r, "/readyz", 200)).status, r.output()).toBe(200);
+      // Noise PNGs of several MiB each (sharp from the upload package; the root has no dependency on it).
+      const sharp = createRequire(join(repoRoot, "services/upload/package.json"))("sharp") as (input: unknown) => { png(o: object): { toBuffer(): Promise<Buffer> } };
+      const images = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          sharp({ create: { width: 1300 + i, height: 1000, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } }).png({ compressionLevel: 1 }).toBuffer(),
+        ),
+      );
+      let next = 0;
+      const names = new Array<string>(images.length);
+      await Promise.all(
+        Array.from({ length: 3 }, async () => {
+          for (let i = next++; i < images.length; i = next++) {
+            const form = new FormData();
+            form.append("image", new Blob([new Uint8Array(images[i]!)], { type: "image/png" }), "big.png");
+            const res = await fetch(`${r.url}/api/upload/image`, { method: "POST", body: form, headers: { "X-API-Key": key } });
+            const body = (await res.json()) as { name: string };
+            expect(res.status, `${JSON.stringify(body)}\n${r.output()}`).toBe(200);
+            names[i] = body.name;
+          }
+        }),
+      );
+      for (const [i, image] of images.entries()) {
+        expect(image.length).toBeGreaterThan(3 * 1024 * 1024);
+        const back = await fetch(`${r.url}/api/view?filename=${names[i]}`, { headers: { "X-API-Key": key } });
+        expect(Buffer.from(await back.arrayBuffer()).equals(image)).toBe(true);
+      }
+    } finally {
+      expect(await stop(r), `exit after SIGTERM; output:\n${r.output()}`).toBe(0);
+    }
+  }, 120_000);
 });

@@ -16,8 +16,8 @@ import {
   yamlFilesIn,
   type Manifests,
 } from "./k8s.ts";
-import { parseKeyFile } from "../../services/upload/src/adapters/api-keys.ts";
-import { commandOnPath, configKeys, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
+import { parseKeyFile } from "@app/upload";
+import { commandOnPath, compiledFile, configKeys, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
 
 const hasKubectl = commandOnPath("kubectl");
 if (!hasKubectl) console.log("[deploy] kubectl not on PATH: skipping the checks of `kubectl kustomize` output");
@@ -248,7 +248,7 @@ describe.each(sets)("$label", ({ load, rendered }) => {
     for (const spec of runs) {
       const c = spec.containers[0]!;
       expect(c.image).toMatch(/comfy-registry-assets\/search(:|$)/);
-      expect(c.command?.slice(0, 4)).toEqual(["node", "--import", "tsx", script]);
+      expect(c.command?.slice(0, 2)).toEqual(["node", compiledFile(script)]);
       expect(c.command).toContain("--source");
       expect(spec.restartPolicy).toMatch(/^(Never|OnFailure)$/);
     }

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments, parse as parseYaml } from "yaml";
-import { ConfigSchema, loadConfig, type Config } from "../../packages/platform/src/config.ts";
+import { ConfigSchema, loadConfig, type Config } from "@app/platform";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -37,26 +37,45 @@ export function readYaml(path: string): unknown {
   return parseYaml(readFileSync(path, "utf8"), { merge: true, maxAliasCount: 100 });
 }
 
-/** Names the service's package.json gives to a script, e.g. "tsx src/main.ts" → "src/main.ts". */
-export function scriptFile(service: ServiceName, script: string): string {
+/**
+ * A script of the service's package.json that runs a TypeScript file, as `tsx <file>.ts` or
+ * `node [V8 flags] --import tsx <file>.ts`: the file and the node flags.
+ */
+export function scriptCommand(service: ServiceName, script: string): { file: string; nodeFlags: string[] } {
   const pkg = JSON.parse(readRepoFile(`services/${service}/package.json`)) as { scripts?: Record<string, string> };
-  const cmd = pkg.scripts?.[script];
-  const m = cmd === undefined ? null : /^tsx\s+(\S+\.ts)$/.exec(cmd.trim());
-  if (!m) throw new Error(`services/${service}/package.json: script "${script}" is not "tsx <file>.ts": ${cmd}`);
-  return m[1]!;
+  const cmd = pkg.scripts?.[script]?.trim();
+  const tsx = cmd === undefined ? null : /^tsx\s+(\S+\.ts)$/.exec(cmd);
+  if (tsx) return { file: tsx[1]!, nodeFlags: [] };
+  const node = cmd === undefined ? null : /^node\s+((?:--\S+\s+)*)--import\s+tsx\s+(\S+\.ts)$/.exec(cmd);
+  if (!node) throw new Error(`services/${service}/package.json: script "${script}" does not run a .ts file with tsx: ${cmd}`);
+  return { file: node[2]!, nodeFlags: node[1]!.split(/\s+/).filter(Boolean) };
 }
 
-/** tsx's version as the lockfile resolved it for the root project. */
-let tsxVersion: string | undefined;
-export function lockedTsxVersion(): string {
-  if (tsxVersion) return tsxVersion;
-  const lock = parseYaml(readRepoFile("pnpm-lock.yaml")) as {
-    importers: Record<string, { devDependencies?: Record<string, { version: string }> }>;
-  };
-  const v = lock.importers["."]?.devDependencies?.["tsx"]?.version;
-  if (!v) throw new Error("pnpm-lock.yaml: no tsx in the root devDependencies");
-  tsxVersion = v.replace(/\(.*$/, "");
-  return tsxVersion;
+/** The TypeScript file a package script runs, e.g. "tsx src/main.ts" → "src/main.ts". */
+export function scriptFile(service: ServiceName, script: string): string {
+  return scriptCommand(service, script).file;
+}
+
+/** Where the service's build (`bundle-service`) puts a source entry point: src/cli/x.ts → dist/cli/x.js. */
+export function compiledFile(source: string): string {
+  const m = /^src\/(.+)\.ts$/.exec(source);
+  if (!m) throw new Error(`not a source entry point: ${source}`);
+  return `dist/${m[1]}.js`;
+}
+
+/** The exec-form CMD of the service's Dockerfile (its last one). */
+export function imageCommand(service: ServiceName): string[] {
+  const cmd = readRepoFile(`services/${service}/Dockerfile`).split("\n").filter((l) => l.startsWith("CMD [")).at(-1);
+  if (!cmd) throw new Error(`services/${service}/Dockerfile: no exec-form CMD`);
+  return JSON.parse(cmd.slice("CMD ".length)) as string[];
+}
+
+/** The entry points the service's build script compiles. */
+export function buildEntries(service: ServiceName): string[] {
+  const pkg = JSON.parse(readRepoFile(`services/${service}/package.json`)) as { scripts?: Record<string, string> };
+  const m = /^bundle-service((?:\s+\S+\.ts)+)$/.exec(pkg.scripts?.build?.trim() ?? "");
+  if (!m) throw new Error(`services/${service}/package.json: no "build": "bundle-service <entries>" script`);
+  return m[1]!.trim().split(/\s+/);
 }
 
 export const configKeys: ReadonlySet<string> = new Set(Object.keys(ConfigSchema.shape));

@@ -32,7 +32,19 @@ export const CatalogReindexResult = ReindexProgress.extend({
   durationMs: z.number(),
 });
 
+/**
+ * Why a job failed for good when retrying cannot help and the cause is its input, so a producer
+ * can answer the client 4xx: an image that does not decode, an original that is not stored, a
+ * payload or result outside this contract.
+ */
+export const JobErrorCode = z.enum(["invalid_image", "original_not_found", "invalid_job"]);
+
+/** A job's failure as it crosses the queue (BullMQ keeps it, as JSON, in the job's failedReason). */
+export const JobFailure = z.object({ code: JobErrorCode, message: z.string() });
+
 export type Job = z.infer<typeof Job>;
+export type JobErrorCode = z.infer<typeof JobErrorCode>;
+export type JobFailure = z.infer<typeof JobFailure>;
 export type JobName = Job["name"];
 export type JobData<N extends JobName> = Extract<Job, { name: N }>["data"];
 export type JobResults = {

@@ -60,6 +60,16 @@ const uploadErrors = (statuses: Record<string, string>) =>
 
 const security = [{ apiKey: [] }, { bearer: [] }];
 
+/** Every keyed route can answer this: the key's per-minute allowance is spent. */
+export const rateLimitedResponse = {
+  "429": {
+    ...json("UploadError", "The key's limit for this minute is reached (`rate_limited`): requests per minute, or upload bytes per minute on upload routes."),
+    headers: {
+      "Retry-After": { description: "Seconds until the key's window ends.", schema: { type: "integer", minimum: 1 } },
+    },
+  },
+};
+
 const searchOperation = (operationId: string, summary: string) => ({
   get: {
     operationId,
@@ -81,9 +91,10 @@ const uploadOperation = (operationId: string, form: z.ZodObject, result: "Upload
       ...uploadErrors({
         "400": "Bad input: missing image part, not an image, too many pixels, bad subfolder, malformed multipart.",
         "401": "Missing or unknown API key.",
-        "413": "Body over the upload size limit; nothing stored.",
+        "413": "Body over the upload size limit, or over the key's whole upload bytes per minute; nothing stored.",
         ...extraErrors,
       }),
+      ...rateLimitedResponse,
     },
   },
 });
@@ -99,6 +110,7 @@ const viewOperation = (operationId: string) => ({
       "206": { description: "The requested byte range." },
       "304": { description: "Not modified (If-None-Match matched the ETag)." },
       ...uploadErrors({ "400": "A filename that is not a stored asset's name.", "401": "Missing or unknown API key.", "404": "No such asset.", "416": "Unsatisfiable range." }),
+      ...rateLimitedResponse,
     },
   },
 });
@@ -143,7 +155,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       "/api/view": viewOperation("ViewAsset"),
       "/view": viewOperation("ViewAssetComfy"),
       "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
-      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "Every service is up and the catalog indexed." }, "503": { description: "Not ready yet." } } } },
+      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
     },
     components: {
       schemas,

@@ -37,6 +37,7 @@ export const UploadErrorCode = z.enum([
   "not_found",
   "invalid_range",
   "request_timeout",
+  "rate_limited",
   "unavailable",
   "internal",
 ]);

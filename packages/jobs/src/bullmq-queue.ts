@@ -15,7 +15,7 @@ import {
   type WaitOptions,
   type WorkOptions,
 } from "./job-queue.ts";
-import { checkHandlers, errorMessage, parseJob, parseResult, runHandler } from "./run-handler.ts";
+import { checkHandlers, decodeFailure, encodeFailure, errorMessage, parseJob, parseResult, runHandler } from "./run-handler.ts";
 
 export interface BullMqJobQueueOptions {
   /** redis:// or rediss:// URL (REDIS_URL). */
@@ -212,7 +212,7 @@ export class BullMqJobQueue implements JobQueue {
       }, waiter.fail);
     });
     if (!info || info.name !== name) throw new JobFailedError(jobId, "no such job");
-    if (info.state === "failed") throw new JobFailedError(jobId, info.failedReason ?? "failed");
+    if (info.state === "failed") throw new JobFailedError(jobId, info.failedReason ?? "failed", info.failureCode);
     try {
       return parseResult(name, info.result) as JobResult<N>;
     } catch (err) {
@@ -269,7 +269,8 @@ export class BullMqJobQueue implements JobQueue {
         progress: (p) => job.updateProgress(p),
       });
     } catch (err) {
-      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(err.message);
+      // BullMQ keeps one string per failure: a code travels in it as a JobFailure (JSON), read back in read().
+      if (err instanceof UnrecoverableJobError) throw new UnrecoverableError(encodeFailure(err));
       throw err;
     }
   }
@@ -309,12 +310,14 @@ export class BullMqJobQueue implements JobQueue {
     if (!state) return undefined;
     const job = await queue.getJob(id);
     if (!job) return undefined;
+    const failure = state === "failed" ? decodeFailure(job.failedReason ?? "failed") : undefined;
     return {
       id,
       name: job.name,
       state,
       attemptsMade: job.attemptsMade,
-      ...(state === "failed" && { failedReason: job.failedReason }),
+      ...(failure && { failedReason: failure.message }),
+      ...(failure?.code && { failureCode: failure.code }),
       ...(state === "completed" && { result: job.returnvalue }),
     };
   }

@@ -1,4 +1,4 @@
-import type { JobData, JobName, JobResult } from "@app/contracts";
+import type { JobData, JobErrorCode, JobName, JobResult } from "@app/contracts";
 import {
   JobFailedError,
   JobTimeoutError,
@@ -12,7 +12,7 @@ import {
   type WaitOptions,
   type WorkOptions,
 } from "./job-queue.ts";
-import { checkHandlers, errorMessage, parseJob, parseResult, runHandler } from "./run-handler.ts";
+import { checkHandlers, errorMessage, failureCode, parseJob, parseResult, runHandler } from "./run-handler.ts";
 
 interface Entry {
   name: JobName;
@@ -20,6 +20,7 @@ interface Entry {
   state: JobState;
   attemptsMade: number;
   failedReason?: string;
+  failureCode?: JobErrorCode;
   result?: unknown;
   done: Promise<unknown>;
   listeners: Set<(p: Record<string, unknown>) => void>;
@@ -84,6 +85,7 @@ export class InProcessJobQueue implements JobQueue {
     entry.state = "waiting";
     entry.attemptsMade = 0;
     entry.failedReason = undefined;
+    entry.failureCode = undefined;
     entry.done = this.execute(entry);
     // Waiters observe failures through their own handlers; this one keeps the rejection handled.
     entry.done.then(() => this.forgetOldest(), () => undefined);
@@ -95,7 +97,7 @@ export class InProcessJobQueue implements JobQueue {
     const entry = this.entries.get(jobId);
     if (!entry || entry.name !== name) throw new JobFailedError(jobId, "no such job");
     if (entry.state === "completed") return entry.result as JobResult<N>;
-    if (entry.state === "failed") throw new JobFailedError(jobId, entry.failedReason ?? "failed");
+    if (entry.state === "failed") throw new JobFailedError(jobId, entry.failedReason ?? "failed", entry.failureCode);
     if (onProgress) entry.listeners.add(onProgress);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -105,7 +107,7 @@ export class InProcessJobQueue implements JobQueue {
       return (await Promise.race([entry.done, timeout])) as JobResult<N>;
     } catch (err) {
       if (err instanceof JobTimeoutError) throw err;
-      throw new JobFailedError(jobId, errorMessage(err));
+      throw new JobFailedError(jobId, errorMessage(err), failureCode(err));
     } finally {
       clearTimeout(timer);
       if (onProgress) entry.listeners.delete(onProgress);
@@ -126,6 +128,7 @@ export class InProcessJobQueue implements JobQueue {
       state: e.state,
       attemptsMade: e.attemptsMade,
       ...(e.failedReason !== undefined && { failedReason: e.failedReason }),
+      ...(e.failureCode !== undefined && { failureCode: e.failureCode }),
       ...(e.state === "completed" && { result: e.result }),
     };
   }
@@ -155,6 +158,7 @@ export class InProcessJobQueue implements JobQueue {
       } catch (err) {
         entry.attemptsMade = attempt;
         entry.failedReason = errorMessage(err);
+        entry.failureCode = failureCode(err);
         if (err instanceof UnrecoverableJobError || attempt >= this.attempts) {
           entry.state = "failed";
           throw err;

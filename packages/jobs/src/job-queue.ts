@@ -1,4 +1,4 @@
-import type { JobData, JobName, JobResult } from "@app/contracts";
+import type { JobData, JobErrorCode, JobName, JobResult } from "@app/contracts";
 
 /** What a handler may report while it runs (reindex counts, for instance). */
 export interface JobContext {
@@ -36,6 +36,8 @@ export interface JobInfo {
   /** Attempts that ended (in success or failure). */
   attemptsMade: number;
   failedReason?: string;
+  /** Set when the handler gave up with a code (UnrecoverableJobError): the input's fault. */
+  failureCode?: JobErrorCode;
   result?: unknown;
 }
 
@@ -47,10 +49,17 @@ export class JobTimeoutError extends Error {
   }
 }
 
-/** The handler threw (after any retries), or there is no such job. */
+/**
+ * The handler threw (after any retries), or there is no such job. `code` is set when the handler
+ * gave up with one (UnrecoverableJobError): the job's input was at fault, and the producer may say so.
+ */
 export class JobFailedError extends Error {
   override name = "JobFailedError";
-  constructor(readonly jobId: string, readonly reason: string) {
+  constructor(
+    readonly jobId: string,
+    readonly reason: string,
+    readonly code?: JobErrorCode,
+  ) {
     super(`job ${jobId} failed: ${reason}`);
   }
 }
@@ -66,11 +75,18 @@ export class InvalidJobError extends Error {
 }
 
 /**
- * Thrown by a handler when trying again cannot help (an image that does not decode, say):
- * the job fails at once instead of spending its retries.
+ * Thrown by a handler when trying again cannot help: the job fails at once instead of spending
+ * its retries. With a code (an image that does not decode, say: the client's input), the code
+ * reaches the producer's JobFailedError, through either queue.
  */
 export class UnrecoverableJobError extends Error {
   override name = "UnrecoverableJobError";
+  constructor(
+    message: string,
+    readonly code?: JobErrorCode,
+  ) {
+    super(message);
+  }
 }
 
 /**

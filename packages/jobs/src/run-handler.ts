@@ -1,4 +1,4 @@
-import { CatalogReindexResult, Job, JOB_NAMES, MaskDeriveResult, type JobName } from "@app/contracts";
+import { CatalogReindexResult, Job, JobFailure, JOB_NAMES, MaskDeriveResult, type JobErrorCode, type JobName } from "@app/contracts";
 import { metrics } from "@app/platform";
 import { InvalidJobError, UnrecoverableJobError, type JobContext, type JobHandlers } from "./job-queue.ts";
 
@@ -50,7 +50,7 @@ export async function runHandler(handlers: Partial<JobHandlers>, name: string, d
     return result;
   } catch (err) {
     metrics.jobs.inc({ name: label, outcome: "failed" });
-    if (err instanceof InvalidJobError) throw new UnrecoverableJobError(err.message);
+    if (err instanceof InvalidJobError) throw new UnrecoverableJobError(err.message, "invalid_job");
     throw err;
   } finally {
     end();
@@ -59,4 +59,27 @@ export async function runHandler(handlers: Partial<JobHandlers>, name: string, d
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The code a failed attempt gave up with, if any. */
+export function failureCode(err: unknown): JobErrorCode | undefined {
+  return err instanceof UnrecoverableJobError ? err.code : undefined;
+}
+
+/** A failure as a job queue's backend keeps it (one string): the typed JobFailure, as JSON, when it has a code. */
+export function encodeFailure(err: unknown): string {
+  const code = failureCode(err);
+  return code ? JSON.stringify({ code, message: errorMessage(err) } satisfies JobFailure) : errorMessage(err);
+}
+
+/** The other side of encodeFailure: a stored reason back to its message and code. */
+export function decodeFailure(reason: string): { message: string; code?: JobErrorCode } {
+  if (!reason.startsWith("{")) return { message: reason };
+  try {
+    const parsed = JobFailure.safeParse(JSON.parse(reason));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // A handler's own message that merely starts with a brace.
+  }
+  return { message: reason };
 }

@@ -75,6 +75,7 @@ export class Harness {
           if (kind === "fail-once" && run === 1) throw new Error(`first try fails ${source}`);
           if (kind === "fail-until-allowed" && !this.allow.has(source)) throw new Error(`not allowed yet ${source}`);
           if (kind === "unrecoverable") throw new UnrecoverableJobError(`hopeless ${source}`);
+          if (kind === "client-error") throw new UnrecoverableJobError(`undecodable ${source}`, "invalid_image");
           if (kind === "bad-result") return { read: "many" } as unknown as Reindex;
           if (kind === "gate") await this.gateOf(source).promise;
           if (kind === "progress") {
@@ -175,6 +176,7 @@ export function describeJobQueueConformance(name: string, makeQueue: MakeQueue):
       const err = await q.run("catalog.reindex", data, { jobId, ...LONG }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(JobFailedError);
       expect((err as JobFailedError).reason).toContain(`boom ${data.source}`);
+      expect((err as JobFailedError).code, "a plain error is no client error").toBeUndefined();
       expect(h.runs.get(data.source)).toBe(3);
       const info = await q.inspect(jobId);
       expect(info).toMatchObject({ state: "failed", attemptsMade: 3 });
@@ -207,10 +209,27 @@ export function describeJobQueueConformance(name: string, makeQueue: MakeQueue):
       expect(h.runs.get(data.source)).toBe(1);
     });
 
+    it("a client error (UnrecoverableJobError with a code) is tried once, and its code and message reach the producer", async () => {
+      const q = await queue({ attempts: 3 });
+      const { data, jobId } = h.job("client-error");
+      const err = await q.run("catalog.reindex", data, { jobId, ...LONG }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(JobFailedError);
+      expect((err as JobFailedError).code).toBe("invalid_image");
+      expect((err as JobFailedError).reason).toBe(`undecodable ${data.source}`);
+      expect(h.runs.get(data.source)).toBe(1);
+      expect(await q.inspect(jobId)).toMatchObject({ state: "failed", attemptsMade: 1, failureCode: "invalid_image", failedReason: `undecodable ${data.source}` });
+      // A later wait reads the same typed failure from the stored job.
+      const again = await q.waitFor("catalog.reindex", jobId, LONG).catch((e: unknown) => e);
+      expect(again).toMatchObject({ code: "invalid_image", reason: `undecodable ${data.source}` });
+    });
+
     it("a result outside the contract fails the job", async () => {
       const q = await queue({ attempts: 3 });
       const { data, jobId } = h.job("bad-result");
-      await expect(q.run("catalog.reindex", data, { jobId, ...LONG })).rejects.toThrow(/does not match the contract/);
+      const err = await q.run("catalog.reindex", data, { jobId, ...LONG }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(JobFailedError);
+      expect((err as JobFailedError).reason).toMatch(/does not match the contract/);
+      expect((err as JobFailedError).code).toBe("invalid_job");
       expect(h.runs.get(data.source)).toBe(1);
     });
 

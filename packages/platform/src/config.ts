@@ -8,6 +8,8 @@ import { z } from "zod";
 
 const url = z.string().trim().url();
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+/** A per-minute limit: 0 = none. */
+const perMinute = z.coerce.number().int().min(0).max(1_000_000_000).default(0);
 
 export const ConfigSchema = z
   .object({
@@ -16,8 +18,6 @@ export const ConfigSchema = z
     PORT: int(8080, 0),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     DATA_DIR: z.string().default("./.data"),
-    /** V8's old-generation growth after each full GC in processes that take uploads; 0 leaves V8's own policy (see heap-tuning.ts). */
-    HEAP_GROWTH_PERCENT: int(200, 0),
 
     SEARCH_URL: url.optional(),
     UPLOAD_URL: url.optional(),
@@ -29,6 +29,20 @@ export const ConfigSchema = z
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
     BODY_TIMEOUT_MS: int(30_000, 1),
+    /**
+     * Per-key limits per minute for keys whose key-file line names none (0 = no limit): upload
+     * requests, upload MiB, and requests on every other keyed route. Counted in Redis when REDIS_URL is set.
+     */
+    RATE_LIMIT_UPLOAD_RPM: perMinute,
+    RATE_LIMIT_UPLOAD_MBPM: perMinute,
+    RATE_LIMIT_ASSETS_RPM: perMinute,
+    /** The filesystem store writes uploads with O_DIRECT (where the filesystem takes it) instead of through the page cache. */
+    UPLOAD_DIRECT_IO: z.enum(["on", "off"]).default("off"),
+    /**
+     * The start-up sweep removes any upload temporary older than this (others' only when their
+     * process is known gone), so replicas sharing a bucket or DATA_DIR keep each other's uploads.
+     */
+    TEMP_MAX_AGE_MS: int(60 * 60 * 1000, 60_000),
 
     REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
     QUEUE_PREFIX: z.string().default("crs"),
@@ -50,6 +64,10 @@ export const ConfigSchema = z
     S3_PRESIGN_SECONDS: int(300, 1),
   })
   .superRefine((c, ctx) => {
+    // An upload stages for at most BODY_TIMEOUT_MS (then its body timer discards it); twice that is the margin.
+    if (c.TEMP_MAX_AGE_MS < 2 * c.BODY_TIMEOUT_MS) {
+      ctx.addIssue({ code: "custom", path: ["TEMP_MAX_AGE_MS"], message: `must be at least twice BODY_TIMEOUT_MS (${2 * c.BODY_TIMEOUT_MS} ms): an upload may be staging for that long` });
+    }
     if (c.S3_ENDPOINT) {
       for (const k of ["S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"] as const) {
         if (!c[k]) ctx.addIssue({ code: "custom", path: [k], message: "is required when S3_ENDPOINT is set" });

@@ -5,4 +5,3 @@ export * from "./metrics.ts";
 export * from "./serve.ts";
 export * from "./http-observer.ts";
 export * from "./service-app.ts";
-export * from "./heap-tuning.ts";

@@ -22,6 +22,7 @@ export const SCRIPTS = {
   search: "services/search/src/main.ts",
   worker: "services/worker/src/main.ts",
   reindex: "services/search/src/cli/reindex.ts",
+  apikey: "services/upload/src/cli/apikey.ts",
 } as const;
 
 export function tempDir(label: string): Promise<string> {
@@ -63,7 +64,7 @@ export async function startService(
   opts: { readyPath?: string; timeoutMs?: number; port?: number } = {},
 ): Promise<Service> {
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const child = spawn(process.execPath, [...startFlags(script), "--import", "tsx", script], {
     cwd: repoRoot,
     env: { ...cleanEnv(), LOG_LEVEL: "warn", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -121,9 +122,20 @@ export async function startService(
   return svc;
 }
 
+/**
+ * The node flags (V8's among them) a service's start script gives its main file, e.g.
+ * `node --heap-growing-percent=200 --import tsx src/main.ts`, so a test runs it as `pnpm start` does.
+ */
+function startFlags(script: string): string[] {
+  const m = /^(services\/[^/]+)\/src\/main\.ts$/.exec(script.startsWith(repoRoot) ? script.slice(repoRoot.length + 1) : script);
+  if (!m) return [];
+  const start = (JSON.parse(readFileSync(join(repoRoot, m[1]!, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
+  return /^node\s+((?:--\S+\s+)*)--import\s+tsx\s/.exec(start)?.[1]!.split(/\s+/).filter(Boolean) ?? [];
+}
+
 /** The parent's environment without the stack's own variables, so a developer's shell cannot change what a test runs. */
 function cleanEnv(): Record<string, string> {
-  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|LOG_LEVEL)$/;
+  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|UPLOAD_DIRECT_IO|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 

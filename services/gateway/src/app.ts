@@ -37,9 +37,8 @@ export function createGatewayApp(deps: GatewayDeps): Express {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
-    const services = await readiness(deps.services);
-    const ready = Object.values(services).every(Boolean);
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", services });
+    const { ready, services } = await readiness(deps.services);
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", ready, services });
   });
   app.get("/metrics", metricsHandler);
   if (deps.extraRoutes) app.use(deps.extraRoutes);

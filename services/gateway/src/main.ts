@@ -1,12 +1,9 @@
-import { loadConfig, createLogger, serve, tuneHeapForSearch, tuneHeapForUploads } from "@app/platform";
+import { loadConfig, createLogger, serve } from "@app/platform";
 import { createGatewayApp } from "./app.ts";
 import { composeGateway } from "./compose.ts";
 import { openApiRouter } from "./openapi-route.ts";
 
 const config = loadConfig();
-// Embedded, this process takes the uploads; proxying, it only forwards their bytes (the same socket buffers).
-tuneHeapForUploads(config);
-tuneHeapForSearch();
 const logger = createLogger("gateway", config.LOG_LEVEL);
 const { services, closables } = await composeGateway(config, logger);
 const app = createGatewayApp({ services, logger, extraRoutes: openApiRouter() });

@@ -1,17 +1,35 @@
 import type { GatewayService } from "./service-mount.ts";
 
-/** Ready only when every service is: embedded ones say so directly, proxied ones answer their /readyz. */
-export async function readiness(services: GatewayService[]): Promise<Record<string, boolean>> {
-  const entries = await Promise.all(
-    services.map(async (s): Promise<[string, boolean]> => {
-      if (s.mount.kind === "embedded") return [s.name, await Promise.resolve(s.mount.isReady()).catch(() => false)];
-      try {
-        const res = await fetch(new URL("/readyz", s.mount.url), { signal: AbortSignal.timeout(2_000) });
-        return [s.name, res.ok];
-      } catch {
-        return [s.name, false];
-      }
-    }),
+export interface GatewayReadiness {
+  /** Whether this gateway can take traffic: every service it mounts in process is ready. */
+  ready: boolean;
+  /** Each service's own readiness, proxied ones included (reported, never gating). */
+  services: Record<string, boolean>;
+}
+
+/**
+ * The gateway's readiness is its own state. A proxied service has its own pods, probes and
+ * Service; letting its outage gate the gateway would take every gateway pod out of rotation and
+ * the other face with it, while the proxy already answers 502/503 for just that service's routes.
+ * So proxied services are asked and reported, and only the embedded ones decide.
+ */
+export async function readiness(services: GatewayService[]): Promise<GatewayReadiness> {
+  const states = await Promise.all(
+    services.map(async (s) => ({ name: s.name, gating: s.mount.kind === "embedded", ready: await serviceReady(s) })),
   );
-  return Object.fromEntries(entries);
+  return {
+    ready: states.every((s) => !s.gating || s.ready),
+    services: Object.fromEntries(states.map((s) => [s.name, s.ready])),
+  };
+}
+
+async function serviceReady(s: GatewayService): Promise<boolean> {
+  if (s.mount.kind === "embedded") return Promise.resolve(s.mount.isReady()).catch(() => false);
+  try {
+    const res = await fetch(new URL("/readyz", s.mount.url), { signal: AbortSignal.timeout(2_000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
 }

@@ -130,3 +130,26 @@ describe("every route answers what /openapi.json declares", () => {
     expectConforms("/readyz", "get", await request(app).get("/readyz").expect(200));
   });
 });
+
+describe("429 answers what /openapi.json declares", () => {
+  it("a key over its limits on the upload and view routes: rate_limited with Retry-After", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "gw-openapi-429-"));
+    const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: KEY, LOG_LEVEL: "silent", RATE_LIMIT_UPLOAD_RPM: "1", RATE_LIMIT_ASSETS_RPM: "1" });
+    const logger = createLogger("gw-openapi-429", "silent");
+    const composed = await composeGateway(config, logger);
+    try {
+      const app = createGatewayApp({ services: composed.services, logger });
+      const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+      await request(app).post("/api/upload/image").set("x-api-key", KEY).attach("image", png, "a.png").expect(200);
+      const upload = await request(app).post("/upload/image").set("x-api-key", KEY).attach("image", png, "a.png").expect(429);
+      expect(upload.headers["retry-after"]).toMatch(/^\d+$/);
+      expectConforms("/upload/image", "post", upload);
+      await request(app).get(`/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(404);
+      const view = await request(app).get(`/api/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(429);
+      expectConforms("/api/view", "get", view);
+    } finally {
+      for (const c of composed.closables) await c.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

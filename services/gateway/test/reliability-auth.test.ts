@@ -127,7 +127,7 @@ describe("the key checker", () => {
     expect(source).toMatch(/createHash\("sha256"\)/);
     expect(source).toMatch(/timingSafeEqual\(digest, e\.digest\)/);
     // Every stored digest is compared (no early return inside the loop), so timing does not tell which matched.
-    const verify = /verify\(presented: string\): string \| null \{([\s\S]*?)\n {2}\}/.exec(source)?.[1] ?? "";
+    const verify = /verify\(presented: string\): ApiKey \| null \{([\s\S]*?)\n {2}\}/.exec(source)?.[1] ?? "";
     const loop = /for \(const e of this\.entries\) \{([\s\S]*?)\n {4}\}/.exec(verify)?.[1];
     expect(loop).toBeDefined();
     expect(loop).not.toMatch(/return|break/);

@@ -1,7 +1,8 @@
 import { Router, type Express, type RequestHandler } from "express";
 import { createServiceApp } from "@app/platform";
 import { errorBody } from "./domain/errors.ts";
-import { requireApiKey } from "./routes/auth.ts";
+import { createMemoryRateLimiter } from "./adapters/rate-limiter.ts";
+import { keyedAccess } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 import { uploadErrorHandler } from "./routes/error-handler.ts";
 import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
@@ -13,13 +14,22 @@ import { viewHandler } from "./routes/view-route.ts";
  */
 export function createRouter(deps: UploadDeps): Router {
   const router = Router();
-  const auth = requireApiKey(deps.keys);
+  const limits = {
+    limiter: deps.limiter ?? createMemoryRateLimiter(),
+    get defaults() {
+      return deps.settings.rateLimits;
+    },
+  };
+  // Every keyed route takes one of these: the key is checked, then counted against its limits.
+  // `auth` is the class of every route that takes no upload body (view, assets, tags).
+  const auth = keyedAccess(deps.keys, limits, "assets");
+  const uploadAuth = keyedAccess(deps.keys, limits, "upload");
   const image = uploadImageHandler(deps);
   const mask = uploadMaskHandler(deps);
   const view = viewHandler(deps);
   for (const prefix of ["/api", ""]) {
-    router.post(`${prefix}/upload/image`, auth, image);
-    router.post(`${prefix}/upload/mask`, auth, mask);
+    router.post(`${prefix}/upload/image`, uploadAuth, image);
+    router.post(`${prefix}/upload/mask`, uploadAuth, mask);
     router.get(`${prefix}/view`, auth, view);
   }
   router.use(uploadErrorHandler(deps.logger));

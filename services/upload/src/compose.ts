@@ -1,9 +1,11 @@
 import { join } from "node:path";
 import { createJobQueue, type JobHandler, type JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
-import { loadApiKeys } from "./adapters/api-keys.ts";
+import { keyFilePath } from "./adapters/api-keys.ts";
 import type { BlobStore } from "./adapters/blob-store.ts";
 import { FsBlobStore } from "./adapters/fs-blob-store.ts";
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./adapters/rate-limiter.ts";
+import { ReloadingApiKeys } from "./adapters/reloading-api-keys.ts";
 import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 
@@ -20,16 +22,18 @@ export async function createBlobStore(config: Config): Promise<BlobStore> {
     const { S3BlobStore } = await import("./adapters/s3-blob-store.ts");
     return S3BlobStore.fromConfig(config);
   }
-  return new FsBlobStore(join(config.DATA_DIR, "blobs"));
+  return new FsBlobStore(join(config.DATA_DIR, "blobs"), { tempMaxAgeMs: config.TEMP_MAX_AGE_MS, directIo: config.UPLOAD_DIRECT_IO === "on" });
 }
 
-export function keyFilePath(config: Pick<Config, "API_KEYS_FILE" | "DATA_DIR">): string {
-  return config.API_KEYS_FILE ?? join(config.DATA_DIR, "api-keys.txt");
+/** The one place the rate limiter is chosen: counts in Redis (shared by every process on the prefix) when REDIS_URL is set, else in memory. */
+export async function createRateLimiter(config: Config, logger: Logger): Promise<RateLimiter> {
+  if (config.REDIS_URL) return createRedisRateLimiter({ url: config.REDIS_URL, prefix: config.QUEUE_PREFIX, logger });
+  return createMemoryRateLimiter();
 }
 
 /**
  * Compose the upload service from validated config: store (swept of crash temporaries before
- * serving), keys, and a job queue. A queue passed in is used as is (the gateway's); otherwise
+ * serving), keys (the key file is read again when it changes), the per-key rate limiter, and a job queue. A queue passed in is used as is (the gateway's); otherwise
  * one is created from config (BullMQ when REDIS_URL is set, the worker service then runs the
  * mask jobs; in-process otherwise). When the queue runs jobs in this process, the mask handler
  * is registered on it.
@@ -40,7 +44,7 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
   const swept = await store.sweepTemporaries();
   if (swept > 0) logger.warn({ swept }, "removed temporaries left by an earlier crash");
 
-  const keys = await loadApiKeys({ file: keyFilePath(config), plaintext: config.API_KEYS });
+  const keys = await ReloadingApiKeys.open({ file: keyFilePath(config), plaintext: config.API_KEYS, logger });
   if (keys.count === 0) {
     logger.warn({ keyFile: keyFilePath(config) }, "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)");
   }
@@ -50,9 +54,12 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
   const queue = opts.queue ?? createJobQueue(config, { logger: logger.child({ component: "jobs" }) });
   if (queue.kind === "in-process") await queue.work({ "mask.derive": maskHandler }, { concurrency: config.WORKER_CONCURRENCY });
 
+  const limiter = await createRateLimiter(config, logger);
+
   return {
     store,
     keys,
+    limiter,
     queue,
     logger,
     maskHandler,
@@ -62,10 +69,13 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
       maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
       viewMode: config.S3_VIEW_MODE,
       presignSeconds: config.S3_PRESIGN_SECONDS,
+      rateLimits: { upload_rpm: config.RATE_LIMIT_UPLOAD_RPM, upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM, assets_rpm: config.RATE_LIMIT_ASSETS_RPM },
     },
     isReady: async () => (await store.ping()) && (await queue.isReady()),
     async close() {
+      await keys.close();
       if (ownQueue) await queue.close();
+      await limiter.close();
       await store.close();
     },
   };

@@ -1,10 +1,9 @@
-import { createLogger, loadConfig, serve, tuneHeapForUploads } from "@app/platform";
+import { createLogger, loadConfig, serve } from "@app/platform";
 import { createApp } from "./app.ts";
 import { createUploadDeps } from "./compose.ts";
 
 /** The standalone upload service. */
 const config = loadConfig();
-tuneHeapForUploads(config);
 const logger = createLogger("upload", config.LOG_LEVEL);
 const deps = await createUploadDeps(config, logger);
 await serve(createApp(deps), {

@@ -102,7 +102,7 @@ describe("key file and CLI", () => {
       expect(text).not.toContain(key);
       expect(text).toBe(`sha256:${digestKey(key).toString("hex")} studio box\n`);
       const keys = await loadApiKeys({ file });
-      expect(keys.verify(key)).toBe("studio box");
+      expect(keys.verify(key)?.label).toBe("studio box");
       expect(keys.verify(oneOff(key))).toBeNull();
       await expect(run(process.execPath, ["--import", "tsx", cli, "create"], { env })).rejects.toThrow();
     } finally {

@@ -3,15 +3,19 @@ import { Readable } from "node:stream";
 import { blake3 } from "@napi-rs/blake-hash";
 import type { AssetRecord } from "@app/contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import { BlobNotFoundError, type BlobStore, type RecordUpdate } from "../src/adapters/blob-store.ts";
+import { temporaryName } from "../src/adapters/temporary-names.ts";
 
 /** What a store implementation hands the suite: the store plus a window on its temporaries. */
 export interface StoreUnderTest {
   store: BlobStore;
   /** Names of temporaries currently present. */
   temporaries(): Promise<string[]>;
-  /** Leave a temporary behind as a crash would. */
-  plantTemporary(): Promise<void>;
+  /** Leave a temporary of this name behind (as a crash, or another process mid-upload, would). */
+  plantTemporary(name: string): Promise<void>;
+  /** Another store on the same root or bucket (a replica), with its own TEMP_MAX_AGE_MS. */
+  sibling(opts: { tempMaxAgeMs: number }): BlobStore;
   cleanup(): Promise<void>;
 }
 
@@ -183,17 +187,32 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect((await store.getRecord(staged.hash))?.tags).toEqual(tags);
     });
 
-    it("sweeps temporaries left by a crash and leaves committed blobs alone", async () => {
+    it("sweeps temporaries left by a crashed process on this host and leaves committed blobs alone", async () => {
       const bytes = randomBytes(5000);
       const staged = await store.stage(chunked(bytes));
       await staged.commit(recordFor(bytes, []));
-      await sut.plantTemporary();
-      await sut.plantTemporary();
+      const gone = spawnSync(process.execPath, ["-e", ""]).pid; // a process that has exited
+      await sut.plantTemporary(temporaryName(gone));
+      await sut.plantTemporary(temporaryName(gone));
       expect((await sut.temporaries()).length).toBe(2);
       expect(await store.sweepTemporaries()).toBe(2);
       expect(await sut.temporaries()).toEqual([]);
       expect(await store.list()).toEqual([staged.hash]);
       expect((await bytesOf(await store.read(staged.hash))).equals(bytes)).toBe(true);
+    });
+
+    it("keeps a young temporary of a live process or another host (a replica mid-upload) until it is older than TEMP_MAX_AGE_MS", async () => {
+      const live = temporaryName(process.ppid); // the test runner's parent: alive
+      const elsewhere = temporaryName(process.pid, "another-host");
+      await sut.plantTemporary(live);
+      await sut.plantTemporary(elsewhere);
+      expect(await store.sweepTemporaries()).toBe(0);
+      expect(await sut.sibling({ tempMaxAgeMs: 60 * 60 * 1000 }).sweepTemporaries()).toBe(0);
+      expect((await sut.temporaries()).sort()).toEqual([live, elsewhere].sort());
+      await new Promise((r) => setTimeout(r, 20));
+      // Older than the limit: whoever wrote them has long given up on them.
+      expect(await sut.sibling({ tempMaxAgeMs: 10 }).sweepTemporaries()).toBe(2);
+      expect(await sut.temporaries()).toEqual([]);
     });
 
     it("answers an unknown hash with null or BlobNotFoundError, never by touching a path", async () => {

@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { BullMqJobQueue } from "@app/jobs";
-import { expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { jobIds } from "@app/contracts";
+import { blake3Hex, corruptBodyPng, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
 
 /** The mask job through BullMQ on the real Redis (the test process is producer and worker). */
 const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
@@ -30,6 +31,21 @@ describe("mask upload with the BullMQ queue", () => {
     const again = await request(t.app).post("/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
     expect(again.body).toEqual(first.body);
     expect(await t.store.list()).toHaveLength(4);
+  });
+
+  it("an original that does not decode: 400 invalid_image, the job tried once (UnrecoverableError) and its code read back from Redis", async () => {
+    prefix = `upload-test-${randomUUID()}`;
+    const queue = new BullMqJobQueue({ redisUrl: REDIS_URL, prefix, attempts: 3, backoffMs: 1000 });
+    t = await makeTestApp({ queue });
+    const bad = await corruptBodyPng(64, 64);
+    const up = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", bad, { filename: "o.png" });
+    expect(up.status).toBe(200);
+    const mask = await noisePng(8, 8);
+    const res = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    expect(res.status).toBe(400);
+    expectUploadError(res.body, "invalid_image");
+    const jobId = jobIds.maskDerive({ originalHash: blake3Hex(bad), maskHash: blake3Hex(mask) });
+    expect(await queue.inspect(jobId)).toMatchObject({ state: "failed", attemptsMade: 1, failureCode: "invalid_image" });
   });
 
   it("answers 503 unavailable at once when Redis does not answer, keeping what was stored", async () => {

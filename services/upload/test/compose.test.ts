@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +7,9 @@ import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "@app/platform";
 import { createApp } from "../src/app.ts";
-import { createUploadDeps, type UploadRuntime } from "../src/compose.ts";
+import { createRateLimiter, createUploadDeps, type UploadRuntime } from "../src/compose.ts";
+import { countKeys, deleteKeys, TEST_REDIS_URL, uniquePrefix } from "@app/testkit/redis";
+import { temporaryName } from "../src/adapters/temporary-names.ts";
 import { blake3Hex, noisePng } from "./helpers.ts";
 import { startS3 } from "@app/testkit/s3rver";
 
@@ -22,7 +25,8 @@ describe("createUploadDeps", () => {
     const dataDir = await mkdtemp(join(tmpdir(), "compose-"));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     await mkdir(join(dataDir, "blobs", "tmp"), { recursive: true });
-    await writeFile(join(dataDir, "blobs", "tmp", "left-by-a-crash"), "partial");
+    const crashed = spawnSync(process.execPath, ["-e", ""]).pid; // a process that is gone
+    await writeFile(join(dataDir, "blobs", "tmp", temporaryName(crashed)), "partial");
     const deps: UploadRuntime = await createUploadDeps(loadConfig({ DATA_DIR: dataDir, API_KEYS: "k1,k2" }), silent);
     cleanup.push(() => deps.close());
     expect(deps.store.kind).toBe("fs");
@@ -47,7 +51,20 @@ describe("createUploadDeps", () => {
     const key = await createApiKey(join(dataDir, "api-keys.txt"), "default file");
     const deps = await createUploadDeps(loadConfig({ DATA_DIR: dataDir }), silent);
     cleanup.push(() => deps.close());
-    expect(deps.keys.verify(key)).toBe("default file");
+    expect(deps.keys.verify(key)?.label).toBe("default file");
+  });
+
+  it("counts rate limits in memory, or in Redis when REDIS_URL is set", async () => {
+    const memory = await createRateLimiter(loadConfig({ DATA_DIR: tmpdir() }), silent);
+    cleanup.push(() => memory.close());
+    expect(memory.kind).toBe("memory");
+    const prefix = uniquePrefix("compose-rl");
+    cleanup.push(() => deleteKeys([prefix]));
+    const redis = await createRateLimiter(loadConfig({ DATA_DIR: tmpdir(), REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix }), silent);
+    cleanup.push(() => redis.close());
+    expect(redis.kind).toBe("redis");
+    await redis.consume("upload_rpm", "k", 5, 1);
+    expect(await countKeys(`${prefix}:rl`)).toBe(1);
   });
 
   it("composes the S3 store when S3_ENDPOINT is set", async () => {

@@ -14,18 +14,19 @@ for (const directIo of [true, false]) {
     return {
       store,
       temporaries: async () => readdir(join(root, "tmp")).catch(() => []),
-      plantTemporary: async () => writeFile(join(root, "tmp", `crashed-${Math.random()}`), "partial"),
+      plantTemporary: async (name) => writeFile(join(root, "tmp", name), "partial"),
+      sibling: ({ tempMaxAgeMs }) => new FsBlobStore(root, { directIo, tempMaxAgeMs }),
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };
   });
 }
 
 describe("FsBlobStore write mode", () => {
-  it("writes with O_DIRECT on Linux's usual filesystems, buffered when told not to; both leave no probe file behind", async () => {
+  it("writes buffered by default, with O_DIRECT on Linux's usual filesystems when asked; neither leaves a probe file behind", async () => {
     const dir = await mkdtemp(join(tmpdir(), "fs-blob-mode-"));
     try {
-      const direct = new FsBlobStore(join(dir, "a"));
-      const buffered = new FsBlobStore(join(dir, "b"), { directIo: false });
+      const direct = new FsBlobStore(join(dir, "a"), { directIo: true });
+      const buffered = new FsBlobStore(join(dir, "b"));
       await Promise.all([direct.init(), buffered.init()]);
       expect(direct.writeMode).toBe(process.platform === "linux" ? "direct" : "buffered");
       expect(buffered.writeMode).toBe("buffered");

@@ -71,6 +71,17 @@ export function solidPng(width: number, height: number, rgba: { r: number; g: nu
   return sharp({ create: { width, height, channels, background: { ...rgba, alpha: rgba.alpha ?? 1 } } }).png().toBuffer();
 }
 
+/**
+ * A PNG whose header is whole and whose pixel data is not: the upload's header check accepts it,
+ * a full decode (the mask job's) refuses it.
+ */
+export async function corruptBodyPng(width: number, height: number): Promise<Buffer> {
+  const png = Buffer.from(await noisePng(width, height));
+  const idat = png.indexOf("IDAT");
+  png.fill(0xff, idat + 40, idat + 120);
+  return png;
+}
+
 /** Distinct content every call (so tests never collide on a hash). */
 export function noisePng(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })

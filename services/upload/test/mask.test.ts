@@ -1,7 +1,8 @@
 import sharp from "sharp";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { jobIds } from "@app/contracts";
+import { blake3Hex, corruptBodyPng, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
 
 let t: TestApp;
 beforeEach(async () => {
@@ -162,6 +163,17 @@ describe("POST /api/upload/mask", () => {
     expect(res.body.metadata.original_hash).toBe(`blake3:${blake3Hex(orig)}`);
   });
 
+  it("an original that does not decode: 400 invalid_image after a single attempt of the job (a client error is not retried)", async () => {
+    const bad = await corruptBodyPng(64, 64);
+    const name = await uploadOriginal(bad); // the header is whole: accepted at upload
+    const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
+    const res = await postMask(mask, name);
+    expect(res.status).toBe(400);
+    expectUploadError(res.body, "invalid_image");
+    const jobId = jobIds.maskDerive({ originalHash: blake3Hex(bad), maskHash: blake3Hex(mask) });
+    expect(await t.deps.queue.inspect(jobId)).toMatchObject({ state: "failed", attemptsMade: 1, failureCode: "invalid_image" });
+  });
+
   it("unknown original: 404 original_not_found, and the mask is not stored", async () => {
     const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
     const res = await postMask(mask, `${"b".repeat(64)}.png`);
@@ -190,6 +202,33 @@ describe("POST /api/upload/mask", () => {
     const res = await postMask(await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1), ref);
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_original_ref");
+  });
+
+  it("comfy-ui-client's originalRef is an alias of original_ref; both may be sent when they name the same image", async () => {
+    const orig = await original();
+    const name = await uploadOriginal(orig);
+    const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
+    const send = (fields: [string, string][]) => {
+      let req = request(t.app).post("/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "mask.png" });
+      for (const [k, v] of fields) req = req.field(k, v);
+      return req;
+    };
+    for (const fields of [
+      [["originalRef", name]],
+      [["originalRef", JSON.stringify({ filename: name, subfolder: "", type: "input" })], ["original_ref", `blake3:${blake3Hex(orig)}`]],
+    ] as [string, string][][]) {
+      const res = await send(fields);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.metadata.original_hash).toBe(`blake3:${blake3Hex(orig)}`);
+    }
+    const other = await uploadOriginal(await noisePng(W, H));
+    const differ = await send([["original_ref", name], ["originalRef", other]]);
+    expect(differ.status).toBe(400);
+    expectUploadError(differ.body, "invalid_original_ref");
+    expect(differ.body.message).toMatch(/originalRef/);
+    const badAlias = await send([["originalRef", "cat.png"]]);
+    expect(badAlias.status).toBe(400);
+    expectUploadError(badAlias.body, "invalid_original_ref");
   });
 
   it("a job slower than MASK_JOB_TIMEOUT_MS: 503 unavailable, the job finishes, the retry gets the result", async () => {

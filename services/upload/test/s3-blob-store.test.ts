@@ -16,14 +16,16 @@ afterAll(async () => {
 describeBlobStoreConformance("S3 (s3rver)", async () => {
   const bucket = `t-${randomUUID().slice(0, 8)}`;
   // A small part size, so the multipart path runs on the suite's few-MiB objects.
-  const store = new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket, partSize: 5 * 1024 * 1024 });
+  const options = { endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket, partSize: 5 * 1024 * 1024 };
+  const store = new S3BlobStore(options);
   const client = new Client({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
   return {
     store,
     temporaries: () => store.temporaries(),
-    plantTemporary: async () => {
-      await client.putObject(bucket, `tmp/crashed-${randomUUID()}`, Buffer.from("partial"));
+    plantTemporary: async (name) => {
+      await client.putObject(bucket, `tmp/${name}`, Buffer.from("partial"));
     },
+    sibling: ({ tempMaxAgeMs }) => new S3BlobStore({ ...options, tempMaxAgeMs }),
     cleanup: async () => {
       const keys = await new Promise<string[]>((resolve, reject) => {
         const out: string[] = [];

@@ -1,60 +1,86 @@
-import { constants } from "node:fs";
+import { constants, writeSync } from "node:fs";
 import { type FileHandle, open, rm } from "node:fs/promises";
 import { Writable } from "node:stream";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 
 /**
- * Writing uploads with O_DIRECT, as MinIO does: a write-once blob goes from our buffer to the
- * disk without a copy into the page cache, so a 40 MB upload neither pays for 40 MB of fresh
- * cache pages (the dearest part of a buffered write on a VM, where a new page is a fault to the
- * host) nor evicts what readers need. Direct I/O wants the buffer's address, the file offset and
- * the length aligned to the device's block; WebAssembly memory is page-aligned, so blocks are
- * carved from it, and the last block is written padded and the file truncated back to size.
+ * Writing uploads with O_DIRECT (UPLOAD_DIRECT_IO=on; buffered is the default), as MinIO does: a
+ * write-once blob goes from our buffer to the disk without a copy into the page cache. Direct I/O
+ * wants the buffer's address, the file offset and the length aligned to the device's block; the
+ * last block is written padded and the file truncated back to size.
+ *
+ * Node tells no buffer's address, so an aligned block is found, not computed: a buffer 4 KiB
+ * larger than the block is allocated, and a direct write of 4 KiB from candidate offsets into it
+ * (to an unlinked scratch file) fails with EINVAL until the address is aligned. This costs one or
+ * two small writes per block (the allocator's offset is remembered), blocks are pooled, and it
+ * reserves nothing beyond the memory itself (a WebAssembly.Memory, page-aligned, reserves about
+ * 10 GiB of address space each, which a `ulimit -v` refuses by the second).
  */
 const ALIGN = 4096;
 const BLOCK = 1024 * 1024;
-const WASM_PAGE = 64 * 1024;
+/** The smallest alignment any allocator gives an ArrayBuffer's memory. */
+const MIN_ALIGN = 8;
 
-/** The one WebAssembly API used here (this project's TypeScript libs carry no WebAssembly types). */
-const { Memory: WasmMemory } = (globalThis as unknown as {
-  WebAssembly: { Memory: new (pages: { initial: number; maximum: number }) => { buffer: ArrayBuffer } };
-}).WebAssembly;
+/** O_DIRECT where the platform has it; undefined elsewhere. */
+const O_DIRECT: number | undefined = (constants as Record<string, number>).O_DIRECT;
+
+/** The unlinked scratch file aligned addresses are found with (the first one opened). */
+let prober: FileHandle | null = null;
+let lastOffset = 0;
 
 /** Spare aligned blocks, kept between uploads so their pages are already mapped. */
 const spareBlocks: Buffer[] = [];
 const MAX_SPARE_BLOCKS = 16;
 
+function alignedBlock(probe: FileHandle | null = prober): Buffer {
+  if (!probe) throw new Error("direct I/O was not set up (directIoWorks)");
+  const raw = Buffer.allocUnsafeSlow(BLOCK + ALIGN);
+  const offsets = [lastOffset, ...Array.from({ length: ALIGN / MIN_ALIGN }, (_, i) => i * MIN_ALIGN)];
+  for (const offset of offsets) {
+    try {
+      writeSync(probe.fd, raw, offset, ALIGN, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EINVAL") continue;
+      throw err;
+    }
+    lastOffset = offset;
+    return raw.subarray(offset, offset + BLOCK);
+  }
+  throw new Error("no 4 KiB-aligned address in a fresh buffer");
+}
+
 function takeBlock(): Buffer {
-  return spareBlocks.pop() ?? Buffer.from(new WasmMemory({ initial: BLOCK / WASM_PAGE, maximum: BLOCK / WASM_PAGE }).buffer);
+  return spareBlocks.pop() ?? alignedBlock();
 }
 
 function giveBlock(block: Buffer): void {
   if (spareBlocks.length < MAX_SPARE_BLOCKS) spareBlocks.push(block);
 }
 
-/** O_DIRECT where the platform has it; undefined elsewhere. */
-const O_DIRECT: number | undefined = (constants as Record<string, number>).O_DIRECT;
-
 /**
- * Whether direct I/O works in `dir` (the platform has it, the filesystem takes it, and our
- * blocks meet its alignment): one aligned block written to a scratch file there.
+ * Whether direct I/O works in `dir` (the platform has it, the filesystem takes it, and an
+ * aligned block can be found): one aligned block written to a scratch file there, unlinked at once.
  */
 export async function directIoWorks(dir: string, scratchName: string): Promise<boolean> {
   if (O_DIRECT === undefined) return false;
   const path = `${dir}/${scratchName}`;
-  const block = takeBlock();
+  let handle: FileHandle | null = null;
   try {
-    const handle = await openDirect(path);
+    handle = await openDirect(path);
+    await rm(path, { force: true });
+    const block = spareBlocks.pop() ?? alignedBlock(prober ?? handle);
     try {
       const { bytesWritten } = await handle.write(block, 0, ALIGN, 0);
-      return bytesWritten === ALIGN;
+      if (bytesWritten !== ALIGN) return false;
     } finally {
-      await handle.close();
+      giveBlock(block);
     }
+    prober ??= handle;
+    return true;
   } catch {
     return false;
   } finally {
-    giveBlock(block);
+    if (handle && handle !== prober) await handle.close();
     await rm(path, { force: true });
   }
 }

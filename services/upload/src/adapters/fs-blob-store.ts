@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { type FileHandle, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Writable, type Readable } from "node:stream";
@@ -19,6 +18,7 @@ import {
 import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
 import { DirectFileWriter, directIoWorks, openDirect } from "./direct-file-writer.ts";
+import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 /**
  * The filesystem BlobStore: `<root>/ab/cd/<hash>` with the record beside it in `<hash>.json`,
@@ -26,7 +26,8 @@ import { DirectFileWriter, directIoWorks, openDirect } from "./direct-file-write
  * exists, so racing commits of the same content leave exactly one object and never expose a
  * partial file. Paths are only ever built from a validated 64-hex hash.
  *
- * One upload process per DATA_DIR: the start-up sweep removes every temporary it finds.
+ * Several processes may share one root (replicas on a shared DATA_DIR): the start-up sweep only
+ * removes temporaries that are abandoned (see temporary-names.ts), never another's upload in progress.
  */
 export class FsBlobStore implements BlobStore {
   readonly kind = "fs" as const;
@@ -51,17 +52,21 @@ export class FsBlobStore implements BlobStore {
 
   private direct = false;
 
-  /** `directIo: false` keeps every write buffered (the fallback, tested on its own). */
+  /**
+   * `directIo: true` writes uploads with O_DIRECT where the filesystem takes it (UPLOAD_DIRECT_IO=on);
+   * buffered otherwise, the default;
+   * `tempMaxAgeMs`: the age from which the sweep removes any temporary (TEMP_MAX_AGE_MS).
+   */
   constructor(
     private readonly root: string,
-    private readonly opts: { directIo?: boolean } = {},
+    private readonly opts: { directIo?: boolean; tempMaxAgeMs?: number } = {},
   ) {
     this.tmpDir = join(root, "tmp");
   }
 
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true });
-    this.direct = this.opts.directIo !== false && (await directIoWorks(this.tmpDir, `${process.pid}-direct-io-probe`));
+    this.direct = this.opts.directIo === true && (await directIoWorks(this.tmpDir, `${process.pid}-direct-io-probe`));
   }
 
   /** How staged bytes reach the disk: "direct" (O_DIRECT) where the filesystem takes it, else "buffered". */
@@ -161,9 +166,18 @@ export class FsBlobStore implements BlobStore {
   }
 
   async sweepTemporaries(): Promise<number> {
-    const names = await readdirOrEmpty(this.tmpDir);
-    await Promise.all(names.map((n) => rm(join(this.tmpDir, n), { force: true, recursive: true })));
-    return names.length;
+    const maxAge = this.opts.tempMaxAgeMs ?? DEFAULT_TEMP_MAX_AGE_MS;
+    const now = Date.now();
+    const removed = await Promise.all(
+      (await readdirOrEmpty(this.tmpDir)).map(async (name) => {
+        const path = join(this.tmpDir, name);
+        const modified = await stat(path).then((s) => s.mtimeMs, () => null);
+        if (modified === null || !isAbandoned(name, modified, now, maxAge)) return false;
+        await rm(path, { force: true, recursive: true });
+        return true;
+      }),
+    );
+    return removed.filter(Boolean).length;
   }
 
   async presignedUrl(): Promise<string | null> {
@@ -196,12 +210,12 @@ export class FsBlobStore implements BlobStore {
   }
 
   private tempPath(): string {
-    return join(this.tmpDir, `${process.pid}-${randomBytes(12).toString("hex")}`);
+    return join(this.tmpDir, temporaryName());
   }
 }
 
 /**
- * The buffered writer, where direct I/O is not available.
+ * The buffered writer: the default, and where direct I/O is not available.
  * Hashes (blake3) and writes to an open file in one step, and starts a datasync every few MiB
  * while the upload is still arriving, so the disk works in parallel with the network and the
  * fsync before commit has little left.

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { Client, CopyDestinationOptions, CopySourceOptions } from "minio";
@@ -18,6 +17,7 @@ import {
 } from "./blob-store.ts";
 import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
+import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 export interface S3BlobStoreOptions {
   endPoint: string;
@@ -29,6 +29,8 @@ export interface S3BlobStoreOptions {
   bucket: string;
   /** Multipart part size: the most of an upload held in memory at once. */
   partSize?: number;
+  /** The age from which the start-up sweep removes any temporary (TEMP_MAX_AGE_MS). */
+  tempMaxAgeMs?: number;
 }
 
 const BLOBS = "blobs/";
@@ -43,6 +45,10 @@ const TMP = "tmp/";
  * S3 metadata can only change by rewriting the object, and a duplicate upload must not rewrite
  * anything under the hash name. The blob object carries its Content-Type (for presigned reads)
  * and its hash as metadata.
+ *
+ * Replicas share the bucket: the start-up sweep removes only abandoned temporaries (see
+ * temporary-names.ts). A multipart upload cut off by a crash is no object yet; the bucket's
+ * lifecycle rule (deploy/README.md) aborts it.
  */
 export class S3BlobStore implements BlobStore {
   readonly kind = "s3" as const;
@@ -92,6 +98,7 @@ export class S3BlobStore implements BlobStore {
       secretKey: config.S3_SECRET_KEY!,
       region: config.S3_REGION,
       bucket: config.S3_BUCKET!,
+      tempMaxAgeMs: config.TEMP_MAX_AGE_MS,
     });
   }
 
@@ -108,7 +115,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async stage(source: Readable, opts: StageOptions = {}): Promise<StagedBlob> {
-    const key = `${TMP}${randomUUID()}`;
+    const key = TMP + temporaryName();
     const hasher = new Blake3Hasher();
     let size = 0;
     async function* hashed(): AsyncGenerator<Buffer> {
@@ -223,18 +230,22 @@ export class S3BlobStore implements BlobStore {
   }
 
   async sweepTemporaries(): Promise<number> {
-    const keys = await this.keys(TMP);
-    if (keys.length > 0) await guard(() => this.client.removeObjects(this.opts.bucket, keys));
-    return keys.length;
+    const maxAge = this.opts.tempMaxAgeMs ?? DEFAULT_TEMP_MAX_AGE_MS;
+    const now = Date.now();
+    const abandoned = (await this.objects(TMP))
+      .filter((o) => isAbandoned(o.name.slice(TMP.length), o.lastModified, now, maxAge))
+      .map((o) => o.name);
+    if (abandoned.length > 0) await guard(() => this.client.removeObjects(this.opts.bucket, abandoned));
+    return abandoned.length;
   }
 
   private async removeTemporary(key: string): Promise<void> {
     await this.client.removeObject(this.opts.bucket, key).catch(() => undefined);
   }
 
-  /** Temporaries currently present (tests). */
+  /** Names of the temporaries currently present, without the `tmp/` prefix (tests). */
   async temporaries(): Promise<string[]> {
-    return this.keys(TMP);
+    return (await this.keys(TMP)).map((k) => k.slice(TMP.length));
   }
 
   async presignedUrl(hash: string, opts: { seconds: number; contentType?: string }): Promise<string | null> {
@@ -254,13 +265,17 @@ export class S3BlobStore implements BlobStore {
   async close(): Promise<void> {}
 
   private async keys(prefix: string): Promise<string[]> {
+    return (await this.objects(prefix)).map((o) => o.name);
+  }
+
+  private async objects(prefix: string): Promise<{ name: string; lastModified: number }[]> {
     return guard(
       () =>
-        new Promise<string[]>((resolve, reject) => {
-          const out: string[] = [];
+        new Promise<{ name: string; lastModified: number }[]>((resolve, reject) => {
+          const out: { name: string; lastModified: number }[] = [];
           const stream = this.client.listObjectsV2(this.opts.bucket, prefix, true);
           stream.on("data", (item) => {
-            if (item.name) out.push(item.name);
+            if (item.name) out.push({ name: item.name, lastModified: item.lastModified?.getTime() ?? 0 });
           });
           stream.on("error", reject);
           stream.on("end", () => resolve(out));

@@ -1,25 +1,48 @@
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "@app/platform";
-import { createApiKey } from "../adapters/api-keys.ts";
+import { createApiKey, keyFilePath, readKeyFile, revokeApiKeys } from "../adapters/api-keys.ts";
+import { formatKeyLimits, parseKeyLimits } from "../domain/key-limits.ts";
 
-/** `pnpm apikey create --label NAME`: prints a new key once and appends its hash to the key file. */
+const USAGE = `usage:
+  pnpm apikey create --label NAME [--limits "upload_rpm=60 upload_mbpm=512 assets_rpm=600"]
+  pnpm apikey revoke --label NAME
+  pnpm apikey list
+A running server reads the key file again when it changes: no restart.
+`;
+
+/** Prints a new key once and appends only its hash to the key file; revokes and lists by label. */
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { label: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: { label: { type: "string" }, limits: { type: "string" }, help: { type: "boolean", short: "h" } },
   });
-  if (values.help || positionals[0] !== "create" || !values.label) {
-    process.stderr.write("usage: pnpm apikey create --label NAME\n");
+  const command = positionals[0];
+  if (values.help || !command || (command !== "list" && !values.label)) {
+    process.stderr.write(USAGE);
     return values.help ? 0 : 2;
   }
-  const config = loadConfig();
-  const file = config.API_KEYS_FILE ?? join(config.DATA_DIR, "api-keys.txt");
-  const key = await createApiKey(file, values.label);
-  process.stderr.write(`added key "${values.label}" to ${file}; it is shown once, store it now:\n`);
-  process.stdout.write(`${key}\n`);
-  return 0;
+  const file = keyFilePath(loadConfig());
+  switch (command) {
+    case "create": {
+      const limits = parseKeyLimits((values.limits ?? "").split(/\s+/).filter((w) => w !== ""));
+      const key = await createApiKey(file, values.label!, limits);
+      process.stderr.write(`added key "${values.label}" to ${file}; it is shown once, store it now:\n`);
+      process.stdout.write(`${key}\n`);
+      return 0;
+    }
+    case "revoke": {
+      const removed = await revokeApiKeys(file, values.label!);
+      process.stderr.write(`removed ${removed} key(s) labelled "${values.label}" from ${file}\n`);
+      return removed > 0 ? 0 : 1;
+    }
+    case "list":
+      for (const e of await readKeyFile(file)) process.stdout.write(`${e.label}\t${formatKeyLimits(e.limits) || "default limits"}\n`);
+      return 0;
+    default:
+      process.stderr.write(USAGE);
+      return 2;
+  }
 }
 
 main(process.argv.slice(2).filter((a) => a !== "--")).then(

@@ -14,6 +14,7 @@ const STATUS: Record<UploadErrorCode, number> = {
   not_found: 404,
   invalid_range: 416,
   request_timeout: 408,
+  rate_limited: 429,
   unavailable: 503,
   internal: 500,
 };
@@ -21,12 +22,21 @@ const STATUS: Record<UploadErrorCode, number> = {
 /** A failure the client is told about: a stable code, its HTTP status, and a message naming the input. */
 export class UploadFailure extends Error {
   readonly status: number;
-  constructor(readonly code: UploadErrorCode, message: string) {
+  /** Sent as `Retry-After` (429: when the key's window ends). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(readonly code: UploadErrorCode, message: string, opts: { retryAfterMs?: number } = {}) {
     super(message);
     this.status = STATUS[code];
+    if (opts.retryAfterMs !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(opts.retryAfterMs / 1000));
   }
 }
 
 export function errorBody(code: UploadErrorCode, message: string): { code: UploadErrorCode; message: string; error: UploadErrorCode } {
   return { code, message, error: code };
+}
+
+/** 429: the key's allowance for this minute is spent; Retry-After says when its window ends. */
+export function rateLimited(retryAfterMs: number, why: string): UploadFailure {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new UploadFailure("rate_limited", `${why}; retry after ${seconds} s`, { retryAfterMs });
 }

@@ -11,7 +11,7 @@ import { UploadFailure } from "./errors.ts";
  */
 export function parseOriginalRef(raw: string | undefined): string {
   if (raw === undefined || raw.trim() === "") {
-    throw new UploadFailure("invalid_original_ref", "original_ref is required: the name of an uploaded image, JSON {\"filename\": ...}, or blake3:<hex>");
+    throw new UploadFailure("invalid_original_ref", "original_ref (or originalRef) is required: the name of an uploaded image, JSON {\"filename\": ...}, or blake3:<hex>");
   }
   const text = raw.trim();
   if (text.startsWith("{")) {
@@ -32,6 +32,22 @@ export function parseOriginalRef(raw: string | undefined): string {
     return hashOfName(candidate);
   }
   return hashOfName(text);
+}
+
+/**
+ * The original's hash from a mask form: `original_ref`, or `originalRef` as comfy-ui-client
+ * 0.1.2 names it. Both may be sent only when they name the same image (in any accepted form).
+ */
+export function originalRefOfForm(fields: ReadonlyMap<string, string>): string {
+  const snake = fields.get("original_ref");
+  const camel = fields.get("originalRef");
+  if (camel === undefined) return parseOriginalRef(snake);
+  if (snake === undefined) return parseOriginalRef(camel);
+  const hash = parseOriginalRef(snake);
+  if (parseOriginalRef(camel) !== hash) {
+    throw new UploadFailure("invalid_original_ref", "original_ref and originalRef name different images; send one of them");
+  }
+  return hash;
 }
 
 function hashOfName(name: string): string {

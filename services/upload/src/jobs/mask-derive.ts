@@ -1,17 +1,13 @@
 import { Readable } from "node:stream";
 import sharp from "sharp";
 import type { JobResult, MaskType } from "@app/contracts";
-import type { JobHandler } from "@app/jobs";
+import { UnrecoverableJobError, type JobHandler } from "@app/jobs";
 import type { Logger } from "@app/platform";
 import { BlobNotFoundError, type BlobStore } from "../adapters/blob-store.ts";
 import { MAX_PIXELS } from "../adapters/image-probe.ts";
 import { mergeRecord } from "../domain/asset-record.ts";
 import { paintAlpha, paintedAlpha } from "../domain/mask.ts";
 import { assetName } from "../domain/naming.ts";
-
-/** Job failures whose cause is the client's input carry this prefix so the route can answer 4xx. */
-export const INVALID_IMAGE_PREFIX = "invalid_image:";
-export const NOT_FOUND_PREFIX = "original_not_found:";
 
 export interface MaskDeriveDeps {
   store: BlobStore;
@@ -34,7 +30,8 @@ export function createMaskDeriveHandler(deps: MaskDeriveDeps): JobHandler<"mask.
       try {
         derived = await derive(original, mask);
       } catch (err) {
-        throw new Error(`${INVALID_IMAGE_PREFIX} cannot decode the original or the mask: ${(err as Error).message}`);
+        // The client's bytes: no retry can decode them. The code reaches the route (400 invalid_image).
+        throw new UnrecoverableJobError(`cannot decode the original or the mask: ${(err as Error).message}`, "invalid_image");
       }
       const tags = ["derived", `original:${originalHash}`, `mask:${maskHash}`];
       const [painted, paint] = await Promise.all([
@@ -91,7 +88,7 @@ async function readBlob(store: BlobStore, hash: string): Promise<Buffer> {
     for await (const c of await store.read(hash)) chunks.push(c as Buffer);
     return Buffer.concat(chunks);
   } catch (err) {
-    if (err instanceof BlobNotFoundError) throw new Error(`${NOT_FOUND_PREFIX} no stored image ${hash}`);
+    if (err instanceof BlobNotFoundError) throw new UnrecoverableJobError(`no stored image ${hash}`, "original_not_found");
     throw err;
   }
 }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { ApiKeys } from "../adapters/api-keys.ts";
 import { UploadFailure } from "../domain/errors.ts";
+import { limitPerKey, type RateLimitSetup, type RouteClass } from "./rate-limit.ts";
 
 /** Query parameters that look like a credential: a key there ends up in proxy and access logs. */
 const QUERY_KEY_RE = /^((x[-_])?api[-_]?key|key|token|access[-_]?token|auth|authorization|bearer)$/i;
@@ -29,9 +30,20 @@ export function requireApiKey(keys: ApiKeys): RequestHandler {
     if (key === null) {
       return next(new UploadFailure("unauthorized", "missing API key: send the X-API-Key header or Authorization: Bearer <key>"));
     }
-    const label = keys.verify(key);
-    if (label === null) return next(new UploadFailure("unauthorized", "unknown API key"));
-    res.locals.logContext = { keyLabel: label };
+    const found = keys.verify(key);
+    if (found === null) return next(new UploadFailure("unauthorized", "unknown API key"));
+    res.locals.apiKey = found;
+    res.locals.logContext = { keyLabel: found.label };
     next();
   };
+}
+
+/**
+ * The front door of every keyed route: the key is checked, then counted against its limits
+ * (one middleware, so a route cannot have the first without the second).
+ */
+export function keyedAccess(keys: ApiKeys, limits: RateLimitSetup, routeClass: RouteClass): RequestHandler {
+  const auth = requireApiKey(keys);
+  const limit = limitPerKey(limits, routeClass);
+  return (req, res, next) => auth(req, res, (err?: unknown) => (err ? next(err) : limit(req, res, next)));
 }

@@ -2,6 +2,8 @@ import type { JobQueue } from "@app/jobs";
 import type { Logger } from "@app/platform";
 import type { ApiKeys } from "../adapters/api-keys.ts";
 import type { BlobStore } from "../adapters/blob-store.ts";
+import type { RateLimiter } from "../adapters/rate-limiter.ts";
+import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
 
 export interface UploadSettings {
   maxBytes: number;
@@ -10,6 +12,8 @@ export interface UploadSettings {
   /** S3 stores: answer /view with a redirect to a presigned URL, or stream through this service. */
   viewMode: "redirect" | "stream";
   presignSeconds: number;
+  /** RATE_LIMIT_*: per-key limits for keys that do not name their own (0 = none). */
+  rateLimits: RateLimits;
 }
 
 /** Everything the upload routes need; built by `createUploadDeps` or by hand in tests. */
@@ -19,6 +23,8 @@ export interface UploadDeps {
   queue: JobQueue;
   logger: Logger;
   settings: UploadSettings;
+  /** Where per-key counts are kept (compose.ts: Redis when REDIS_URL is set); this process's memory when absent. */
+  limiter?: RateLimiter;
   /** Readiness of the backends (store, queue); defaults to the store's ping. */
   isReady?: () => Promise<boolean>;
 }
@@ -29,4 +35,5 @@ export const DEFAULT_SETTINGS: UploadSettings = {
   maskJobTimeoutMs: 30_000,
   viewMode: "stream",
   presignSeconds: 300,
+  rateLimits: NO_LIMITS,
 };

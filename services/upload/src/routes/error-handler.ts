@@ -3,7 +3,6 @@ import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/job
 import type { Logger } from "@app/platform";
 import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
 import { errorBody, UploadFailure } from "../domain/errors.ts";
-import { INVALID_IMAGE_PREFIX, NOT_FOUND_PREFIX } from "../jobs/mask-derive.ts";
 
 /** How long the rest of a refused request body is read and dropped before the connection is cut. */
 const LINGER_MS = 5_000;
@@ -16,11 +15,11 @@ export function toUploadFailure(err: unknown): UploadFailure {
   }
   if (err instanceof QueueUnavailableError) return new UploadFailure("unavailable", "the job queue is unavailable; retry shortly");
   if (err instanceof BlobStoreUnavailableError) return new UploadFailure("unavailable", "the blob store is unavailable; retry shortly");
-  if (err instanceof JobFailedError) {
-    if (err.message.includes(INVALID_IMAGE_PREFIX)) {
-      return new UploadFailure("invalid_image", "the original or the mask could not be decoded");
-    }
-    if (err.message.includes(NOT_FOUND_PREFIX)) return new UploadFailure("original_not_found", "original_ref names no stored image");
+  if (err instanceof JobFailedError && err.code === "invalid_image") {
+    return new UploadFailure("invalid_image", "the original or the mask could not be decoded");
+  }
+  if (err instanceof JobFailedError && err.code === "original_not_found") {
+    return new UploadFailure("original_not_found", "original_ref names no stored image");
   }
   return new UploadFailure("internal", "internal error");
 }
@@ -48,6 +47,7 @@ export function uploadErrorHandler(logger: Logger): ErrorRequestHandler {
         req.resume();
       }
     }
+    if (failure.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(failure.retryAfterSeconds));
     res.status(failure.status).json(errorBody(failure.code, failure.message));
   };
 }

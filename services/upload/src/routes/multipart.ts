@@ -4,6 +4,7 @@ import type { Request } from "express";
 import { metrics } from "@app/platform";
 import type { BlobStore, StagedBlob } from "../adapters/blob-store.ts";
 import { UploadFailure } from "../domain/errors.ts";
+import { UNLIMITED_BYTES, type ByteBudget } from "./byte-budget.ts";
 
 export interface MultipartLimits {
   maxBytes: number;
@@ -43,29 +44,39 @@ class HeadCapture {
 /**
  * Stream a multipart body: the `image` file part goes straight into a staged blob (hashed as it
  * arrives), small text fields are collected. Any failure (limit, malformed body, client gone,
- * timeout) destroys the part stream, so the temporary is removed before this rejects.
+ * timeout) destroys the part stream, so the temporary is removed before this rejects. The key's
+ * byte budget is charged before a byte is read (Content-Length), or ahead of the bytes as they
+ * stream (no Content-Length); the share of a body that never arrives is given back.
  */
-export function parseMultipart(req: Request, store: BlobStore, limits: MultipartLimits): Promise<ParsedUpload> {
+export async function parseMultipart(req: Request, store: BlobStore, limits: MultipartLimits, budget: ByteBudget = UNLIMITED_BYTES): Promise<ParsedUpload> {
+  const declared = Number(req.headers["content-length"]);
+  const hasLength = req.headers["content-length"] !== undefined && Number.isFinite(declared);
+  if (hasLength && declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
+
+  const type = req.headers["content-type"] ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(type)) {
+    throw new UploadFailure("malformed_multipart", `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`);
+  }
+  let bb: BusboyInstance;
+  try {
+    bb = new Busboy({
+      headers: { ...req.headers, "content-type": type },
+      limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
+    });
+  } catch (err) {
+    throw new UploadFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`);
+  }
+  // Nothing reads the body while this waits: it stays in the socket, not in memory.
+  if (hasLength) await budget.charge(declared);
+  if (req.destroyed) {
+    budget.settle(0);
+    throw new UploadFailure("malformed_multipart", "the client closed the connection before the body ended");
+  }
+  return streamParts(req, bb, store, limits, budget, hasLength);
+}
+
+function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits: MultipartLimits, budget: ByteBudget, hasLength: boolean): Promise<ParsedUpload> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers["content-length"]);
-    if (Number.isFinite(declared) && declared > limits.maxBytes) {
-      return reject(tooLarge(limits.maxBytes));
-    }
-
-    const type = req.headers["content-type"] ?? "";
-    if (!/^multipart\/form-data\s*;/i.test(type)) {
-      return reject(new UploadFailure("malformed_multipart", `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`));
-    }
-    let bb: BusboyInstance;
-    try {
-      bb = new Busboy({
-        headers: { ...req.headers, "content-type": type },
-        limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
-      });
-    } catch (err) {
-      return reject(new UploadFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`));
-    }
-
     const fields = new Map<string, string>();
     let staging: Promise<StagedBlob> | null = null;
     let fileStream: Readable | null = null;
@@ -73,10 +84,10 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
     let received = 0;
     let settled = false;
 
-    const timer = setTimeout(
-      () => fail(new UploadFailure("request_timeout", `the request body did not arrive within ${limits.bodyTimeoutMs} ms`)),
-      limits.bodyTimeoutMs,
-    );
+    const timer = setTimeout(() => {
+      budget.settle(received);
+      fail(new UploadFailure("request_timeout", `the request body did not arrive within ${limits.bodyTimeoutMs} ms`));
+    }, limits.bodyTimeoutMs);
 
     const cleanup = () => {
       clearTimeout(timer);
@@ -102,9 +113,13 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
 
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > limits.maxBytes) fail(tooLarge(limits.maxBytes));
+      if (received > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
+      if (!hasLength) budget.chargeAhead(received)?.catch((err: Error) => fail(err));
     };
-    const onAborted = () => fail(new UploadFailure("malformed_multipart", "the client closed the connection before the body ended"));
+    const onAborted = () => {
+      budget.settle(received);
+      fail(new UploadFailure("malformed_multipart", "the client closed the connection before the body ended"));
+    };
     const onClose = () => {
       if (!req.complete) onAborted();
     };
@@ -152,6 +167,8 @@ export function parseMultipart(req: Request, store: BlobStore, limits: Multipart
         }
         settled = true;
         cleanup();
+        // A streamed body was charged a step ahead of its bytes.
+        if (!hasLength) budget.settle(received);
         resolve({ fields, image, head: capture?.head() ?? Buffer.alloc(0) });
       })();
     });

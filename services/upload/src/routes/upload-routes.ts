@@ -7,14 +7,15 @@ import { mergeRecord } from "../domain/asset-record.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { validateSubfolder, validateType } from "../domain/fields.ts";
 import { assetName } from "../domain/naming.ts";
-import { parseOriginalRef } from "../domain/original-ref.ts";
+import { originalRefOfForm } from "../domain/original-ref.ts";
 import type { UploadDeps } from "./deps.ts";
 import { parseMultipart, type ParsedUpload } from "./multipart.ts";
+import { byteBudgetOf } from "./rate-limit.ts";
 
 /** POST /api/upload/image (and /upload/image). */
 export function uploadImageHandler(deps: UploadDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const parsed = await parseMultipart(req, deps.store, deps.settings);
+    const parsed = await parseMultipart(req, deps.store, deps.settings, byteBudgetOf(res));
     try {
       const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
       const type = validateType(parsed.fields.get("type"));
@@ -32,11 +33,11 @@ export function uploadImageHandler(deps: UploadDeps) {
 /** POST /api/upload/mask (and /upload/mask). */
 export function uploadMaskHandler(deps: UploadDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const parsed = await parseMultipart(req, deps.store, deps.settings);
+    const parsed = await parseMultipart(req, deps.store, deps.settings, byteBudgetOf(res));
     try {
       const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
       const type = validateType(parsed.fields.get("type"));
-      const originalHash = parseOriginalRef(parsed.fields.get("original_ref"));
+      const originalHash = originalRefOfForm(parsed.fields);
       const image = requireImage(parsed);
       const info = await probe(parsed, image);
       if (!(await deps.store.stat(originalHash))) {
