@@ -7,6 +7,7 @@ import { hitRates, scrapeMemoLookups, type MemoLookups } from "./lib/memo-lookup
 export interface GatewayFirstSightFigures extends AlternatingFigures, RoundOptions {
   /** Distinct query strings sent over the warm-up and the rounds (none twice). */
   distinctQueries: number;
+  catalog: string;
   fixedPageBytes: number;
   meanPageBytes: number;
   /** Per memo, over the rounds: parse and result must be ~0 (nothing was asked twice); typo and app_name are per word, which do repeat. */
@@ -45,6 +46,7 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayF
     return {
       ...opts,
       distinctQueries: sent + SAMPLE,
+      catalog: rig.catalog,
       fixedPageBytes: rig.fixedPageBytes,
       meanPageBytes: rig.meanPageBytes,
       ...figures,

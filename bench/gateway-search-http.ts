@@ -6,6 +6,7 @@ import { realisticQueries } from "./lib/queries.ts";
 
 export interface GatewaySearchFigures extends AlternatingFigures, RoundOptions {
   queries: number;
+  catalog: string;
   fixedPageBytes: number;
   meanPageBytes: number;
   /** Per memo, over the rounds: after the warm-up nearly every request is answered from memory. */
@@ -31,6 +32,7 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayS
     return {
       ...opts,
       queries: queries.length,
+      catalog: rig.catalog,
       fixedPageBytes: rig.fixedPageBytes,
       meanPageBytes: rig.meanPageBytes,
       ...figures,

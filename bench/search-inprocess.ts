@@ -2,7 +2,7 @@ import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { CatalogRecord } from "@app/contracts";
 import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery, type EngineQuery, type SearchEngine } from "@app/search";
-import { catalogPath } from "@app/testkit/processes";
+import { testCatalog } from "@app/testkit/catalog";
 import { realisticQueries } from "./lib/queries.ts";
 import { syntheticCatalog } from "./lib/search-synthetic.ts";
 
@@ -42,6 +42,8 @@ export interface ScaleFigures {
 }
 
 export interface SearchInprocessFigures {
+  /** Which catalog "real" was measured on (the real one, or the generated fixture when it is absent). */
+  catalog: string;
   /** 1/5/15-minute load averages at the end of the run, on a machine shared with other work: context for the absolute figures. */
   loadAverage: number[];
   real: ScaleFigures;
@@ -125,15 +127,18 @@ export async function run(opts = { syntheticNodes: 1_000_000, runs: 5, synthetic
     if (!parsed.ok) throw new Error(`bench query ${qs} is invalid: ${parsed.message}`);
     return toEngineQuery(parsed.query);
   };
-  const queries = realisticQueries(catalogPath(), 400).map(toQuery);
-  const warmUp = realisticQueries(catalogPath(), 400, 7).map(toQuery);
-  const { records } = await loadCatalog(catalogPath());
+  const catalog = testCatalog();
+  console.log(`catalog: ${catalog.description}`);
+  const queries = realisticQueries(catalog.path, 400).map(toQuery);
+  const warmUp = realisticQueries(catalog.path, 400, 7).map(toQuery);
+  const { records } = await loadCatalog(catalog.path);
   const real = await measure(records, queries, warmUp, opts.runs, 400);
-  let synthRecords: CatalogRecord[] | undefined = syntheticCatalog(catalogPath(), opts.syntheticNodes);
+  let synthRecords: CatalogRecord[] | undefined = syntheticCatalog(catalog.path, opts.syntheticNodes);
   const synthetic = await measure(synthRecords, queries, warmUp, opts.syntheticRuns, 40);
   synthRecords = undefined;
   const targets = { realP99Ms: 1, syntheticP99Ms: 30, syntheticBuildMs: 60_000, syntheticMemoryMiB: 2048 };
   return {
+    catalog: catalog.description,
     loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
     real,
     synthetic,

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blake3Hex, KEY, misnamedObjects, noiseImage, readStore, view } from "@app/testkit/assets";
 import { record } from "@app/testkit/figures";
 import { pngClaiming, tinyPng } from "@app/testkit/png";
-import { catalogPath, SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
+import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
+import { testCatalog } from "@app/testkit/catalog";
 import { multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
 
 /**
@@ -45,7 +46,7 @@ function hostileSuite(mode: Mode): void {
   beforeAll(async () => {
     dir = await tempDir(`hostile-${mode}`);
     const fixture = join(dir, "catalog.ndjson");
-    writeFileSync(fixture, readFileSync(catalogPath(), "utf8").split("\n").slice(0, 300).join("\n"));
+    writeFileSync(fixture, readFileSync(testCatalog().path, "utf8").split("\n").slice(0, 300).join("\n"));
     const common = { API_KEYS: KEY, BODY_TIMEOUT_MS: "10000" };
     if (mode === "embedded") {
       gw = await startService(SCRIPTS.gateway, { ...common, DATA_DIR: join(dir, "data"), CATALOG_SOURCE: fixture });

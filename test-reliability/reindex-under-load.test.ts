@@ -3,7 +3,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { record } from "@app/testkit/figures";
-import { catalogPath, runScript, SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
+import { runScript, SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
+import { testCatalog } from "@app/testkit/catalog";
 
 /**
  * Searches at full speed through the gateway while `pnpm reindex` swaps the real catalog in
@@ -18,7 +19,7 @@ const IN_FLIGHT = 32;
 beforeAll(async () => {
   dir = await tempDir("reindex");
   const fixture = join(dir, "old.ndjson");
-  writeFileSync(fixture, readFileSync(catalogPath(), "utf8").split("\n").slice(0, 200).join("\n") + "\n");
+  writeFileSync(fixture, readFileSync(testCatalog().path, "utf8").split("\n").slice(0, 200).join("\n") + "\n");
   gw = await startService(SCRIPTS.gateway, { DATA_DIR: join(dir, "data"), CATALOG_SOURCE: fixture, API_KEYS: "unused-key-0123456789" });
 });
 afterAll(async () => {
@@ -63,7 +64,7 @@ describe("reindex under load", () => {
       }
     });
 
-    const cli = await runScript(SCRIPTS.reindex, ["--source", catalogPath()], { DATA_DIR: join(dir, "data") });
+    const cli = await runScript(SCRIPTS.reindex, ["--source", testCatalog().path], { DATA_DIR: join(dir, "data") });
     expect(cli.code, cli.stderr).toBe(0);
     const reindexSeconds = (performance.now() - started) / 1000;
     // The server notices the new snapshot (polled) and rebuilds: keep the load on until it serves it, and a while after.

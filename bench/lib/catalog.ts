@@ -1,12 +1,14 @@
 import { readFileSync } from "node:fs";
-import { catalogPath } from "@app/testkit/processes";
+import { testCatalog } from "@app/testkit/catalog";
 
-/**
- * The one place the gateway benches find their catalog (the real one beside the repository
- * for now; `@app/testkit/catalog` will add the generated fixture for a fresh clone).
- */
+/** The one place the gateway benches find their catalog: the real one when present, else the repository's generated fixture. */
 export function benchCatalogFile(): string {
-  return catalogPath();
+  return testCatalog().path;
+}
+
+/** Which catalog the figures were measured on, for the bench's output. */
+export function benchCatalogDescription(): string {
+  return testCatalog().description;
 }
 
 /** The fields query generators draw their words from. */

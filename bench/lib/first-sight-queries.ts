@@ -1,5 +1,5 @@
 import type { CatalogLine } from "./catalog.ts";
-import { rng } from "./queries.ts";
+import { seeded } from "@app/testkit/catalog";
 
 /**
  * The long tail of a registry's search traffic, where most query strings are typed once: a
@@ -10,7 +10,7 @@ import { rng } from "./queries.ts";
  * answer can come from a memo: this is what the search costs the first time it is asked.
  */
 export function* firstSightQueries(rows: readonly CatalogLine[], seed = 7): Generator<string, never> {
-  const rand = rng(seed);
+  const rand = seeded(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   // Words drawn from the multiset, so common words come up as often as people type them.
   const words = rows

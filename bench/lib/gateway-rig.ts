@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, startService, type Service } from "@app/testkit/processes";
-import { benchCatalogFile } from "./catalog.ts";
+import { benchCatalogDescription, benchCatalogFile } from "./catalog.ts";
 import { load, type LoadResult, type PathSource } from "./http-load.ts";
 
 /**
@@ -11,6 +11,8 @@ import { load, type LoadResult, type PathSource } from "./http-load.ts";
  * gateway would cost if searching cost nothing. Each runs as its own process.
  */
 export interface GatewayRig {
+  /** Which catalog the gateway serves (the real one, or the generated fixture when it is absent). */
+  catalog: string;
   gateway: Service;
   baseline: Service;
   /** The baseline's page: the gateway's own answer to a sample query whose size is nearest the sample's mean. */
@@ -32,6 +34,7 @@ export async function startGatewayRig(sample: readonly string[]): Promise<Gatewa
     writeFileSync(pageFile, page.body);
     const baseline = await startService(join(repoRoot, "bench/servers/fixed-page-server.ts"), { FIXED_PAGE_FILE: pageFile });
     return {
+      catalog: benchCatalogDescription(),
       gateway,
       baseline,
       fixedPageBytes: Buffer.byteLength(page.body),

@@ -8,7 +8,7 @@ interface CatalogLine {
 }
 
 /** A deterministic pseudo-random sequence, so every run uses the same queries. */
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0;

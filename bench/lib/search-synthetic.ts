@@ -1,17 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { CatalogRecord } from "@app/contracts";
-
-/** A deterministic pseudo-random sequence (mulberry32), so every run builds the same catalog. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { seeded } from "@app/testkit/catalog";
 
 const OS = [["Microsoft :: Windows"], ["POSIX :: Linux"], ["OS Independent"], ["MacOS", "POSIX :: Linux"], ["Microsoft :: Windows :: 11"]];
 const ACC = [["GPU :: NVIDIA CUDA"], ["CPU"], ["GPU :: AMD ROCm", "GPU :: NVIDIA CUDA"], ["GPU :: Apple Metal"], ["DirectML"]];

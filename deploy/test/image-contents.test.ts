@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3 } from "@app/testkit/s3rver";
 import { freePort } from "@app/testkit/processes";
+import { testCatalog } from "@app/testkit/catalog";
 import { dockerContextFiles, imageCommand, repoRoot, services, type ServiceName } from "./support.ts";
 
 /**
@@ -19,7 +20,7 @@ import { dockerContextFiles, imageCommand, repoRoot, services, type ServiceName 
  * work together when wired by URL and Redis the way docker-compose.yml and deploy/base wire them.
  */
 
-const catalog = join(repoRoot, "..", "shared", "data", "registry-nodes.ndjson");
+const catalog = testCatalog().path;
 const pkgOf = Object.fromEntries(services.map((s) => [s.name, s.pkg])) as Record<ServiceName, string>;
 let work: string;
 let repoCopy: string;
@@ -97,6 +98,8 @@ async function start(name: ServiceName, extraEnv: Record<string, string> = {}, o
     PORT: String(port),
     DATA_DIR: join(work, `data-${name}-${port}`),
     LOG_LEVEL: "warn",
+    // No test mirrors the public registry: a service is given a file, or nothing.
+    CATALOG_SOURCE: "none",
     ...extraEnv,
   };
   const cmd = imageCommand(name);

@@ -11,7 +11,8 @@ export const MaskDeriveJob = z.object({
 
 export const CatalogReindexJob = z.object({
   name: z.literal("catalog.reindex"),
-  data: z.object({ source: z.string().min(1) }),
+  /** `force` swaps in a catalog even when it is empty or less than half the size of the indexed one. */
+  data: z.object({ source: z.string().min(1), force: z.boolean().optional() }),
 });
 
 export const Job = z.discriminatedUnion("name", [MaskDeriveJob, CatalogReindexJob]);

@@ -12,6 +12,7 @@ import {
   type JobInfo,
   type JobQueue,
   type JobState,
+  type ScheduleOptions,
   type WaitOptions,
   type WorkOptions,
 } from "./job-queue.ts";
@@ -223,6 +224,40 @@ export class BullMqJobQueue implements JobQueue {
   async run<N extends JobName>(name: N, data: JobData<N>, opts: EnqueueOptions & WaitOptions): Promise<JobResult<N>> {
     await this.enqueue(name, data, opts);
     return this.waitFor(name, opts.jobId, opts);
+  }
+
+  async schedule<N extends JobName>(schedulerId: string, name: N, data: JobData<N>, opts: ScheduleOptions): Promise<void> {
+    const job = parseJob(name, data);
+    const queue = await this.producerQueue();
+    try {
+      // One scheduler per id in Redis: every replica upserting it leaves one, and each of its
+      // runs is one job that exactly one worker takes.
+      await queue.upsertJobScheduler(
+        schedulerId,
+        { every: opts.everyMs },
+        {
+          name,
+          data: job.data,
+          opts: {
+            attempts: opts.attempts ?? this.opts.attempts,
+            backoff: { type: "exponential", delay: opts.backoffMs ?? this.opts.backoffMs },
+            removeOnComplete: this.opts.keepCompleted,
+            removeOnFail: this.opts.keepFailed,
+          },
+        },
+      );
+    } catch (err) {
+      throw new QueueUnavailableError(`job queue unavailable: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  async unschedule(schedulerId: string): Promise<void> {
+    const queue = await this.producerQueue();
+    try {
+      await queue.removeJobScheduler(schedulerId);
+    } catch (err) {
+      throw new QueueUnavailableError(`job queue unavailable: ${errorMessage(err)}`, { cause: err });
+    }
   }
 
   async inspect(jobId: string): Promise<JobInfo | undefined> {

@@ -9,6 +9,7 @@ import {
   type JobInfo,
   type JobQueue,
   type JobState,
+  type ScheduleOptions,
   type WaitOptions,
   type WorkOptions,
 } from "./job-queue.ts";
@@ -22,6 +23,8 @@ interface Entry {
   failedReason?: string;
   failureCode?: JobErrorCode;
   result?: unknown;
+  attempts: number;
+  backoffMs: number;
   done: Promise<unknown>;
   listeners: Set<(p: Record<string, unknown>) => void>;
 }
@@ -53,6 +56,10 @@ export class InProcessJobQueue implements JobQueue {
   private readonly backoffMs: number;
   private readonly keepFinished: number;
   private closed = false;
+  private readonly schedules = new Map<string, NodeJS.Timeout>();
+  private scheduledRuns = 0;
+  /** Retries waiting out their backoff: close() wakes them, so shutdown does not wait for the clock. */
+  private readonly backoffs = new Set<() => void>();
 
   constructor(opts: InProcessJobQueueOptions = {}) {
     this.concurrency = opts.concurrency ?? 2;
@@ -67,7 +74,36 @@ export class InProcessJobQueue implements JobQueue {
     if (opts.concurrency) this.concurrency = opts.concurrency;
   }
 
-  async enqueue<N extends JobName>(name: N, data: JobData<N>, { jobId }: EnqueueOptions): Promise<void> {
+  async enqueue<N extends JobName>(name: N, data: JobData<N>, opts: EnqueueOptions): Promise<void> {
+    this.add(name, data, opts.jobId, this.attempts, this.backoffMs);
+  }
+
+  async schedule<N extends JobName>(schedulerId: string, name: N, data: JobData<N>, opts: ScheduleOptions): Promise<void> {
+    if (this.closed) throw new QueueUnavailableError("job queue is closed");
+    parseJob(name, data);
+    await this.unschedule(schedulerId);
+    let lastJobId: string | undefined;
+    const tick = () => {
+      const last = lastJobId ? this.entries.get(lastJobId) : undefined;
+      if (last && last.state !== "completed" && last.state !== "failed") return; // still running or retrying
+      lastJobId = `${schedulerId}@${Date.now()}#${++this.scheduledRuns}`;
+      try {
+        this.add(name, data, lastJobId, opts.attempts ?? this.attempts, opts.backoffMs ?? this.backoffMs);
+      } catch {
+        // No handler in this process yet: the next tick tries again.
+      }
+    };
+    // The timer does not keep the process alive: the schedule lives as long as what uses the queue.
+    this.schedules.set(schedulerId, setInterval(tick, opts.everyMs).unref());
+    tick();
+  }
+
+  async unschedule(schedulerId: string): Promise<void> {
+    clearInterval(this.schedules.get(schedulerId));
+    this.schedules.delete(schedulerId);
+  }
+
+  private add(name: JobName, data: unknown, jobId: string, attempts: number, backoffMs: number): void {
     if (this.closed) throw new QueueUnavailableError("job queue is closed");
     const job = parseJob(name, data);
     const existing = this.entries.get(jobId);
@@ -79,6 +115,8 @@ export class InProcessJobQueue implements JobQueue {
       data: job.data,
       state: "waiting",
       attemptsMade: 0,
+      attempts,
+      backoffMs,
       done: Promise.resolve(),
       listeners: new Set(),
     };
@@ -137,9 +175,14 @@ export class InProcessJobQueue implements JobQueue {
     return !this.closed;
   }
 
-  /** Takes no new jobs; queued, running and retrying ones all finish (nothing here outlives the process). */
+  /**
+   * Takes no new jobs; queued, running and retrying ones all finish (nothing here outlives the
+   * process). A retry waiting out its backoff is tried at once.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    for (const wake of this.backoffs) wake();
+    for (const id of [...this.schedules.keys()]) await this.unschedule(id);
     await Promise.allSettled([...this.entries.values()].map((e) => e.done));
   }
 
@@ -159,7 +202,7 @@ export class InProcessJobQueue implements JobQueue {
         entry.attemptsMade = attempt;
         entry.failedReason = errorMessage(err);
         entry.failureCode = failureCode(err);
-        if (err instanceof UnrecoverableJobError || attempt >= this.attempts) {
+        if (err instanceof UnrecoverableJobError || attempt >= entry.attempts) {
           entry.state = "failed";
           throw err;
         }
@@ -167,7 +210,17 @@ export class InProcessJobQueue implements JobQueue {
       } finally {
         this.release();
       }
-      await new Promise((r) => setTimeout(r, this.backoffMs * 2 ** (attempt - 1)));
+      if (!this.closed) {
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            clearTimeout(timer);
+            this.backoffs.delete(wake);
+            resolve();
+          };
+          const timer = setTimeout(wake, entry.backoffMs * 2 ** (attempt - 1));
+          this.backoffs.add(wake);
+        });
+      }
       entry.state = "waiting";
     }
   }

@@ -21,6 +21,16 @@ export interface WaitOptions {
   onProgress?: (p: Record<string, unknown>) => void;
 }
 
+/** A job run again and again on a fixed interval (the catalog refresh). */
+export interface ScheduleOptions {
+  /** Interval between runs; the first run is due at once. */
+  everyMs: number;
+  /** Tries per run, the first included (default: the queue's). */
+  attempts?: number;
+  /** First retry delay of a run; doubles with each further try (default: the queue's). */
+  backoffMs?: number;
+}
+
 export interface WorkOptions {
   /** How many jobs this process runs at once. */
   concurrency?: number;
@@ -103,6 +113,15 @@ export interface JobQueue {
   run<N extends JobName>(name: N, data: JobData<N>, opts: EnqueueOptions & WaitOptions): Promise<JobResult<N>>;
   /** Start consuming: one handler per job name this process serves. */
   work(handlers: Partial<JobHandlers>, opts?: WorkOptions): Promise<void>;
+  /**
+   * Run `name` with `data` every `everyMs`, starting now, under `schedulerId`. Scheduling the same
+   * id again replaces it: however many processes schedule it, one run happens per interval
+   * (in-process: this process's timer; BullMQ: one job scheduler in Redis, one worker per run).
+   * A tick while the previous run is still going adds nothing.
+   */
+  schedule<N extends JobName>(schedulerId: string, name: N, data: JobData<N>, opts: ScheduleOptions): Promise<void>;
+  /** Stop a schedule; runs already started finish. */
+  unschedule(schedulerId: string): Promise<void>;
   /** The job's state, or undefined when the id is unknown (or long forgotten). */
   inspect(jobId: string): Promise<JobInfo | undefined>;
   /** Whether the backend answers now (for /readyz). */

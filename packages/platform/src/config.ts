@@ -7,6 +7,24 @@ import { z } from "zod";
  */
 
 const url = z.string().trim().url();
+
+/** The public Comfy registry: the catalog mirrored when CATALOG_SOURCE is unset. */
+export const PUBLIC_REGISTRY = "https://api.comfy.org";
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `off` → 0, `90s`/`30m`/`1h`/`1d`/`500ms` → milliseconds; unset → undefined (the default follows the source). */
+const refreshInterval = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(off|\d+(ms|s|m|h|d))$/, "must be off or a duration such as 30s, 15m, 1h, 1d")
+  .transform((v) => {
+    if (v === "off") return 0;
+    const [, n, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(v)!;
+    return Number(n) * DURATION_UNITS_MS[unit!]!;
+  })
+  .optional();
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 /** A per-minute limit: 0 = none. */
 const perMinute = z.coerce.number().int().min(0).max(1_000_000_000).default(0);
@@ -22,7 +40,15 @@ export const ConfigSchema = z
     SEARCH_URL: url.optional(),
     UPLOAD_URL: url.optional(),
 
-    CATALOG_SOURCE: z.string().trim().min(1).optional(),
+    /** A file, or an http(s) registry API to mirror; unset mirrors the public registry; `none` starts empty. */
+    CATALOG_SOURCE: z
+      .string()
+      .trim()
+      .min(1)
+      .default(PUBLIC_REGISTRY)
+      .transform((v) => (v.toLowerCase() === "none" ? undefined : v)),
+    /** How often the catalog is read again (ms; 0 = never). Unset: 1h for a URL source, never for a file. */
+    CATALOG_REFRESH: refreshInterval,
 
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),

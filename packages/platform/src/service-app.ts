@@ -17,7 +17,9 @@ export interface ServiceAppOptions {
   /** /readyz answers 200 `{status: "ready"}` when this is true; false or a failure answers 503. */
   isReady(): boolean | Promise<boolean>;
   /** The 503 body of /readyz, in the service's own shape. */
-  notReadyBody: unknown;
+  notReadyBody: Record<string, unknown>;
+  /** More of what /readyz says, in both answers (the search service's catalog state). */
+  readyDetails?(): Record<string, unknown>;
   /** The catch-all 404 body, in the service's own error shape. */
   notFoundBody(req: Request): unknown;
   /** Last in line, for what the router throws, in the service's own error shape. */
@@ -39,8 +41,9 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
-    if (await probe(opts.isReady)) res.json({ status: "ready" });
-    else res.status(503).json(opts.notReadyBody);
+    const details = opts.readyDetails?.() ?? {};
+    if (await probe(opts.isReady)) res.json({ status: "ready", ...details });
+    else res.status(503).json({ ...opts.notReadyBody, ...details });
   });
   app.get("/metrics", metricsHandler);
   if (opts.router) app.use(opts.router);

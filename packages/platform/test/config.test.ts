@@ -24,4 +24,21 @@ describe("loadConfig", () => {
   it("names every bad variable at once", () => {
     expect(() => loadConfig({ PORT: "x", LOG_LEVEL: "loud" })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
   });
+
+  it("CATALOG_SOURCE defaults to the public registry; none means no source", () => {
+    expect(loadConfig({}).CATALOG_SOURCE).toBe("https://api.comfy.org");
+    expect(loadConfig({ CATALOG_SOURCE: "" }).CATALOG_SOURCE).toBe("https://api.comfy.org");
+    expect(loadConfig({ CATALOG_SOURCE: "none" }).CATALOG_SOURCE).toBeUndefined();
+    expect(loadConfig({ CATALOG_SOURCE: "./nodes.ndjson" }).CATALOG_SOURCE).toBe("./nodes.ndjson");
+  });
+
+  it("CATALOG_REFRESH takes off or a duration, in milliseconds; unset is left to the source's kind", () => {
+    expect(loadConfig({}).CATALOG_REFRESH).toBeUndefined();
+    expect(loadConfig({ CATALOG_REFRESH: "off" }).CATALOG_REFRESH).toBe(0);
+    expect(loadConfig({ CATALOG_REFRESH: "2s" }).CATALOG_REFRESH).toBe(2000);
+    expect(loadConfig({ CATALOG_REFRESH: "15m" }).CATALOG_REFRESH).toBe(900_000);
+    expect(loadConfig({ CATALOG_REFRESH: "1h" }).CATALOG_REFRESH).toBe(3_600_000);
+    expect(loadConfig({ CATALOG_REFRESH: "500ms" }).CATALOG_REFRESH).toBe(500);
+    for (const bad of ["1", "soon", "-1h", "1 h"]) expect(() => loadConfig({ CATALOG_REFRESH: bad })).toThrow(/CATALOG_REFRESH/);
+  });
 });

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,13 +8,6 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-
-/** The real catalog lives beside the repository, never in it. */
-export function catalogPath(): string {
-  const p = resolve(repoRoot, "../shared/data/registry-nodes.ndjson");
-  if (!existsSync(p)) throw new Error(`the catalog is expected at ${p} (../shared/data beside the repository)`);
-  return p;
-}
 
 export const SCRIPTS = {
   gateway: "services/gateway/src/main.ts",
@@ -40,6 +33,15 @@ export async function freePort(): Promise<number> {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Poll `cond` until it holds; throws naming `what` after `tries` polls (a generous bound, never a timing assertion). */
+export async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, { tries = 600, everyMs = 50 } = {}): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await cond()) return;
+    await sleep(everyMs);
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
 export interface Service {
   url: string;
   port: number;
@@ -56,7 +58,8 @@ export interface Service {
 
 /**
  * Run one of the stack's entry points as its own process (`node --import tsx <script>`, as
- * `pnpm start` does) on a loopback port, and wait until `readyPath` answers 200.
+ * `pnpm start` does) on a loopback port, and wait until `readyPath` answers 200. CATALOG_SOURCE
+ * is `none` unless the test gives one (no test mirrors the public registry); `""` leaves the default.
  */
 export async function startService(
   script: string,
@@ -66,7 +69,7 @@ export async function startService(
   const port = opts.port ?? (await freePort());
   const child = spawn(process.execPath, [...startFlags(script), "--import", "tsx", script], {
     cwd: repoRoot,
-    env: { ...cleanEnv(), LOG_LEVEL: "warn", ...env, PORT: String(port), HOST: "127.0.0.1" },
+    env: { ...cleanEnv(), LOG_LEVEL: "warn", CATALOG_SOURCE: "none", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
@@ -135,7 +138,7 @@ function startFlags(script: string): string[] {
 
 /** The parent's environment without the stack's own variables, so a developer's shell cannot change what a test runs. */
 function cleanEnv(): Record<string, string> {
-  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|UPLOAD_DIRECT_IO|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
+  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|CATALOG_REFRESH|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|UPLOAD_DIRECT_IO|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 
@@ -147,7 +150,7 @@ export function rssKiB(pid: number): number {
 
 /** Run a script to its end (the reindex CLI), collecting its output. */
 export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: repoRoot, env: { ...cleanEnv(), LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: repoRoot, env: { ...cleanEnv(), LOG_LEVEL: "warn", CATALOG_SOURCE: "none", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += String(d)));

@@ -41,3 +41,14 @@ export async function countKeys(prefix: string, url = TEST_REDIS_URL): Promise<n
     redis.disconnect();
   }
 }
+
+/** How many jobs a BullMQ queue holds as completed and failed, and how many job schedulers it has. */
+export async function bullCounts(prefix: string, queueName = "jobs", url = TEST_REDIS_URL): Promise<{ completed: number; failed: number; schedulers: number }> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    const [completed, failed, schedulers] = await Promise.all(["completed", "failed", "repeat"].map((k) => redis.zcard(`${prefix}:${queueName}:${k}`)));
+    return { completed: completed!, failed: failed!, schedulers: schedulers! };
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -38,7 +38,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   });
   app.get("/readyz", async (_req, res) => {
     const { ready, services } = await readiness(deps.services);
-    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", ready, services });
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "starting", ready, services, ...embeddedDetails(deps.services) });
   });
   app.get("/metrics", metricsHandler);
   if (deps.extraRoutes) app.use(deps.extraRoutes);
@@ -46,6 +46,11 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** What the services mounted in this process add to /readyz (the catalog's state, when search is one). */
+function embeddedDetails(services: GatewayService[]): Record<string, unknown> {
+  return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined)));
 }
 
 function matchesPrefix(path: string, prefixes: string[]): boolean {

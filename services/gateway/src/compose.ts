@@ -31,7 +31,7 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
     services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "proxy", url: config.SEARCH_URL }, unavailableBody: searchUnavailable });
   } else {
     const search = await createSearchDeps(config, logger.child({ service: "search" }));
-    services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "embedded", router: createSearchRouter(search), isReady: () => search.isReady() }, unavailableBody: searchUnavailable });
+    services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "embedded", router: createSearchRouter(search), isReady: () => search.isReady(), readyDetails: () => ({ catalog: search.catalogStatus() }) }, unavailableBody: searchUnavailable });
     handlers["catalog.reindex"] = createReindexHandler(search);
     closables.push(search);
   }

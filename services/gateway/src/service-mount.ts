@@ -5,7 +5,13 @@ import type { Router } from "express";
  * or proxied to its own deployment (SEARCH_URL / UPLOAD_URL).
  */
 export type ServiceMount =
-  | { kind: "embedded"; router: Router; isReady: () => boolean | Promise<boolean> }
+  | {
+      kind: "embedded";
+      router: Router;
+      isReady: () => boolean | Promise<boolean>;
+      /** What the service adds to the gateway's /readyz body (search: the catalog's state). */
+      readyDetails?: () => Record<string, unknown>;
+    }
   | { kind: "proxy"; url: string };
 
 export interface GatewayService {

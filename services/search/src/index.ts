@@ -1,5 +1,7 @@
 export { createApp, createRouter, type SearchAppDeps, type SearchRouterDeps } from "./app.ts";
-export { createSearchDeps, createSearchEngine, type SearchDeps, type SearchDepsOptions, type ReindexResult } from "./compose.ts";
+export { CatalogRefusedError, createSearchDeps, createSearchEngine, type ReindexOptions, type SearchDeps, type SearchDepsOptions, type ReindexResult } from "./compose.ts";
+export type { CatalogStatus } from "./catalog-status.ts";
+export { catalogRefreshMs, scheduleCatalogRefresh, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
 export type { SearchEngine, EngineQuery, EngineResult } from "./adapters/search-engine.ts";
 export { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 export { parseSearchQuery, toEngineQuery } from "./domain/query.ts";

@@ -112,7 +112,7 @@ describe("mirror mode: a registry-compatible API", () => {
 
   it("pages through GET /nodes and yields every record once", async () => {
     requests = [];
-    const { records, progress } = await loadCatalog(base, { mirrorPageSize: 10 });
+    const { records, progress } = await loadCatalog(base, { mirror: { pageSize: 10 } });
     // The upstream answers active and not-banned nodes: 25 of the fixtures.
     expect(progress).toEqual({ read: 25, indexed: 25, skipped: 0 });
     expect(new Set(records.map((r) => r.id)).size).toBe(25);

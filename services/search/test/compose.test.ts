@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobQueue, InProcessJobQueue } from "@app/jobs";
 import { loadConfig } from "@app/platform";
 import { createReindexHandler, createSearchDeps, type SearchDeps } from "../src/index.ts";
+import { waitUntil } from "@app/testkit/processes";
 import { silentLogger } from "./helpers.ts";
 
 const run = promisify(execFile);
@@ -16,7 +17,7 @@ const SERVICE_DIR = fileURLToPath(new URL("..", import.meta.url));
 let dir: string;
 const open: SearchDeps[] = [];
 const deps = async (env: Record<string, string>, role?: "server" | "writer") => {
-  const d = await createSearchDeps(loadConfig({ DATA_DIR: join(dir, "data"), ...env }), silentLogger, { role });
+  const d = await createSearchDeps(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none", ...env }), silentLogger, { role });
   open.push(d);
   return d;
 };
@@ -24,13 +25,6 @@ const catalog = async (name: string, ids: string[]) => {
   const path = join(dir, name);
   await writeFile(path, ids.map((id) => JSON.stringify({ id, name: `Pack ${id}`, status: "NodeStatusActive" })).join("\n") + "\n{broken\n");
   return path;
-};
-const waitUntil = async (cond: () => Promise<boolean>, what: string) => {
-  for (let i = 0; i < 150; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 };
 
 beforeAll(async () => {
@@ -84,7 +78,8 @@ describe("createSearchDeps (embedded)", () => {
     await queue.work({ "catalog.reindex": createReindexHandler(server) });
     const seen: Record<string, unknown>[] = [];
     const source = await catalog("third.ndjson", ["zeta"]);
-    const result = await queue.run("catalog.reindex", { source }, { jobId: "t1", timeoutMs: 30_000, onProgress: (p) => seen.push(p) });
+    // Forced: one node replacing the three indexed by the test before would otherwise be refused.
+    const result = await queue.run("catalog.reindex", { source, force: true }, { jobId: "t1", timeoutMs: 30_000, onProgress: (p) => seen.push(p) });
     expect(result).toMatchObject({ read: 2, indexed: 1, skipped: 1 });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
     expect(seen.map((p) => p.phase)).toContain("done");
@@ -105,7 +100,7 @@ describe("pnpm reindex (the CLI)", () => {
     const source = await catalog("cli.ndjson", ["one", "two"]);
     const { stdout } = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts", "--source", source], {
       cwd: SERVICE_DIR,
-      env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: "", MEILI_URL: "", CATALOG_SOURCE: "" },
+      env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: "", MEILI_URL: "", CATALOG_SOURCE: "none" },
     });
     expect(stdout).toMatch(/read 3, indexed 2, skipped 1/);
     const snapshot = await readFile(join(dataDir, "search", "catalog.ndjson"), "utf8");
@@ -115,7 +110,7 @@ describe("pnpm reindex (the CLI)", () => {
   it("with REDIS_URL it enqueues catalog.reindex, a worker runs it, and the CLI shows the result", async () => {
     const redisUrl = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
     const prefix = `search-cli-test-${process.pid}-${Date.now()}`;
-    const config = loadConfig({ DATA_DIR: join(dir, "redis-data"), REDIS_URL: redisUrl, QUEUE_PREFIX: prefix });
+    const config = loadConfig({ DATA_DIR: join(dir, "redis-data"), REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, CATALOG_SOURCE: "none" });
     const worker = await createSearchDeps(config, silentLogger, { role: "writer" });
     open.push(worker);
     const queue = createJobQueue(config);
@@ -124,7 +119,7 @@ describe("pnpm reindex (the CLI)", () => {
       const source = await catalog("redis.ndjson", ["r1", "r2", "r3"]);
       const { stdout } = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts", "--source", source], {
         cwd: SERVICE_DIR,
-        env: { ...process.env, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, DATA_DIR: join(dir, "redis-data"), MEILI_URL: "", CATALOG_SOURCE: "" },
+        env: { ...process.env, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, DATA_DIR: join(dir, "redis-data"), MEILI_URL: "", CATALOG_SOURCE: "none" },
       });
       expect(stdout).toMatch(/read 4, indexed 3, skipped 1 \(job catalog\.reindex:/);
       const snapshot = await readFile(join(dir, "redis-data", "search", "catalog.ndjson"), "utf8");
@@ -135,7 +130,7 @@ describe("pnpm reindex (the CLI)", () => {
   }, 60_000);
 
   it("without a source it says how to use it and exits 2", async () => {
-    const err = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts"], { cwd: SERVICE_DIR, env: { ...process.env, CATALOG_SOURCE: "" } }).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts"], { cwd: SERVICE_DIR, env: { ...process.env, CATALOG_SOURCE: "none" } }).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toContain("usage: pnpm reindex --source");
   }, 60_000);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ErrorResponse, SearchPage } from "@app/contracts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import { appWith } from "./helpers.ts";
-import { REAL_CATALOG } from "./engine-conformance.ts";
+import { testCatalog } from "@app/testkit/catalog";
 
 /**
  * Hostile query strings (issue 5): whatever arrives, the answer is a 200 page or a 4xx
@@ -13,7 +13,7 @@ import { REAL_CATALOG } from "./engine-conformance.ts";
  */
 let app: Express;
 beforeAll(async () => {
-  const { records } = await loadCatalog(REAL_CATALOG);
+  const { records } = await loadCatalog(testCatalog().path);
   ({ app } = await appWith(records));
 }, 120_000);
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import { toApiNode, toApiNodeJson, toPage, toPageJson } from "../src/domain/node-output.ts";
-import { REAL_CATALOG } from "./engine-conformance.ts";
+import { testCatalog } from "@app/testkit/catalog";
 import { FIXTURES } from "./helpers.ts";
 
 describe("serialised pages", () => {
-  it("are byte for byte the JSON of the page object, for fixtures and the real catalog", async () => {
-    const { records } = await loadCatalog(REAL_CATALOG);
+  it("are byte for byte the JSON of the page object, for fixtures and a whole catalog", async () => {
+    const { records } = await loadCatalog(testCatalog().path);
     for (const nodes of [FIXTURES, records.slice(0, 100), [], records.slice(5000, 5001)]) {
       expect(toPageJson(nodes, 1234, 3, 10)).toBe(JSON.stringify(toPage(nodes, 1234, 3, 10)));
     }

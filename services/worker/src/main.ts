@@ -1,5 +1,6 @@
 import { createJobQueue } from "@app/jobs";
 import { createLogger, loadConfig, serve } from "@app/platform";
+import { scheduleCatalogRefresh } from "@app/search";
 import { createApp } from "./app.ts";
 import { assertAllHandlers, createWorkerHandlers } from "./compose.ts";
 
@@ -16,6 +17,9 @@ const { handlers, close } = await createWorkerHandlers(config, logger);
 assertAllHandlers(handlers);
 const queue = createJobQueue(config, { logger });
 await queue.work(handlers, { concurrency: config.WORKER_CONCURRENCY });
+// Every replica upserts the same scheduler; Redis keeps one, so each refresh runs once. A
+// refused or failing refresh is logged by the handler and must not stop the worker from starting.
+await scheduleCatalogRefresh(queue, config, logger).catch((err: unknown) => logger.error({ err }, "could not schedule the catalog refresh"));
 logger.info({ jobs: Object.keys(handlers), concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX }, "worker taking jobs");
 
 // SIGTERM: stop the probes' server, drain the queue (active jobs finish and store their results), then close the handlers' clients.

@@ -36,7 +36,7 @@ describe("createWorkerHandlers", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("composes a handler for every job name from the search and upload services", async () => {
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", CATALOG_SOURCE: "none" });
     const composed = await createWorkerHandlers(config, createLogger("worker-test", "silent"));
     try {
       expect(Object.keys(composed.handlers).sort()).toEqual([...JOB_NAMES].sort());

@@ -8,10 +8,12 @@ import { FsBlobStore } from "@app/upload";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
-import { catalogPath, runScript, SCRIPTS, startService, type Service } from "@app/testkit/processes";
+import { runScript, SCRIPTS, startService, type Service } from "@app/testkit/processes";
+import { testCatalog } from "@app/testkit/catalog";
 
 /** The worker as it runs in production: `src/main.ts` in its own process, on the real Redis. */
-const CATALOG = catalogPath();
+const CATALOG = testCatalog().path;
+const RECORDS = testCatalog().records;
 
 const prefix = uniquePrefix("worker-process");
 const dataDir = mkdtempSync(join(tmpdir(), "worker-process-"));
@@ -54,11 +56,11 @@ describe("the worker process", () => {
       { source: CATALOG },
       { jobId: `catalog.reindex:${CATALOG}:test`, timeoutMs: 60_000, onProgress: (p) => progress.push(p) },
     );
-    expect(result.read).toBe(5892);
+    expect(result.read).toBe(RECORDS);
     expect(result.indexed + result.skipped).toBe(result.read);
     expect(result.indexed).toBeGreaterThan(5000);
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.at(-1)).toMatchObject({ phase: "done", read: 5892 });
+    expect(progress.at(-1)).toMatchObject({ phase: "done", read: RECORDS });
   });
 
   it("derives the mask images from blobs in the shared store", async () => {
@@ -91,7 +93,7 @@ describe("the worker process", () => {
     worker!.child.kill("SIGTERM");
     const [code] = await exited;
     expect(code).toBe(0);
-    await expect(waiting).resolves.toMatchObject({ read: 5892 });
+    await expect(waiting).resolves.toMatchObject({ read: RECORDS });
     expect(await producer.inspect(jobId)).toMatchObject({ state: "completed", attemptsMade: 1 });
   });
 });

@@ -1,5 +1,5 @@
 import { createWriteStream, unwatchFile, watchFile, type Stats } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { once } from "node:events";
 import type { StoredNode } from "../domain/catalog-record.ts";
@@ -11,20 +11,46 @@ import type { StoredNode } from "../domain/catalog-record.ts";
  * from it at start, and rebuilds again whenever another process (`pnpm reindex`, a worker)
  * renames a new one into place.
  */
+/** What the snapshot holds, beside it (`catalog.meta.json`): for /readyz and the shrink check of a writer. */
+export interface SnapshotMeta {
+  source: string;
+  indexedAt: string;
+  nodes: number;
+}
+
 export class CatalogSnapshot {
   readonly path: string;
+  readonly metaPath: string;
   private ownMtimes = new Set<number>();
 
   constructor(dataDir: string) {
     this.path = join(dataDir, "search", "catalog.ndjson");
+    this.metaPath = join(dataDir, "search", "catalog.meta.json");
+  }
+
+  /** The meta of the last snapshot written, or undefined (none yet, or written by an older version). */
+  async readMeta(): Promise<SnapshotMeta | undefined> {
+    try {
+      const m = JSON.parse(await readFile(this.metaPath, "utf8")) as Partial<SnapshotMeta>;
+      if (typeof m.source === "string" && typeof m.indexedAt === "string" && typeof m.nodes === "number") return m as SnapshotMeta;
+    } catch {
+      /* none, or unreadable: treated alike */
+    }
+    return undefined;
   }
 
   async exists(): Promise<boolean> {
     return stat(this.path).then(() => true, () => false);
   }
 
-  async write(records: readonly StoredNode[]): Promise<void> {
+  async write(records: readonly StoredNode[], meta?: Omit<SnapshotMeta, "nodes">): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
+    // The meta first: a reader woken by the new snapshot finds the meta that goes with it.
+    if (meta) {
+      const tmpMeta = `${this.metaPath}.${process.pid}.tmp`;
+      await writeFile(tmpMeta, JSON.stringify({ ...meta, nodes: records.length }));
+      await rename(tmpMeta, this.metaPath);
+    }
     const tmp = `${this.path}.${process.pid}.${Date.now()}.tmp`;
     try {
       const out = createWriteStream(tmp, { encoding: "utf8" });

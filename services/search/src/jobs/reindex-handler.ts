@@ -1,17 +1,27 @@
-import type { JobHandler } from "@app/jobs";
+import { UnrecoverableJobError, type JobHandler } from "@app/jobs";
+import { CatalogRefusedError } from "../catalog-status.ts";
 import type { SearchDeps } from "../compose.ts";
 
 /** The `catalog.reindex` job: read the source, swap the new index in, report counts as it goes. */
 export function createReindexHandler(deps: Pick<SearchDeps, "reindex">): JobHandler<"catalog.reindex"> {
   return async (data, ctx) => {
     let lastSent = 0;
-    return deps.reindex(data.source, (p) => {
-      // Progress is a Redis write under BullMQ: a few per second is plenty.
-      const now = Date.now();
-      if (p.phase === "reading" && now - lastSent < 250) return;
-      lastSent = now;
-      void ctx.progress({ ...p }).catch(() => undefined);
-    });
+    try {
+      return await deps.reindex(data.source, {
+        force: data.force,
+        onProgress: (p) => {
+          // Progress is a Redis write under BullMQ: a few per second is plenty.
+          const now = Date.now();
+          if (p.phase === "reading" && now - lastSent < 250) return;
+          lastSent = now;
+          void ctx.progress({ ...p }).catch(() => undefined);
+        },
+      });
+    } catch (err) {
+      // Reading again gives the same too-small catalog: fail now, not after every retry.
+      if (err instanceof CatalogRefusedError) throw new UnrecoverableJobError(err.message);
+      throw err;
+    }
   };
 }
 

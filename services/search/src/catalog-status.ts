@@ -1,0 +1,52 @@
+/**
+ * What /readyz says about the catalog. `fresh`: the index came from its source at the last read
+ * this process knows of. `stale`: it is serving an older index (restored from the snapshot at
+ * start, or the last read failed or was refused). `empty`: there is nothing to serve yet.
+ */
+export interface CatalogStatus {
+  state: "fresh" | "stale" | "empty";
+  source: string | null;
+  indexedAt: string | null;
+  nodes: number;
+  lastError: string | null;
+}
+
+export class CatalogTracker {
+  private fresh = false;
+  private nodes = 0;
+  private indexedAt: string | null = null;
+  private indexedFrom: string | null = null;
+  private lastError: string | null = null;
+
+  constructor(private readonly source: string | null) {}
+
+  /** A new index is being served: read just now from its source (fresh) or restored from disk (not). */
+  indexed(nodes: number, at: { indexedAt: string | null; source?: string | null }, fresh: boolean): void {
+    this.nodes = nodes;
+    this.indexedAt = at.indexedAt;
+    this.indexedFrom = at.source ?? this.indexedFrom;
+    this.fresh = fresh;
+    if (fresh) this.lastError = null;
+  }
+
+  /** A read of the source failed or was refused: the index served is unchanged, and now stale. */
+  failed(reason: string): void {
+    this.fresh = false;
+    this.lastError = reason;
+  }
+
+  status(): CatalogStatus {
+    return {
+      state: this.nodes === 0 ? "empty" : this.fresh ? "fresh" : "stale",
+      source: this.source ?? this.indexedFrom,
+      indexedAt: this.indexedAt,
+      nodes: this.nodes,
+      lastError: this.lastError,
+    };
+  }
+}
+
+/** A new catalog that would shrink the index by more than half: refused, the old index keeps serving. */
+export class CatalogRefusedError extends Error {
+  override name = "CatalogRefusedError";
+}

@@ -1,0 +1,120 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import request from "supertest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@app/platform";
+import { generateCatalog } from "@app/testkit/catalog";
+import { FakeRegistry } from "@app/testkit/fake-registry";
+import { runScript, SCRIPTS, waitUntil } from "@app/testkit/processes";
+import { createApp } from "../src/app.ts";
+import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
+import { silentLogger } from "./helpers.ts";
+
+/** The search service keeping a registry mirrored: background start, refresh, refusal, --force. */
+const NODES = generateCatalog({ seed: 11, nodes: 600 });
+const mirror = { pageSize: 50, retryDelayMs: 10, headersTimeoutMs: 30_000 };
+let dir: string;
+const open: SearchDeps[] = [];
+const registries: FakeRegistry[] = [];
+const deps = async (env: Record<string, string>) => {
+  const d = await createSearchDeps(loadConfig({ LOG_LEVEL: "silent", ...env }), silentLogger, { mirror });
+  open.push(d);
+  return d;
+};
+const registry = async (nodes = NODES) => {
+  const r = await new FakeRegistry(nodes).start();
+  registries.push(r);
+  return r;
+};
+const until = waitUntil;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "search-mirror-"));
+});
+afterEach(async () => {
+  for (const d of open.splice(0)) await d.close();
+  for (const r of registries.splice(0)) await r.stop();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("a registry source", () => {
+  it("is ready before the registry answers, says the catalog is empty and why, and closes at once", async () => {
+    const r = await registry();
+    r.stallPage.set(1, 99);
+    const d = await deps({ DATA_DIR: join(dir, "stalled"), CATALOG_SOURCE: r.url });
+    await d.started;
+    expect(d.isReady()).toBe(true);
+    const res = await request(createApp(d)).get("/readyz");
+    expect(res.status).toBe(200);
+    expect(res.body.catalog).toEqual({ state: "empty", source: r.url, indexedAt: null, nodes: 0, lastError: null });
+    expect((await request(createApp(d)).get("/nodes/search")).body).toMatchObject({ nodes: [], total: 0 });
+    await until(() => r.pages.length > 0, "the first page to be asked for");
+  });
+
+  it("an unreachable registry leaves the service ready and empty, with the reason in lastError", async () => {
+    const r = await registry();
+    const url = r.url;
+    await r.stop();
+    const d = await deps({ DATA_DIR: join(dir, "unreachable"), CATALOG_SOURCE: url });
+    await d.started;
+    expect(d.isReady()).toBe(true);
+    await until(() => d.catalogStatus().lastError !== null, "the first failure to be reported");
+    expect(d.catalogStatus()).toMatchObject({ state: "empty", nodes: 0, lastError: expect.stringMatching(/ECONNREFUSED/) });
+  });
+
+  it("mirrors in the background, serves it as fresh, and a restart serves the snapshot as stale until the next read", async () => {
+    const r = await registry();
+    const dataDir = join(dir, "mirror");
+    const d = await deps({ DATA_DIR: dataDir, CATALOG_SOURCE: r.url });
+    await until(() => d.catalogStatus().state === "fresh", "the first mirror");
+    expect(d.catalogStatus()).toMatchObject({ source: r.url, nodes: 600, lastError: null });
+    const page = await request(createApp(d)).get("/nodes/search?limit=100");
+    expect(page.body.total).toBe(NODES.filter((n) => n.status === "NodeStatusActive").length);
+    await d.close();
+
+    r.stallPage.set(1, 99);
+    const again = await deps({ DATA_DIR: dataDir, CATALOG_SOURCE: r.url });
+    await again.started;
+    expect(again.catalogStatus()).toMatchObject({ state: "stale", nodes: 600, source: r.url, lastError: null });
+    expect(again.catalogStatus().indexedAt).toEqual(expect.any(String));
+  });
+
+  it("refreshes every CATALOG_REFRESH, refuses a catalog that shrank by more than half, and keeps serving the old one", async () => {
+    const r = await registry();
+    const d = await deps({ DATA_DIR: join(dir, "refresh"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "300ms" });
+    await until(() => r.mirrorsStarted >= 2 && d.catalogStatus().state === "fresh", "a second mirror");
+    const served = await d.engine.count();
+    r.nodes = NODES.slice(0, 250);
+    await until(() => /refused/.test(d.catalogStatus().lastError ?? ""), "the shrunken catalog to be refused");
+    expect(d.catalogStatus()).toMatchObject({ state: "stale", nodes: 600, lastError: expect.stringMatching(/nodes, less than half of the 600 indexed/) });
+    expect(await d.engine.count()).toBe(served);
+    r.nodes = NODES.slice(0, 400); // shrank, but by less than half: taken
+    await until(() => d.catalogStatus().nodes === 400, "a smaller but plausible catalog");
+    expect(d.catalogStatus()).toMatchObject({ state: "fresh", lastError: null });
+  });
+
+  it("CATALOG_REFRESH=off reads once", async () => {
+    const r = await registry();
+    const d = await deps({ DATA_DIR: join(dir, "once"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "off" });
+    await until(() => d.catalogStatus().state === "fresh", "the one read");
+    expect(r.mirrorsStarted).toBe(1);
+  });
+});
+
+describe("pnpm reindex against a registry", () => {
+  it("refuses a catalog less than half the indexed one, and --force swaps it in", async () => {
+    const r = await registry();
+    const env = { DATA_DIR: join(dir, "cli"), LOG_LEVEL: "silent" };
+    expect((await runScript(SCRIPTS.reindex, ["--source", r.url], env)).code).toBe(0);
+    r.nodes = NODES.slice(0, 100);
+    const refused = await runScript(SCRIPTS.reindex, ["--source", r.url], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refused the catalog read from .*: 100 nodes, less than half of the 600 indexed.*--force/);
+    const forced = await runScript(SCRIPTS.reindex, ["--source", r.url, "--force"], env);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toMatch(/read 100, indexed 100, skipped 0/);
+  }, 120_000);
+});

@@ -1,0 +1,43 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { generateCatalog } from "@app/testkit/catalog";
+import { FakeRegistry } from "@app/testkit/fake-registry";
+import { SCRIPTS, startService, type Service } from "@app/testkit/processes";
+import { bullCounts, TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
+
+/**
+ * At scale the refresh is one BullMQ job scheduler: two worker processes, as two replicas would
+ * run, both upsert it at start, and every refresh is run by exactly one of them.
+ */
+const prefix = uniquePrefix("worker-refresh");
+const dataDir = mkdtempSync(join(tmpdir(), "worker-refresh-"));
+const workers: Service[] = [];
+let registry: FakeRegistry | undefined;
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  await registry?.stop();
+  await deleteKeys([prefix]);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("the catalog refresh on BullMQ", () => {
+  it("two workers, one scheduler: each tick's mirror runs once and lands in the shared snapshot", async () => {
+    registry = await new FakeRegistry(generateCatalog({ seed: 3, nodes: 300 })).start();
+    const env = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, CATALOG_SOURCE: registry.url, CATALOG_REFRESH: "1s" };
+    for (let i = 0; i < 2; i++) workers.push(await startService(SCRIPTS.worker, env, { timeoutMs: 60_000 }));
+    for (let i = 0; i < 1200 && (await bullCounts(prefix)).completed < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await bullCounts(prefix)).schedulers).toBe(1);
+    // Drain both (a run in progress finishes and stores its result), then count.
+    await Promise.all(workers.map((w) => w.stop()));
+    const { completed, failed } = await bullCounts(prefix);
+    expect(completed).toBeGreaterThanOrEqual(4);
+    expect(failed).toBe(0);
+    // Every run asked for page 1 once: as many mirrors as runs means no tick ran twice.
+    expect(registry.mirrorsStarted).toBe(completed);
+    const snapshot = readFileSync(join(dataDir, "search", "catalog.ndjson"), "utf8").trim().split("\n");
+    expect(snapshot).toHaveLength(300);
+  }, 120_000);
+});
