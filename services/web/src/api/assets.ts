@@ -1,4 +1,4 @@
-import type { MaskUploadResult, UploadResult } from "@app/contracts";
+import type { AssetsList, MaskUploadResult, UploadResult } from "@app/contracts";
 import { ApiError, apiErrorFrom, getJson } from "./http.ts";
 
 /** The API key, asked once and kept in this browser (localStorage), sent as X-API-Key. */
@@ -77,21 +77,10 @@ export async function fetchBlob(url: string, key: string, signal?: AbortSignal):
   return res.blob();
 }
 
-/** One asset of GET /api/assets (ComfyUI's asset API); only the fields the gallery shows. */
-export interface ListedAsset {
-  id?: string;
-  name?: string;
-  asset_hash?: string;
-  size?: number;
-  mime_type?: string;
-  tags?: string[];
-  created_at?: string;
-}
-
 /** The asset list, or null where this server has no asset API yet (404): the gallery then shows this browser's uploads. */
-export async function listAssets(key: string, signal: AbortSignal): Promise<{ assets: ListedAsset[]; total?: number } | null> {
+export async function listAssets(key: string, signal: AbortSignal): Promise<AssetsList | null> {
   try {
-    return await getJson<{ assets: ListedAsset[]; total?: number }>("/api/assets?limit=100&sort=created_at&order=desc", { headers: { "X-API-Key": key }, signal });
+    return await getJson<AssetsList>("/api/assets?limit=100&sort=created_at&order=desc", { headers: { "X-API-Key": key }, signal });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;

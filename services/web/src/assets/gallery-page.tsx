@@ -1,4 +1,5 @@
-import { listAssets, viewUrl, type ListedAsset } from "../api/assets.ts";
+import type { Asset } from "@app/contracts";
+import { listAssets, viewUrl } from "../api/assets.ts";
 import { AssetImage } from "../ui/asset-image.tsx";
 import { ErrorBox } from "../ui/error-box.tsx";
 import { useLatest } from "../ui/use-latest.ts";
@@ -19,17 +20,15 @@ interface Tile {
 const STORED_NAME = /^[0-9a-f]{64}\.[a-z0-9]+$/;
 
 /** An asset of GET /api/assets: its bytes from /api/assets/{id}/content; an uploaded image (not a mask or a derivative) can be masked. */
-function serverTile(a: ListedAsset): Tile {
-  const id = a.id ?? "";
-  const name = a.name ?? id;
-  const isSource = !a.tags?.some((t) => t === "mask" || t === "derived");
+function serverTile(a: Asset): Tile {
+  const isSource = !a.tags.some((t) => t === "mask" || t === "derived");
   return {
-    key: id,
-    name,
-    title: name,
-    detail: [a.tags?.join(", "), a.size !== undefined ? `${(a.size / 1024).toFixed(1)} kB` : undefined].filter(Boolean).join(" · "),
-    url: `/api/assets/${encodeURIComponent(id)}/content`,
-    maskable: isSource && a.mime_type?.startsWith("image/") && STORED_NAME.test(name) ? { name, subfolder: "", type: "input" } : undefined,
+    key: a.id,
+    name: a.name,
+    title: a.name,
+    detail: [a.tags.join(", "), `${(a.size / 1024).toFixed(1)} kB`].filter(Boolean).join(" · "),
+    url: `/api/assets/${encodeURIComponent(a.id)}/content`,
+    maskable: isSource && a.mime_type.startsWith("image/") && STORED_NAME.test(a.name) ? { name: a.name, subfolder: "", type: "input" } : undefined,
   };
 }
 
@@ -59,7 +58,7 @@ function Gallery({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized: (
     : readHistory().map((e) => ({ key: e.name, name: e.name, title: e.fileName ?? e.name, detail: `${e.kind} · ${e.type}${e.subfolder ? ` · ${e.subfolder}` : ""}`, url: viewUrl(e.name), maskable: e.kind === "image" ? e : undefined }));
   return (
     <>
-      <p class="muted">{fromServer ? `${listed.data!.total ?? tiles.length} assets in the store.` : "This server has no asset list (GET /api/assets answered 404): showing the uploads made from this browser."}</p>
+      <p class="muted">{fromServer ? `${listed.data!.total} assets in the store.` : "This server has no asset list (GET /api/assets answered 404): showing the uploads made from this browser."}</p>
       {tiles.length === 0 && <p class="empty">Nothing yet. <a href="/ui/upload">Upload an image</a>.</p>}
       <ul class="gallery">
         {tiles.map((t) => (
