@@ -5,7 +5,7 @@ import { blake3 } from "@napi-rs/blake-hash";
 import sharp from "sharp";
 import { createSqliteReferenceStore } from "@app/upload";
 import { repoRoot, startService } from "@app/testkit/processes";
-import { load, median, medianResult, type LoadResult } from "./lib/http-load.ts";
+import { cycle, load, median, medianResult, type LoadResult } from "./lib/http-load.ts";
 
 export interface AssetHeadFigures {
   connections: number;
@@ -50,11 +50,11 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): P
   const http = { connections: opts.connections, method: "HEAD" as const, headers: { "X-API-Key": KEY } };
   const perRound: { gateway: LoadResult; baseline: LoadResult }[] = [];
   try {
-    await load(gateway.url, paths, { ...http, durationSec: 2 }); // warm-up (JIT)
-    await load(baseline.url, paths, { ...http, durationSec: 2 });
+    await load(gateway.url, cycle(paths), { ...http, durationSec: 2 }); // warm-up (JIT)
+    await load(baseline.url, cycle(paths), { ...http, durationSec: 2 });
     for (let i = 0; i < opts.rounds; i++) {
-      const g = await load(gateway.url, paths, { ...http, durationSec: opts.roundSec });
-      const b = await load(baseline.url, paths, { ...http, durationSec: opts.roundSec });
+      const g = await load(gateway.url, cycle(paths), { ...http, durationSec: opts.roundSec });
+      const b = await load(baseline.url, cycle(paths), { ...http, durationSec: opts.roundSec });
       perRound.push({ gateway: g, baseline: b });
     }
   } finally {
