@@ -94,6 +94,22 @@ describe("per-key rate limits (in memory)", () => {
     expectRateLimited(await view(), "assets_rpm");
   });
 
+  it("assets_rpm covers the asset API: HEAD by hash, lists, records and tags share the key's minute", async () => {
+    await appWith({ assets_rpm: 4 });
+    const name = (await upload(KEY)).body.name as string;
+    const hash = `blake3:${name.split(".")[0]}`;
+    expect((await request(t.app).head(`/api/assets/hash/${hash}`).set("X-API-Key", KEY)).status).toBe(200);
+    expect((await request(t.app).get("/api/assets?limit=5").set("X-API-Key", KEY)).status).toBe(200);
+    expect((await request(t.app).get("/api/tags").set("X-API-Key", KEY)).status).toBe(200);
+    expect((await request(t.app).get(`/view?filename=${name}`).set("X-API-Key", KEY)).status).toBe(200);
+    const head = await request(t.app).head(`/assets/hash/${hash}`).set("X-API-Key", KEY);
+    expect(head.status).toBe(429);
+    expect(head.headers["retry-after"]).toMatch(/^\d+$/);
+    expectRateLimited(await request(t.app).get("/api/assets").set("X-API-Key", KEY), "assets_rpm");
+    expectRateLimited(await request(t.app).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash }), "assets_rpm");
+    expect((await request(t.app).get("/api/assets").set("X-API-Key", OTHER_KEY)).status).toBe(200);
+  });
+
   it("upload_mbpm: a body is charged its Content-Length before it is read; a refused body spends nothing; a body over the whole allowance is 413", async () => {
     await appWith({ upload_mbpm: 1 });
     const big = await noisePng(400, 400); // ~470 KiB of incompressible pixels
