@@ -8,19 +8,23 @@ import { repoRoot } from "@app/testkit/processes";
  * the same run. Results go to stdout and bench/results/latest.json.
  * `pnpm bench <name>` runs only the benchmarks whose file name contains <name>.
  */
-const benches = ["search-inprocess.ts", "gateway-search-http.ts", "upload-throughput.ts", "catalog-mirror.ts"];
+const benches = ["search-inprocess.ts", "gateway-search-http.ts", "gateway-first-sight.ts", "gateway-asset-head.ts", "upload-throughput.ts", "catalog-mirror.ts"];
 const only = process.argv[2];
 const results: Record<string, unknown> = {};
+const summaries: string[] = [];
 for (const file of benches) {
   if (only && !file.includes(only)) continue;
   const path = join(repoRoot, "bench", file);
   if (!existsSync(path)) continue;
   console.log(`\n== ${file}`);
-  const mod = (await import(path)) as { run: () => Promise<unknown> };
+  const mod = (await import(path)) as { run: () => Promise<{ summary?: string[] }> };
   const figures = await mod.run();
   results[file] = figures;
   console.log(JSON.stringify(figures, null, 2));
+  summaries.push(...(figures.summary ?? []));
 }
+// The one-line figures of the benches that have them, together at the end.
+if (summaries.length > 0) console.log(`\n${summaries.join("\n")}`);
 mkdirSync(join(repoRoot, "bench/results"), { recursive: true });
 writeFileSync(join(repoRoot, "bench/results/latest.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2));
 process.exit(0);

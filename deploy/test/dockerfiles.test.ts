@@ -105,6 +105,10 @@ describe("V8 flags", () => {
     // The root script builds the web page first (turbo, cached), then starts the gateway as its own start script does.
     expect(root.scripts.start.split(" && ").at(-1)).toBe(`node ${scriptCommand("gateway", "start").nodeFlags.join(" ")} --import tsx services/gateway/src/main.ts`);
   });
+
+  it("the processes that serve search start without allocation-site pretenuring (see the search README, first-sight traffic)", () => {
+    for (const name of ["gateway", "search"] as const) expect(scriptCommand(name, "start").nodeFlags, name).toContain("--no-allocation-site-pretenuring");
+  });
 });
 
 describe(".dockerignore", () => {

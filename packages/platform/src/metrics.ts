@@ -61,3 +61,27 @@ export async function metricsHandler(_req: Request, res: Response): Promise<void
   res.setHeader("content-type", registry.contentType);
   res.end(await registry.metrics());
 }
+
+/**
+ * A counter whose values are kept elsewhere as plain integers (a hot path cannot afford
+ * prom-client's label hashing per increment) and read at each scrape. Registered once per
+ * name: a second call, from a second router in the same process, adds nothing.
+ */
+export function registerCollectedCounter<L extends string>(opts: {
+  name: string;
+  help: string;
+  labelNames: readonly L[];
+  read: () => Iterable<{ labels: Record<L, string>; value: number }>;
+}): void {
+  if (registry.getSingleMetric(opts.name)) return;
+  new Counter({
+    name: opts.name,
+    help: opts.help,
+    labelNames: opts.labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, value } of opts.read()) this.inc(labels, value);
+    },
+  });
+}

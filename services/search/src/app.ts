@@ -4,6 +4,7 @@ import type { SearchEngine } from "./adapters/search-engine.ts";
 import type { CatalogStatus } from "./catalog-status.ts";
 import { nodesRoutes } from "./routes/nodes.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
+import { registerMemoMetrics } from "./memo-metrics.ts";
 
 export interface SearchRouterDeps {
   engine: SearchEngine;
@@ -19,6 +20,7 @@ export interface SearchAppDeps extends SearchRouterDeps {
 
 /** The search routes and their own error handling, with no catch-all: a gateway can mount several routers. */
 export function createRouter(deps: SearchRouterDeps): Router {
+  registerMemoMetrics();
   const router = nodesRoutes(deps.engine);
   router.use(searchErrorHandler(deps.logger));
   return router;

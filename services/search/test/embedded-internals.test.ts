@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildIndex, identityHash } from "../src/adapters/embedded/build-index.ts";
 import { TermTrie } from "../src/adapters/embedded/term-trie.ts";
+import { TrigramIndex } from "../src/adapters/embedded/trigram-index.ts";
 import { selectTop } from "../src/adapters/embedded/search-index.ts";
 import { tokenise } from "../src/domain/text.ts";
 
@@ -31,6 +32,24 @@ function expected(q: string, t: string, maxD: number): number | undefined {
 const word = fc.string({ unit: fc.constantFrom(..."abcde"), minLength: 1, maxLength: 9 });
 
 describe("embedded index internals", () => {
+  it("the trigram index's candidates for a needle hold every string containing it, ascending", () => {
+    const text = fc.string({ unit: fc.constantFrom(..."abcé\u4e2d"), minLength: 0, maxLength: 12 });
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 40 }), text, (strings, needle) => {
+        const index = new TrigramIndex(strings);
+        const candidates = index.candidates(needle);
+        if (needle.length < 3) {
+          expect(candidates).toBeUndefined();
+          return;
+        }
+        const got = [...candidates!];
+        expect(got).toEqual([...got].sort((a, b) => a - b));
+        const containing = strings.flatMap((s, id) => (s.includes(needle) ? [id] : []));
+        for (const id of containing) expect(got).toContain(id);
+      }),
+    );
+  });
+
   it("the typo trie finds exactly the terms the rule allows, with their distances", () => {
     fc.assert(
       fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 60 }), word, fc.constantFrom(1, 2), (dict, q, maxD) => {

@@ -357,6 +357,26 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       expect(await engine.count()).toBe(30_000);
     });
 
+    describe("a search box typed keystroke by keystroke", () => {
+      // One- and two-character prefixes span thousands of terms in a real dictionary; every
+      // step must still count every match and rank the obvious pack first, the same each time.
+      beforeAll(async () => {
+        await load([
+          node("controlnet-pack", { name: "ControlNet Preprocessors", downloads: 1_000 }),
+          ...Array.from({ length: 400 }, (_, i) => node(`cone-${i}`, { name: `Cube Cone Crate ${i}`, downloads: i })),
+          ...Array.from({ length: 100 }, (_, i) => node(`other-${i}`, { name: `Other Thing ${i}`, downloads: i })),
+        ]);
+      });
+      it.each(Array.from("controlnet", (_, k) => "controlnet".slice(0, k + 1)))("%s", async (prefix) => {
+        const page = await engine.search(q({ search: prefix, limit: 10 }));
+        expect(page.total).toBe(prefix.length <= 3 ? 401 : 1); // cube/cone/crate match c, co, con
+        expect(page.nodes[0]!.id).toBe("controlnet-pack");
+        expect(await engine.search(q({ search: prefix, limit: 10 }))).toEqual(page);
+        const next = await engine.search(q({ search: prefix, offset: 10, limit: 10 }));
+        for (const n of next.nodes) expect(page.nodes.map((m) => m.id)).not.toContain(n.id);
+      });
+    });
+
     describe(`relevance on the ${CATALOG.kind} catalog`, () => {
       beforeAll(async () => {
         const { records } = await loadCatalog(CATALOG.path);

@@ -258,6 +258,30 @@ describe("the standalone app", () => {
     expect(nf.status).toBe(404);
     ErrorResponse.strict().parse(nf.body);
   });
+  it("metrics count the memos' hits and misses: a new query is a miss, one remembered (from its second request on) a hit", async () => {
+    const lookups = async () => {
+      const text = (await get("/metrics")).text;
+      const count = (memo: string, outcome: string) =>
+        Number(new RegExp(`^search_memo_lookups_total\\{memo="${memo}",outcome="${outcome}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? NaN);
+      return { parseHit: count("parse", "hit"), parseMiss: count("parse", "miss"), resultHit: count("result", "hit"), resultMiss: count("result", "miss") };
+    };
+    const unique = `search=metricsprobe${Date.now()}`;
+    const before = await lookups();
+    await get(`/nodes/search?${unique}`);
+    const once = await lookups();
+    expect(once.parseMiss - before.parseMiss).toBe(1);
+    expect(once.resultMiss - before.resultMiss).toBe(1);
+    expect(once.parseHit - before.parseHit).toBe(0);
+    await get(`/nodes/search?${unique}`);
+    const twice = await lookups();
+    expect(twice.parseMiss - once.parseMiss).toBe(1);
+    expect(twice.resultMiss - once.resultMiss).toBe(1);
+    await get(`/nodes/search?${unique}`);
+    const thrice = await lookups();
+    expect(thrice.parseHit - twice.parseHit).toBe(1);
+    expect(thrice.resultHit - twice.resultHit).toBe(1);
+    expect(thrice.resultMiss - twice.resultMiss).toBe(0);
+  });
   it("readyz is 503 until the catalog is indexed", async () => {
     const { createApp } = await import("../src/app.ts");
     const { silentLogger } = await import("./helpers.ts");

@@ -13,7 +13,7 @@ import { SearchErrorCode, sendError } from "./errors.ts";
 export function nodesRoutes(engine: SearchEngine): Router {
   const router = Router();
   // Parsing is a pure function of the query string, and clients repeat theirs.
-  const parsedByQueryString = new BoundedMemo((_v: QueryParseResult, key: string) => key.length + 64, 16_384, 8_000_000);
+  const parsedByQueryString = new BoundedMemo("parse", (_v: QueryParseResult, key: string) => key.length + 64, 16_384, 8_000_000);
 
   const list = async (req: Request, res: Response) => {
     const parsed = parsedByQueryString.getOrCompute(queryString(req.url), () => parseSearchQuery(req.query as Record<string, unknown>));

@@ -5,6 +5,7 @@ import { ErrorBox } from "../ui/error-box.tsx";
 import { PlatformList } from "../ui/platform-list.tsx";
 import { useLatest } from "../ui/use-latest.ts";
 import { CopyButton } from "../ui/copy-button.tsx";
+import { lastSearch } from "../search/search-state.ts";
 
 const count = new Intl.NumberFormat("en");
 const date = (iso?: string) => (iso ? new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" }) : undefined);
@@ -17,7 +18,7 @@ export function NodePage({ id, includeBanned }: { id: string; includeBanned: boo
 
   return (
     <article aria-labelledby="node-heading">
-      <p><a href="/">← Search the registry</a></p>
+      <p><a href={lastSearch()}>← Back to the search</a></p>
       {node.loading && !n && <p>Loading {id}…</p>}
       <ErrorBox message={node.error} />
       {n && (

@@ -6,7 +6,7 @@ import { useLatest } from "../ui/use-latest.ts";
 import { highlightTerms, looksLikeClassName, parseBox, type BoxQuery } from "./box-query.ts";
 import { ACCELERATOR_CHOICES, OS_CHOICES, PAGE_SIZES } from "./platforms.ts";
 import { ResultCard } from "./result-card.tsx";
-import { readSearchState, searchHref, toSearchParams, type SearchState } from "./search-state.ts";
+import { readSearchState, rememberSearch, searchHref, toSearchParams, type SearchState } from "./search-state.ts";
 
 const TYPING_PAUSE_MS = 250;
 const count = new Intl.NumberFormat("en");
@@ -32,6 +32,8 @@ export function SearchPage({ place }: { place: Place }) {
     }, TYPING_PAUSE_MS);
     return () => clearTimeout(timer);
   }, [text, searchHref(state)]);
+
+  useEffect(() => rememberSearch(searchHref(state)), [searchHref(state)]);
 
   const params = toSearchParams(state);
   const result = useLatest(searchUrl(params), (signal) => searchNodes(params, signal));

@@ -53,3 +53,8 @@ export function toSearchParams(s: SearchState): SearchParams {
     limit: s.limit,
   };
 }
+
+/** The last search shown in this tab, so a node page can link back to those results. */
+const LAST_SEARCH = "registry.lastSearch";
+export const rememberSearch = (href: string): void => sessionStorage.setItem(LAST_SEARCH, href);
+export const lastSearch = (): string => sessionStorage.getItem(LAST_SEARCH) ?? "/";

@@ -1,6 +1,7 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
+import { TrigramIndex } from "./trigram-index.ts";
 import { appNodeNameTokens, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 
 /** Attribute tiers, best first: id/name, then app node names and tags, then the rest. */
@@ -35,6 +36,9 @@ export interface IndexData {
   /** Distinct lower-cased app node names joined by "\n", with the docs that provide each. */
   readonly appText: string;
   readonly appStart: Int32Array;
+  /** The same names, one string each, and which of them hold each trigram. */
+  readonly appNames: readonly string[];
+  readonly appTrigrams: TrigramIndex;
   readonly appByName: Map<string, number>;
   readonly appDocStart: Int32Array;
   readonly appDocs: Int32Array;
@@ -433,6 +437,8 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     repoStart,
     appText: appNames.join("\n") + "\n",
     appStart,
+    appNames,
+    appTrigrams: new TrigramIndex(appNames),
     appByName: appIdOf,
     appDocStart,
     appDocs,
