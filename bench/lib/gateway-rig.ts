@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, startService, type Service } from "@app/testkit/processes";
 import { benchCatalogDescription, benchCatalogFile } from "./catalog.ts";
-import { load, type LoadResult, type PathSource } from "./http-load.ts";
+import { load, median, medianResult, type LoadResult, type PathSource } from "./http-load.ts";
 
 /**
  * The real gateway (embedded search over the catalog, as `pnpm start` runs it) and its HTTP
@@ -112,25 +112,7 @@ export async function alternatingRounds(
   };
 }
 
-export const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
-
 const round2 = (x: number) => Math.round(x * 100) / 100;
-
-function medianResult(rs: LoadResult[]): LoadResult {
-  return {
-    requestsPerSec: median(rs.map((r) => r.requestsPerSec)),
-    p50Ms: median(rs.map((r) => r.p50Ms)),
-    p99Ms: median(rs.map((r) => r.p99Ms)),
-    maxMs: Math.max(...rs.map((r) => r.maxMs)),
-    total: rs.reduce((a, r) => a + r.total, 0),
-    errors: rs.reduce((a, r) => a + r.errors, 0),
-    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-    serverCpuUsPerRequest: median(rs.map((r) => r.serverCpuUsPerRequest ?? NaN)),
-  };
-}
 
 /** One line for the console: the gateway's figures against the baseline's, with their ratios. */
 export function summaryLine(label: string, f: AlternatingFigures, extra = ""): string {

@@ -36,7 +36,7 @@ export function cpuSeconds(pid: number): number {
 export async function load(
   url: string,
   nextPath: PathSource,
-  opts: { connections: number; durationSec: number; serverPid?: number },
+  opts: { connections: number; durationSec: number; serverPid?: number; method?: "GET" | "HEAD"; headers?: Record<string, string> },
 ): Promise<LoadResult> {
   const cpuBefore = opts.serverPid !== undefined ? cpuSeconds(opts.serverPid) : 0;
   const result = await autocannon({
@@ -45,6 +45,8 @@ export async function load(
     duration: opts.durationSec,
     requests: [
       {
+        ...(opts.method ? { method: opts.method } : {}),
+        ...(opts.headers ? { headers: opts.headers } : {}),
         setupRequest: (req) => {
           req.path = nextPath();
           return req;
@@ -62,5 +64,24 @@ export async function load(
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     ...(cpu !== undefined && result.requests.total > 0 ? { serverCpuUsPerRequest: Math.round((cpu * 1e6) / result.requests.total) } : {}),
+  };
+}
+
+/** The middle value (the upper one of an even count). */
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+export function medianResult(rs: LoadResult[]): LoadResult {
+  return {
+    requestsPerSec: median(rs.map((r) => r.requestsPerSec)),
+    p50Ms: median(rs.map((r) => r.p50Ms)),
+    p99Ms: median(rs.map((r) => r.p99Ms)),
+    maxMs: Math.max(...rs.map((r) => r.maxMs)),
+    total: rs.reduce((a, r) => a + r.total, 0),
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+    non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+    serverCpuUsPerRequest: median(rs.map((r) => r.serverCpuUsPerRequest ?? NaN)),
   };
 }

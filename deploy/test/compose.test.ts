@@ -56,7 +56,7 @@ describe("docker-compose.yml", () => {
   });
 
   it("runs the four services, Redis, MinIO with its bucket one-shot, and Meilisearch", () => {
-    for (const n of ["gateway", "search", "upload", "worker", "redis", "minio", "minio-init", "meilisearch"]) expect(Object.keys(all)).toContain(n);
+    for (const n of ["gateway", "search", "upload", "worker", "redis", "postgres", "minio", "minio-init", "meilisearch"]) expect(Object.keys(all)).toContain(n);
   });
 
   it("gives every service a health check, unless it is a one-shot that others wait for or runs on demand", () => {
@@ -97,7 +97,7 @@ describe("docker-compose.yml", () => {
       }
     }
     expect([...used].sort()).toEqual([...declared].sort());
-    for (const engine of ["redis", "minio", "meilisearch"]) expect(svc(engine).volumes?.length, engine).toBeGreaterThan(0);
+    for (const engine of ["redis", "postgres", "minio", "meilisearch"]) expect(svc(engine).volumes?.length, engine).toBeGreaterThan(0);
   });
 
   it("builds each service from its own Dockerfile, on its own port, and checks its readiness", () => {
@@ -123,14 +123,14 @@ describe("docker-compose.yml", () => {
   it("wires each service to the real engines it uses", () => {
     const uses = {
       search: ["MEILI_URL", "MEILI_API_KEY"],
-      upload: ["REDIS_URL", "S3_ENDPOINT", "S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"],
+      upload: ["REDIS_URL", "S3_ENDPOINT", "S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET", "DATABASE_URL"],
       worker: ["REDIS_URL", "MEILI_URL", "MEILI_API_KEY", "S3_ENDPOINT", "S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"],
     };
     for (const [n, keys] of Object.entries(uses)) {
       const env = envOf(n);
       for (const k of keys) expect(env[k], `${n} ${k}`).toBeTruthy();
     }
-    const engineOf = { REDIS_URL: "redis", MEILI_URL: "meilisearch", S3_ENDPOINT: "minio" } as const;
+    const engineOf = { REDIS_URL: "redis", MEILI_URL: "meilisearch", S3_ENDPOINT: "minio", DATABASE_URL: "postgres" } as const;
     for (const n of ["search", "upload", "worker"]) {
       for (const [key, engine] of Object.entries(engineOf)) {
         const v = envOf(n)[key];
@@ -152,6 +152,9 @@ describe("docker-compose.yml", () => {
       expect(envOf(n).S3_BUCKET, n).toBe(envOf("minio-init").S3_BUCKET);
     }
     for (const n of ["search", "worker"]) expect(envOf(n).MEILI_API_KEY, n).toBe(meili.MEILI_MASTER_KEY);
+    const postgres = envOf("postgres");
+    const db = new URL(envOf("upload").DATABASE_URL!);
+    expect([decodeURIComponent(db.username), decodeURIComponent(db.password), db.pathname.slice(1)]).toEqual([postgres.POSTGRES_USER, postgres.POSTGRES_PASSWORD, postgres.POSTGRES_DB]);
     // Meilisearch refuses master keys under 16 bytes in production mode.
     expect(meili.MEILI_MASTER_KEY!.length).toBeGreaterThanOrEqual(16);
     expect(minio.MINIO_ROOT_PASSWORD!.length).toBeGreaterThanOrEqual(8);

@@ -1,6 +1,19 @@
 import { z } from "zod";
+import {
+  Asset,
+  AssetCreated,
+  AssetsList,
+  CreateFromHashBody,
+  ListAssetsQuery,
+  TagsAdded,
+  TagsBody,
+  TagsList,
+  TagsListQuery,
+  TagsRemoved,
+  UpdateAssetBody,
+} from "./assets.ts";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
-import { ErrorResponse, Node, SearchPage } from "./registry.ts";
+import { ComfyNodesPage, ErrorResponse, Node, SearchPage } from "./registry.ts";
 import { SearchQueryWire } from "./search-query.ts";
 import { MaskUploadResult, UploadError, UploadResult } from "./upload.ts";
 
@@ -12,10 +25,17 @@ const components = z.registry<{ id: string }>();
 const named = {
   Node,
   SearchPage,
+  ComfyNodesPage,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
   UploadError,
+  Asset,
+  AssetCreated,
+  AssetsList,
+  TagsList,
+  TagsAdded,
+  TagsRemoved,
 } as const;
 for (const [id, schema] of Object.entries(named)) components.add(schema, { id });
 
@@ -115,6 +135,89 @@ const viewOperation = (operationId: string) => ({
   },
 });
 
+const jsonBody = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema: toSchema(schema) } } });
+const assetId = { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" }, description: "The record's id (any case)." };
+const keyed = (operationId: string, extra: Record<string, unknown>, errors: Record<string, string>) => ({
+  operationId,
+  tags: ["Assets"],
+  security,
+  ...extra,
+  responses: { ...(extra.responses as object), ...uploadErrors({ "401": "Missing or unknown API key.", ...errors }), ...rateLimitedResponse },
+});
+
+/** ComfyUI's asset API: the same operations with and without the /api prefix. */
+function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
+  const bodyErrors = { "400": "Bad JSON (`invalid_json`) or a field that does not validate (`invalid_body`, the message names it).", "413": "JSON body over 64 KiB." };
+  return {
+    [`${prefix}/assets/hash/{hash}`]: {
+      head: {
+        operationId: `HeadAssetByHash${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Whether bytes with this hash are stored (a stat of the store; the bytes are not read). No body.",
+        parameters: [{ name: "hash", in: "path", required: true, schema: { type: "string", pattern: "^blake3:[0-9a-f]{64}$" } }],
+        responses: {
+          "200": { description: "Stored." },
+          "400": { description: "Not `blake3:` followed by 64 lower-case hex digits." },
+          "401": { description: "Missing or unknown API key." },
+          "404": { description: "Not stored." },
+          "429": { description: "The key's requests per minute are spent.", headers: rateLimitedResponse["429"].headers },
+        },
+      },
+    },
+    [`${prefix}/assets/from-hash`]: {
+      post: keyed(
+        `CreateAssetFromHash${suffix}`,
+        { summary: "A new record for bytes already stored; no upload.", requestBody: jsonBody(CreateFromHashBody), responses: { "201": json("AssetCreated", "The new record.") } },
+        { ...bodyErrors, "404": "No stored bytes have this hash (`asset_not_found`)." },
+      ),
+    },
+    [`${prefix}/assets`]: {
+      get: keyed(
+        `ListAssets${suffix}`,
+        { summary: "Records, filtered by tags and name, sorted, paged by offset or by cursor.", parameters: queryParameters(ListAssetsQuery), responses: { "200": json("AssetsList", "A page of records.") } },
+        { "400": "A parameter out of range or malformed (`invalid_query`), or a cursor that is not this sort's (`invalid_cursor`)." },
+      ),
+    },
+    [`${prefix}/assets/{id}`]: {
+      get: keyed(`GetAsset${suffix}`, { parameters: [assetId], responses: { "200": json("Asset", "The record.") } }, { "404": "No such record." }),
+      put: keyed(
+        `UpdateAsset${suffix}`,
+        { summary: "Rename, retag or replace user_metadata.", parameters: [assetId], requestBody: jsonBody(UpdateAssetBody), responses: { "200": json("Asset", "The updated record.") } },
+        { ...bodyErrors, "404": "No such record." },
+      ),
+      delete: keyed(
+        `DeleteAsset${suffix}`,
+        { summary: "Delete the record; the bytes are deleted too when no other record names them.", parameters: [assetId], responses: { "204": { description: "Deleted." } } },
+        { "404": "No such record." },
+      ),
+    },
+    [`${prefix}/assets/{id}/content`]: {
+      get: keyed(
+        `GetAssetContent${suffix}`,
+        {
+          summary: "The bytes, under /api/view's caching and Range rules.",
+          parameters: [assetId, { name: "disposition", in: "query", required: false, schema: { type: "string", enum: ["attachment", "inline"] } }],
+          responses: {
+            "200": { description: "The bytes (ETag = the hash, immutable Cache-Control).", content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+            "206": { description: "The requested byte range." },
+            "302": { description: "Redirect to a presigned URL (S3 store with S3_VIEW_MODE=redirect)." },
+            "304": { description: "Not modified (If-None-Match matched the ETag)." },
+          },
+        },
+        { "404": "No such record.", "416": "Unsatisfiable range." },
+      ),
+    },
+    [`${prefix}/assets/{id}/tags`]: {
+      post: keyed(`AddAssetTags${suffix}`, { parameters: [assetId], requestBody: jsonBody(TagsBody), responses: { "200": json("TagsAdded", "Which tags were added.") } }, { ...bodyErrors, "404": "No such record." }),
+      delete: keyed(`RemoveAssetTags${suffix}`, { parameters: [assetId], requestBody: jsonBody(TagsBody), responses: { "200": json("TagsRemoved", "Which tags were removed.") } }, { ...bodyErrors, "404": "No such record." }),
+    },
+    [`${prefix}/tags`]: {
+      get: keyed(`ListTags${suffix}`, { summary: "Tags with how many records carry each.", parameters: queryParameters(TagsListQuery), responses: { "200": json("TagsList", "A page of tags.") } }, { "400": "A parameter out of range (`invalid_query`)." }),
+    },
+  };
+}
+
 const maskErrors = { "404": "The original image is unknown.", "503": "The derivative job did not finish in time or the queue is down; retrying is safe." };
 
 export function buildOpenApiDocument(): Record<string, unknown> {
@@ -148,14 +251,29 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": json("Node", "The node."), "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
         },
       },
+      "/nodes/{nodeId}/versions/{version}/comfy-nodes": {
+        get: {
+          operationId: "ListComfyNodes",
+          tags: ["Registry"],
+          summary: "The node classes a node provides (the catalog knows its latest version's)",
+          parameters: [
+            { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
+            { name: "version", in: "path", required: true, schema: { type: "string" }, description: "The latest version's number, or `latest`." },
+            { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
+          ],
+          responses: { "200": json("ComfyNodesPage", "The node classes, on one page."), "404": json("ErrorResponse", "Unknown node, or a version other than the latest."), ...registryErrors },
+        },
+      },
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),
       "/upload/image": uploadOperation("UploadImageComfy", UploadImageForm, "UploadResult", {}),
       "/api/upload/mask": uploadOperation("UploadMask", UploadMaskForm, "MaskUploadResult", maskErrors),
       "/upload/mask": uploadOperation("UploadMaskComfy", UploadMaskForm, "MaskUploadResult", maskErrors),
       "/api/view": viewOperation("ViewAsset"),
       "/view": viewOperation("ViewAssetComfy"),
+      ...assetPaths("/api", ""),
+      ...assetPaths("", "Comfy"),
       "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
-      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
+      "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready. With search mounted in this process (and on the search service's own `/readyz`), `catalog` says what is served: `{state: fresh|stale|empty, source, indexedAt, nodes, lastError}`; the service is ready while a registry is still being mirrored." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
     },
     components: {
       schemas,

@@ -127,6 +127,16 @@ export const SearchPage = z.object({
   totalPages: z.number().int(),
 });
 
+/**
+ * The node classes of one version, as the public registry answers
+ * `GET /nodes/{nodeId}/versions/{version}/comfy-nodes`. The catalog holds class names only.
+ */
+export const ComfyNode = z.object({ comfy_node_name: z.string() }).partial();
+export const ComfyNodesPage = z.object({
+  comfy_nodes: z.array(ComfyNode),
+  totalNumberOfPages: z.number().int(),
+});
+
 /** Registry error body (spec section 7): both fields required. */
 export const ErrorResponse = z.object({
   error: z.string(),
@@ -142,3 +152,5 @@ export type Node = z.infer<typeof Node>;
 export type CatalogRecord = z.infer<typeof CatalogRecord>;
 export type SearchPage = z.infer<typeof SearchPage>;
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
+export type ComfyNode = z.infer<typeof ComfyNode>;
+export type ComfyNodesPage = z.infer<typeof ComfyNodesPage>;

@@ -81,6 +81,9 @@ export const ConfigSchema = z
     MEILI_API_KEY: z.string().optional(),
     MEILI_INDEX: z.string().default("nodes"),
 
+    /** Asset records in PostgreSQL (shared by every upload process); unset: a SQLite file under DATA_DIR. */
+    DATABASE_URL: z.string().trim().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
+
     S3_ENDPOINT: url.optional(),
     S3_ACCESS_KEY: z.string().optional(),
     S3_SECRET_KEY: z.string().optional(),

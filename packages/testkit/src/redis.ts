@@ -42,12 +42,18 @@ export async function countKeys(prefix: string, url = TEST_REDIS_URL): Promise<n
   }
 }
 
-/** How many jobs a BullMQ queue holds as completed and failed, and how many job schedulers it has. */
-export async function bullCounts(prefix: string, queueName = "jobs", url = TEST_REDIS_URL): Promise<{ completed: number; failed: number; schedulers: number }> {
+/** How many jobs a BullMQ queue holds in each state, and how many job schedulers it has. */
+export async function bullCounts(
+  prefix: string,
+  queueName = "jobs",
+  url = TEST_REDIS_URL,
+): Promise<{ completed: number; failed: number; schedulers: number; active: number; waiting: number; delayed: number }> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    const [completed, failed, schedulers] = await Promise.all(["completed", "failed", "repeat"].map((k) => redis.zcard(`${prefix}:${queueName}:${k}`)));
-    return { completed: completed!, failed: failed!, schedulers: schedulers! };
+    const key = (k: string) => `${prefix}:${queueName}:${k}`;
+    const [completed, failed, schedulers, delayed] = await Promise.all(["completed", "failed", "repeat", "delayed"].map((k) => redis.zcard(key(k))));
+    const [active, waiting] = await Promise.all(["active", "wait"].map((k) => redis.llen(key(k))));
+    return { completed: completed!, failed: failed!, schedulers: schedulers!, active: active!, waiting: waiting!, delayed: delayed! };
   } finally {
     redis.disconnect();
   }

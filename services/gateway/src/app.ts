@@ -5,12 +5,15 @@ import { errorHandler, notFound } from "./errors.ts";
 import { serviceProxy } from "./proxy.ts";
 import { readiness } from "./readiness.ts";
 import type { GatewayService } from "./service-mount.ts";
+import { webPageRouter } from "./web-page.ts";
 
 export interface GatewayDeps {
   services: GatewayService[];
   logger: Logger;
   /** Extra routes served by the gateway itself (e.g. the OpenAPI document). */
   extraRoutes?: Router;
+  /** The built web page (services/web/dist), served at `/` and `/ui/...`; none when absent. */
+  webRoot?: string;
 }
 
 /** The gateway: request ids, health, metrics, then each service mounted in process or proxied. */
@@ -42,6 +45,7 @@ export function createGatewayApp(deps: GatewayDeps): Express {
   });
   app.get("/metrics", metricsHandler);
   if (deps.extraRoutes) app.use(deps.extraRoutes);
+  if (deps.webRoot) app.use(webPageRouter(deps.webRoot));
 
   app.use(notFound);
   app.use(errorHandler(deps.logger));

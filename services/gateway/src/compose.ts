@@ -11,7 +11,7 @@ export interface ComposedGateway {
 }
 
 export const SEARCH_PATHS = ["/nodes"];
-export const UPLOAD_PATHS = ["/api/upload", "/upload", "/api/view", "/view"];
+export const UPLOAD_PATHS = ["/api/upload", "/upload", "/api/view", "/view", "/api/assets", "/assets", "/api/tags", "/tags"];
 
 const searchUnavailable = (message: string) => ({ error: "service_unavailable", message });
 const uploadUnavailable = (message: string) => ({ code: "unavailable", message, error: "unavailable" });

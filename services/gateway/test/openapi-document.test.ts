@@ -17,7 +17,21 @@ describe("GET /openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0");
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ["/api/upload/image", "/api/upload/mask", "/api/view", "/healthz", "/nodes", "/nodes/search", "/nodes/{nodeId}", "/readyz", "/upload/image", "/upload/mask", "/view"].sort(),
+      [
+        "/api/upload/image",
+        "/api/upload/mask",
+        "/api/view",
+        "/healthz",
+        "/nodes",
+        "/nodes/search",
+        "/nodes/{nodeId}",
+        "/nodes/{nodeId}/versions/{version}/comfy-nodes",
+        "/readyz",
+        "/upload/image",
+        "/upload/mask",
+        "/view",
+        ...["/assets", "/assets/from-hash", "/assets/hash/{hash}", "/assets/{id}", "/assets/{id}/content", "/assets/{id}/tags", "/tags"].flatMap((p) => [`/api${p}`, p]),
+      ].sort(),
     );
     const search = doc.paths["/nodes/search"].get;
     expect(search.parameters.map((p: { name: string }) => p.name)).toEqual(

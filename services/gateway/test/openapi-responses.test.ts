@@ -92,6 +92,10 @@ describe("every route answers what /openapi.json declares", () => {
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/deleted-pack").expect(404));
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack").expect(404));
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack?include_banned=true").expect(200));
+    const classes = "/nodes/{nodeId}/versions/{version}/comfy-nodes";
+    expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes").expect(200));
+    expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/0.0.0/comfy-nodes").expect(404));
+    expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?include_banned=x").expect(400));
   });
 
   it("upload routes, with and without /api: results and errors", async () => {
@@ -125,6 +129,47 @@ describe("every route answers what /openapi.json declares", () => {
     }
   });
 
+  it("asset routes, with and without /api: results and errors", async () => {
+    const png = await sharp({ create: { width: 7, height: 3, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
+    const up = await request(app).post("/api/upload/image").set("x-api-key", KEY).attach("image", png, "a.png").field("type", "input").expect(200);
+    const hash = `blake3:${(up.body.name as string).slice(0, 64)}`;
+    const unknownId = "00000000-0000-4000-8000-000000000000";
+    for (const prefix of ["/api", ""]) {
+      const k = (r: request.Test) => r.set("x-api-key", KEY);
+      expectConforms(`${prefix}/assets/hash/{hash}`, "head", await k(request(app).head(`${prefix}/assets/hash/${hash}`)).expect(200));
+      expectConforms(`${prefix}/assets/hash/{hash}`, "head", await k(request(app).head(`${prefix}/assets/hash/blake3:${"0".repeat(64)}`)).expect(404));
+      expectConforms(`${prefix}/assets/hash/{hash}`, "head", await k(request(app).head(`${prefix}/assets/hash/nope`)).expect(400));
+      expectConforms(`${prefix}/assets/hash/{hash}`, "head", await request(app).head(`${prefix}/assets/hash/${hash}`).expect(401));
+
+      const created = await k(request(app).post(`${prefix}/assets/from-hash`).send({ hash, name: "x.png", tags: ["a", "b"], user_metadata: { k: 1 } })).expect(201);
+      expectConforms(`${prefix}/assets/from-hash`, "post", created);
+      expectConforms(`${prefix}/assets/from-hash`, "post", await k(request(app).post(`${prefix}/assets/from-hash`).send({ hash: `blake3:${"0".repeat(64)}` })).expect(404));
+      expectConforms(`${prefix}/assets/from-hash`, "post", await k(request(app).post(`${prefix}/assets/from-hash`).send({ hash: 1 })).expect(400));
+      expectConforms(`${prefix}/assets/from-hash`, "post", await request(app).post(`${prefix}/assets/from-hash`).send({ hash }).expect(401));
+      const id = created.body.id as string;
+
+      const page = await k(request(app).get(`${prefix}/assets?include_tags=a&limit=1`)).expect(200);
+      expectConforms(`${prefix}/assets`, "get", page);
+      expectConforms(`${prefix}/assets`, "get", await k(request(app).get(`${prefix}/assets?limit=1&after=${page.body.next_cursor ?? "x"}`)).expect(page.body.next_cursor ? 200 : 400));
+      expectConforms(`${prefix}/assets`, "get", await k(request(app).get(`${prefix}/assets?limit=501`)).expect(400));
+
+      expectConforms(`${prefix}/assets/{id}`, "get", await k(request(app).get(`${prefix}/assets/${id}`)).expect(200));
+      expectConforms(`${prefix}/assets/{id}`, "get", await k(request(app).get(`${prefix}/assets/${unknownId}`)).expect(404));
+      expectConforms(`${prefix}/assets/{id}`, "put", await k(request(app).put(`${prefix}/assets/${id}`).send({ name: "y.png", tags: ["c"] })).expect(200));
+      expectConforms(`${prefix}/assets/{id}`, "put", await k(request(app).put(`${prefix}/assets/${id}`).send({ tags: [1] })).expect(400));
+      expectConforms(`${prefix}/assets/{id}/content`, "get", await k(request(app).get(`${prefix}/assets/${id}/content`)).expect(200));
+      expectConforms(`${prefix}/assets/{id}/content`, "get", await k(request(app).get(`${prefix}/assets/${id}/content`).set("range", "bytes=0-1")).expect(206));
+      expectConforms(`${prefix}/assets/{id}/content`, "get", await k(request(app).get(`${prefix}/assets/${unknownId}/content`)).expect(404));
+      expectConforms(`${prefix}/assets/{id}/tags`, "post", await k(request(app).post(`${prefix}/assets/${id}/tags`).send({ tags: ["d"] })).expect(200));
+      expectConforms(`${prefix}/assets/{id}/tags`, "delete", await k(request(app).delete(`${prefix}/assets/${id}/tags`).send({ tags: ["d", "e"] })).expect(200));
+      expectConforms(`${prefix}/assets/{id}/tags`, "post", await k(request(app).post(`${prefix}/assets/${id}/tags`).set("content-type", "application/json").send("{")).expect(400));
+      expectConforms(`${prefix}/tags`, "get", await k(request(app).get(`${prefix}/tags?order=name_asc`)).expect(200));
+      expectConforms(`${prefix}/tags`, "get", await k(request(app).get(`${prefix}/tags?limit=0`)).expect(400));
+      expectConforms(`${prefix}/assets/{id}`, "delete", await k(request(app).delete(`${prefix}/assets/${id}`)).expect(204));
+      expectConforms(`${prefix}/assets/{id}`, "delete", await k(request(app).delete(`${prefix}/assets/${id}`)).expect(404));
+    }
+  });
+
   it("operations routes", async () => {
     expectConforms("/healthz", "get", await request(app).get("/healthz").expect(200));
     expectConforms("/readyz", "get", await request(app).get("/readyz").expect(200));
@@ -132,7 +177,7 @@ describe("every route answers what /openapi.json declares", () => {
 });
 
 describe("429 answers what /openapi.json declares", () => {
-  it("a key over its limits on the upload and view routes: rate_limited with Retry-After", async () => {
+  it("a key over its limits on the upload, view and asset routes: rate_limited with Retry-After", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "gw-openapi-429-"));
     const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: KEY, LOG_LEVEL: "silent", RATE_LIMIT_UPLOAD_RPM: "1", RATE_LIMIT_ASSETS_RPM: "1" });
     const logger = createLogger("gw-openapi-429", "silent");
@@ -147,6 +192,13 @@ describe("429 answers what /openapi.json declares", () => {
       await request(app).get(`/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(404);
       const view = await request(app).get(`/api/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(429);
       expectConforms("/api/view", "get", view);
+      // The asset API counts in the same class as /view: that key's minute is spent there too.
+      const head = await request(app).head(`/api/assets/hash/blake3:${"f".repeat(64)}`).set("x-api-key", KEY).expect(429);
+      expect(head.headers["retry-after"]).toMatch(/^\d+$/);
+      expectConforms("/api/assets/hash/{hash}", "head", head);
+      expectConforms("/api/assets", "get", await request(app).get("/api/assets").set("x-api-key", KEY).expect(429));
+      expectConforms("/assets/from-hash", "post", await request(app).post("/assets/from-hash").set("x-api-key", KEY).send({ hash: `blake3:${"f".repeat(64)}` }).expect(429));
+      expectConforms("/api/tags", "get", await request(app).get("/api/tags").set("x-api-key", KEY).expect(429));
     } finally {
       for (const c of composed.closables) await c.close();
       rmSync(dataDir, { recursive: true, force: true });

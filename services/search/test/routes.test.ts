@@ -1,7 +1,7 @@
 import request from "supertest";
 import type { Express } from "express";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ErrorResponse, NODE_FIELDS, Node, SearchPage } from "@app/contracts";
+import { ComfyNodesPage, ErrorResponse, NODE_FIELDS, Node, SearchPage } from "@app/contracts";
 import { appWith, FIXTURES } from "./helpers.ts";
 
 let app: Express;
@@ -226,6 +226,24 @@ describe("GET /nodes/:nodeId", () => {
     const res = await get("/nodes/kjnodes?include_banned=nope");
     expect(res.status).toBe(400);
     expect(res.body.message).toContain("include_banned");
+  });
+});
+
+describe("GET /nodes/:nodeId/versions/:version/comfy-nodes", () => {
+  it("lists the node's classes for `latest` and for its latest version's number", async () => {
+    const byWord = await get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes");
+    expect(byWord.status).toBe(200);
+    expect(ComfyNodesPage.strict().parse(byWord.body)).toEqual({ comfy_nodes: [{ comfy_node_name: "FaceDetailer" }, { comfy_node_name: "SAMLoader" }], totalNumberOfPages: 1 });
+    const version = (await get("/nodes/comfyui-impact-pack")).body.latest_version.version;
+    expect((await get(`/nodes/comfyui-impact-pack/versions/${version}/comfy-nodes`)).body).toEqual(byWord.body);
+  });
+  it("a node with no class names answers an empty list", async () => {
+    expect((await get("/nodes/banned-pack/versions/latest/comfy-nodes?include_banned=true")).body).toEqual({ comfy_nodes: [], totalNumberOfPages: 1 });
+  });
+  it.each([["/nodes/unknown-pack/versions/latest/comfy-nodes"], ["/nodes/banned-pack/versions/latest/comfy-nodes"], ["/nodes/comfyui-impact-pack/versions/0.0.0-old/comfy-nodes"]])("404 {error, message} for %s", async (url) => {
+    const res = await get(url);
+    expect(res.status).toBe(404);
+    expect(ErrorResponse.strict().parse(res.body).error).toBe("not_found");
   });
 });
 

@@ -2,9 +2,11 @@ import { Router, type Express, type RequestHandler } from "express";
 import { createServiceApp } from "@app/platform";
 import { errorBody } from "./domain/errors.ts";
 import { createMemoryRateLimiter } from "./adapters/rate-limiter.ts";
+import { assetHandlers } from "./routes/asset-routes.ts";
 import { keyedAccess } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 import { uploadErrorHandler } from "./routes/error-handler.ts";
+import { jsonBody } from "./routes/json-body.ts";
 import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
 import { viewHandler } from "./routes/view-route.ts";
 
@@ -27,11 +29,25 @@ export function createRouter(deps: UploadDeps): Router {
   const image = uploadImageHandler(deps);
   const mask = uploadMaskHandler(deps);
   const view = viewHandler(deps);
+  const assets = assetHandlers(deps);
   for (const prefix of ["/api", ""]) {
     router.post(`${prefix}/upload/image`, uploadAuth, image);
     router.post(`${prefix}/upload/mask`, uploadAuth, mask);
     router.get(`${prefix}/view`, auth, view);
+    // ComfyUI's asset API, behind the same key.
+    router.head(`${prefix}/assets/hash/:hash`, auth, assets.headByHash);
+    router.post(`${prefix}/assets/from-hash`, auth, jsonBody, assets.createFromHash);
+    router.get(`${prefix}/assets`, auth, assets.list);
+    router.get(`${prefix}/assets/:id`, auth, assets.get);
+    router.get(`${prefix}/assets/:id/content`, auth, assets.content);
+    router.put(`${prefix}/assets/:id`, auth, jsonBody, assets.update);
+    router.post(`${prefix}/assets/:id/tags`, auth, jsonBody, assets.addTags);
+    router.delete(`${prefix}/assets/:id/tags`, auth, jsonBody, assets.removeTags);
+    router.delete(`${prefix}/assets/:id`, auth, assets.remove);
+    router.get(`${prefix}/tags`, auth, assets.tags);
   }
+  // Anything else under the asset API's paths (an empty id, a method it lacks) is this face's 404, in its shape.
+  router.all(/^\/(?:api\/)?(?:assets|tags)(?:\/.*)?$/, auth, assets.noRoute);
   router.use(uploadErrorHandler(deps.logger));
   return router;
 }

@@ -4,6 +4,7 @@ import type { Config, Logger } from "@app/platform";
 import { keyFilePath } from "./adapters/api-keys.ts";
 import type { BlobStore } from "./adapters/blob-store.ts";
 import { FsBlobStore } from "./adapters/fs-blob-store.ts";
+import type { ReferenceStore } from "./adapters/reference-store.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./adapters/rate-limiter.ts";
 import { ReloadingApiKeys } from "./adapters/reloading-api-keys.ts";
 import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
@@ -25,6 +26,19 @@ export async function createBlobStore(config: Config): Promise<BlobStore> {
   return new FsBlobStore(join(config.DATA_DIR, "blobs"), { tempMaxAgeMs: config.TEMP_MAX_AGE_MS, directIo: config.UPLOAD_DIRECT_IO === "on" });
 }
 
+/**
+ * The one place the ReferenceStore implementation is chosen: PostgreSQL when DATABASE_URL is
+ * set (shared by every upload process), else a SQLite file under DATA_DIR (one process).
+ */
+export async function createReferenceStore(config: Pick<Config, "DATABASE_URL" | "DATA_DIR">): Promise<ReferenceStore> {
+  if (config.DATABASE_URL) {
+    const { createPgReferenceStore } = await import("./adapters/pg-reference-store.ts");
+    return createPgReferenceStore(config.DATABASE_URL);
+  }
+  const { createSqliteReferenceStore } = await import("./adapters/sqlite-reference-store.ts");
+  return createSqliteReferenceStore(join(config.DATA_DIR, "assets.sqlite"));
+}
+
 /** The one place the rate limiter is chosen: counts in Redis (shared by every process on the prefix) when REDIS_URL is set, else in memory. */
 export async function createRateLimiter(config: Config, logger: Logger): Promise<RateLimiter> {
   if (config.REDIS_URL) return createRedisRateLimiter({ url: config.REDIS_URL, prefix: config.QUEUE_PREFIX, logger });
@@ -44,6 +58,9 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
   const swept = await store.sweepTemporaries();
   if (swept > 0) logger.warn({ swept }, "removed temporaries left by an earlier crash");
 
+  const refs = await createReferenceStore(config);
+  await refs.init();
+
   const keys = await ReloadingApiKeys.open({ file: keyFilePath(config), plaintext: config.API_KEYS, logger });
   if (keys.count === 0) {
     logger.warn({ keyFile: keyFilePath(config) }, "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)");
@@ -58,6 +75,7 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
 
   return {
     store,
+    refs,
     keys,
     limiter,
     queue,
@@ -71,12 +89,13 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
       presignSeconds: config.S3_PRESIGN_SECONDS,
       rateLimits: { upload_rpm: config.RATE_LIMIT_UPLOAD_RPM, upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM, assets_rpm: config.RATE_LIMIT_ASSETS_RPM },
     },
-    isReady: async () => (await store.ping()) && (await queue.isReady()),
+    isReady: async () => (await store.ping()) && (await refs.ping()) && (await queue.isReady()),
     async close() {
       await keys.close();
       if (ownQueue) await queue.close();
       await limiter.close();
       await store.close();
+      await refs.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 export { createApp, createRouter } from "./app.ts";
-export { createUploadDeps, createBlobStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
+export { createUploadDeps, createBlobStore, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
 export { createMaskDeriveHandler, type MaskDeriveDeps } from "./jobs/mask-derive.ts";
 export type { UploadDeps, UploadSettings } from "./routes/deps.ts";
 export { DEFAULT_SETTINGS } from "./routes/deps.ts";
@@ -14,3 +14,5 @@ export { LIMIT_NAMES, NO_LIMITS, parseKeyLimits, type KeyLimits, type RateLimits
 export type { S3BlobStore, S3BlobStoreOptions } from "./adapters/s3-blob-store.ts";
 export { parseOriginalRef } from "./domain/original-ref.ts";
 export { parseAssetName } from "./domain/naming.ts";
+export type { ReferenceStore, AssetReference } from "./adapters/reference-store.ts";
+export { createSqliteReferenceStore } from "./adapters/sqlite-reference-store.ts";

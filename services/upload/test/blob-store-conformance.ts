@@ -187,6 +187,22 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect((await store.getRecord(staged.hash))?.tags).toEqual(tags);
     });
 
+    it("removes bytes and record together; a later upload of the same bytes stores them anew", async () => {
+      const bytes = randomBytes(3000);
+      const staged = await store.stage(chunked(bytes));
+      await staged.commit(recordFor(bytes, ["input"]));
+      expect(await store.remove(staged.hash)).toBe(true);
+      expect(await store.stat(staged.hash)).toBeNull();
+      expect(await store.getRecord(staged.hash)).toBeNull();
+      await expect(store.read(staged.hash)).rejects.toBeInstanceOf(BlobNotFoundError);
+      expect(await store.list()).toEqual([]);
+      expect(await store.remove(staged.hash)).toBe(false);
+      expect(await store.remove("../../etc/passwd")).toBe(false);
+      const again = await (await store.stage(chunked(bytes))).commit(recordFor(bytes, ["output"]));
+      expect(again.created).toBe(true);
+      expect(again.record.tags).toEqual(["output"]);
+    });
+
     it("sweeps temporaries left by a crashed process on this host and leaves committed blobs alone", async () => {
       const bytes = randomBytes(5000);
       const staged = await store.stage(chunked(bytes));

@@ -10,6 +10,8 @@ import { InProcessJobQueue, type JobQueue } from "@app/jobs";
 import { loadApiKeys } from "../src/adapters/api-keys.ts";
 import type { BlobStore } from "../src/adapters/blob-store.ts";
 import { FsBlobStore } from "../src/adapters/fs-blob-store.ts";
+import type { ReferenceStore } from "../src/adapters/reference-store.ts";
+import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
 import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
 import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/routes/deps.ts";
@@ -34,11 +36,13 @@ export interface TestApp {
 
 /** The upload service over a fresh temporary DATA_DIR, real filesystem and real sharp, logs captured. */
 export async function makeTestApp(
-  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; store?: InspectableStore } = {},
+  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; store?: InspectableStore; refs?: ReferenceStore } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), "upload-test-"));
   const store: InspectableStore = opts.store ?? new FsBlobStore(join(dataDir, "blobs"));
   await store.init();
+  const refs = opts.refs ?? createSqliteReferenceStore(join(dataDir, "assets.sqlite"));
+  await refs.init();
   const logs: string[] = [];
   const capture = new Writable({
     write(chunk, _enc, done) {
@@ -50,7 +54,7 @@ export async function makeTestApp(
   const queue = opts.queue ?? new InProcessJobQueue();
   await queue.work({ "mask.derive": createMaskDeriveHandler({ store, logger }) });
   const keys = await loadApiKeys({ plaintext: opts.keys ?? `${KEY},${OTHER_KEY}`, ...(opts.keyFile && { file: opts.keyFile }) });
-  const deps: UploadDeps = { store, keys, queue, logger, settings: { ...DEFAULT_SETTINGS, ...opts.settings } };
+  const deps: UploadDeps = { store, refs, keys, queue, logger, settings: { ...DEFAULT_SETTINGS, ...opts.settings } };
   return {
     app: createApp(deps),
     deps,
@@ -59,6 +63,7 @@ export async function makeTestApp(
     logs,
     async close() {
       await queue.close();
+      await refs.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -174,6 +174,66 @@ describe("hostile input corpus", () => {
   });
 });
 
+describe("hostile input to the asset API", () => {
+  it("ids, hashes, JSON bodies and queries of every wrong kind: a 4xx in shape, or a 2xx when valid after all", async () => {
+    const created = await request(server).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash: `blake3:${blake3Hex(validPng)}`, tags: ["keep"] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const json = fc.oneof(
+      fc.json({ maxDepth: 3 }),
+      fc.string({ unit: "binary", maxLength: 80 }),
+      fc.record({ hash: fc.oneof(nasty, fc.constant(`blake3:${blake3Hex(validPng)}`), fc.anything()), name: fc.anything(), tags: fc.anything(), user_metadata: fc.anything() }).map((o) => JSON.stringify(o)),
+      fc.record({ tags: fc.oneof(fc.array(fc.oneof(nasty, fc.integer(), fc.constant(null)), { maxLength: 70 }), fc.anything()) }).map((o) => JSON.stringify(o)),
+      fc.record({ name: fc.oneof(nasty, fc.string({ maxLength: 600 })), tags: fc.array(nasty, { maxLength: 3 }) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
+    );
+    const target = fc.oneof(fc.constant(id), fc.constant(id.toUpperCase()), nasty.map((n) => encodeURIComponent(n)), fc.uuid().map(String));
+    const query = fc
+      .array(
+        fc.tuple(
+          fc.constantFrom("include_tags", "exclude_tags", "name_contains", "limit", "offset", "after", "sort", "order", "prefix", "include_zero", "x"),
+          fc.oneof(nasty, fc.integer({ min: -5, max: 1000 }).map(String), fc.constantFrom("name", "size", "asc", "desc", "created_at", "count_desc", "name_asc")),
+        ),
+        { maxLength: 5 },
+      )
+      .map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&"));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("from-hash", "list", "tags-list", "get", "content", "put", "add-tags", "remove-tags", "head-hash"),
+        fc.constantFrom("/api", ""),
+        target,
+        json,
+        query,
+        async (route, prefix, ref, body, qs) => {
+          const k = (r: request.Test) => r.set("X-API-Key", KEY);
+          const sendJson = (r: request.Test) => k(r).set("Content-Type", "application/json").send(body);
+          const res = await {
+            "from-hash": () => sendJson(request(server).post(`${prefix}/assets/from-hash`)),
+            list: () => k(request(server).get(`${prefix}/assets?${qs}`)),
+            "tags-list": () => k(request(server).get(`${prefix}/tags?${qs}`)),
+            get: () => k(request(server).get(`${prefix}/assets/${ref}`)),
+            content: () => k(request(server).get(`${prefix}/assets/${ref}/content?${qs}`)),
+            put: () => sendJson(request(server).put(`${prefix}/assets/${ref}`)),
+            "add-tags": () => sendJson(request(server).post(`${prefix}/assets/${ref}/tags`)),
+            "remove-tags": () => sendJson(request(server).delete(`${prefix}/assets/${ref}/tags`)),
+            "head-hash": () => k(request(server).head(`${prefix}/assets/hash/${encodeURIComponent(ref)}`)),
+          }[route]();
+          cases++;
+          expect(res.status, `${route} ${JSON.stringify(res.body)}`).toBeLessThan(500);
+          if (res.status >= 200 && res.status < 300) return;
+          expect(res.status).toBeGreaterThanOrEqual(400);
+          if (route === "head-hash") return; // no body on HEAD
+          assertRefusedOrOk(res.status, res.body, false);
+          cases--;
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // Whatever was renamed or retagged, the record and its bytes are still there, and nothing was deleted.
+    expect((await request(server).get(`/api/assets/${id}`).set("X-API-Key", KEY)).status).toBe(200);
+    expect(await t.store.list()).toContain(blake3Hex(validPng));
+  });
+});
+
 describe("fixed hostile cases", () => {
   it("a part header of 200 kB", async () => {
     const boundary = "b0undary";

@@ -54,7 +54,7 @@ describe("the key file is read again while the server runs", () => {
     const all = svc.output.join("\n");
     for (const secret of [first, second]) expect(all).not.toContain(secret);
     expect(all).toContain("ci runner"); // labels are what the log names
-  });
+  }, 240_000); // a server and three CLI processes, each starting tsx, on a shared machine
 });
 
 describe("ReloadingApiKeys", () => {

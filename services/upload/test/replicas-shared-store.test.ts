@@ -9,6 +9,9 @@ import { multipart } from "@app/testkit/raw-http";
 import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 import { S3BlobStore } from "../src/adapters/s3-blob-store.ts";
 
+// It starts and restarts service processes (a few seconds each on a loaded 2-core machine): a cap, not a timing.
+const PROCESS_TEST_TIMEOUT_MS = 180_000;
+
 /**
  * Two upload processes on one store, as replicas run (upload HPA minReplicas 2 on one bucket, or
  * two processes on one DATA_DIR). Process A is mid-upload, its image staged as a temporary,
@@ -108,10 +111,10 @@ describe("two upload processes on one store, one restarting mid-upload of the ot
     const env = { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: bucket, DATA_DIR: join(dir, "s3-local") };
     const inspector = new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket });
     await replicaRestartsMidUpload(env, () => inspector.temporaries());
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 
   it("filesystem (one shared DATA_DIR): nothing lost", async () => {
     const dataDir = join(dir, "shared");
     await replicaRestartsMidUpload({ DATA_DIR: dataDir }, () => readdir(join(dataDir, "blobs", "tmp")).catch(() => []));
-  });
+  }, PROCESS_TEST_TIMEOUT_MS);
 });

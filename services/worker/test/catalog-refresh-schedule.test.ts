@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateCatalog } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
-import { SCRIPTS, startService, type Service } from "@app/testkit/processes";
+import { BullMqJobQueue } from "@app/jobs";
+import { SCRIPTS, startService, waitUntil, type Service } from "@app/testkit/processes";
 import { bullCounts, TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";
 
 /**
@@ -28,15 +29,22 @@ describe("the catalog refresh on BullMQ", () => {
     registry = await new FakeRegistry(generateCatalog({ seed: 3, nodes: 300 })).start();
     const env = { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, CATALOG_SOURCE: registry.url, CATALOG_REFRESH: "1s" };
     for (let i = 0; i < 2; i++) workers.push(await startService(SCRIPTS.worker, env, { timeoutMs: 60_000 }));
-    for (let i = 0; i < 1200 && (await bullCounts(prefix)).completed < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(async () => (await bullCounts(prefix)).completed >= 4, "four refreshes", { tries: 1200 });
     expect((await bullCounts(prefix)).schedulers).toBe(1);
-    // Drain both (a run in progress finishes and stores its result), then count.
-    await Promise.all(workers.map((w) => w.stop()));
-    const { completed, failed } = await bullCounts(prefix);
+    // Stop the schedule, let the run in progress (if any) finish on its worker, then count.
+    const admin = new BullMqJobQueue({ redisUrl: TEST_REDIS_URL, prefix });
+    await admin.unschedule("catalog-refresh");
+    await admin.close();
+    await waitUntil(async () => {
+      const c = await bullCounts(prefix);
+      return c.active + c.waiting + c.delayed === 0;
+    }, "the last refresh to finish", { tries: 1200 });
+    const { completed, failed, schedulers } = await bullCounts(prefix);
+    expect(schedulers).toBe(0);
     expect(completed).toBeGreaterThanOrEqual(4);
     expect(failed).toBe(0);
     // Every run asked for page 1 once: as many mirrors as runs means no tick ran twice.
-    expect(registry.mirrorsStarted).toBe(completed);
+    expect(registry.mirrorsStarted, workers.flatMap((w) => w.output).join("\n")).toBe(completed);
     const snapshot = readFileSync(join(dataDir, "search", "catalog.ndjson"), "utf8").trim().split("\n");
     expect(snapshot).toHaveLength(300);
   }, 120_000);

@@ -58,7 +58,8 @@ describe("the worker process", () => {
     );
     expect(result.read).toBe(RECORDS);
     expect(result.indexed + result.skipped).toBe(result.read);
-    expect(result.indexed).toBeGreaterThan(5000);
+    expect(result.indexed + result.skipped).toBe(RECORDS);
+    expect(result.indexed).toBeGreaterThan(RECORDS * 0.9);
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)).toMatchObject({ phase: "done", read: RECORDS });
   });

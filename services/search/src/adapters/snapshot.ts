@@ -2,6 +2,7 @@ import { createWriteStream, unwatchFile, watchFile, type Stats } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { once } from "node:events";
+import { randomUUID } from "node:crypto";
 import type { StoredNode } from "../domain/catalog-record.ts";
 
 /**
@@ -47,11 +48,12 @@ export class CatalogSnapshot {
     await mkdir(dirname(this.path), { recursive: true });
     // The meta first: a reader woken by the new snapshot finds the meta that goes with it.
     if (meta) {
-      const tmpMeta = `${this.metaPath}.${process.pid}.tmp`;
+      // Unique per write: two refreshes may write at once in one worker (WORKER_CONCURRENCY).
+      const tmpMeta = `${this.metaPath}.${process.pid}.${randomUUID()}.tmp`;
       await writeFile(tmpMeta, JSON.stringify({ ...meta, nodes: records.length }));
       await rename(tmpMeta, this.metaPath);
     }
-    const tmp = `${this.path}.${process.pid}.${Date.now()}.tmp`;
+    const tmp = `${this.path}.${process.pid}.${randomUUID()}.tmp`;
     try {
       const out = createWriteStream(tmp, { encoding: "utf8" });
       let chunk = "";

@@ -25,6 +25,11 @@ export interface BlobStore {
   getRecord(hash: string): Promise<AssetRecord | null>;
   /** Read-modify-write of the record, serialised per hash in this process. Rejects with BlobNotFoundError. */
   updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord>;
+  /**
+   * Remove the bytes and their sidecar record (the asset API deletes the last record naming
+   * them). False when there was nothing to remove.
+   */
+  remove(hash: string): Promise<boolean>;
   /** Every committed hash (tests, audits). */
   list(): Promise<string[]>;
   /** Remove temporaries left by a crash; run at start, before serving. Returns how many were removed. */

@@ -151,6 +151,20 @@ export class FsBlobStore implements BlobStore {
     return this.records.update(hash, update);
   }
 
+  async remove(hash: string): Promise<boolean> {
+    if (!HASH_RE.test(hash)) return false;
+    // The bytes first: once they are gone the hash answers "not stored" whatever else is left.
+    const removed = await unlink(this.blobPath(hash)).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === "ENOENT") return false;
+        throw err;
+      },
+    );
+    await rm(this.recordPath(hash), { force: true });
+    return removed;
+  }
+
   async list(): Promise<string[]> {
     const out: string[] = [];
     for (const a of await readdirOrEmpty(this.root)) {

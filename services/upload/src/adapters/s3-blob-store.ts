@@ -224,6 +224,13 @@ export class S3BlobStore implements BlobStore {
     return this.records.update(hash, update);
   }
 
+  async remove(hash: string): Promise<boolean> {
+    if (!(await this.stat(hash))) return false;
+    await guard(() => this.client.removeObject(this.opts.bucket, BLOBS + hash));
+    await guard(() => this.client.removeObject(this.opts.bucket, `${RECORDS}${hash}.json`));
+    return true;
+  }
+
   async list(): Promise<string[]> {
     const names = await this.keys(BLOBS);
     return names.map((k) => k.slice(BLOBS.length)).filter((h) => HASH_RE.test(h)).sort();

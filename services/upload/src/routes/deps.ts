@@ -2,6 +2,7 @@ import type { JobQueue } from "@app/jobs";
 import type { Logger } from "@app/platform";
 import type { ApiKeys } from "../adapters/api-keys.ts";
 import type { BlobStore } from "../adapters/blob-store.ts";
+import type { ReferenceStore } from "../adapters/reference-store.ts";
 import type { RateLimiter } from "../adapters/rate-limiter.ts";
 import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
 
@@ -19,6 +20,8 @@ export interface UploadSettings {
 /** Everything the upload routes need; built by `createUploadDeps` or by hand in tests. */
 export interface UploadDeps {
   store: BlobStore;
+  /** Asset records (the asset API); uploads add theirs. */
+  refs: ReferenceStore;
   keys: ApiKeys;
   queue: JobQueue;
   logger: Logger;

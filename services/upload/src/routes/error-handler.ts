@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from "express";
 import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/jobs";
 import type { Logger } from "@app/platform";
 import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
+import { ReferenceStoreUnavailableError } from "../adapters/reference-store.ts";
 import { errorBody, UploadFailure } from "../domain/errors.ts";
 
 /** How long the rest of a refused request body is read and dropped before the connection is cut. */
@@ -15,6 +16,7 @@ export function toUploadFailure(err: unknown): UploadFailure {
   }
   if (err instanceof QueueUnavailableError) return new UploadFailure("unavailable", "the job queue is unavailable; retry shortly");
   if (err instanceof BlobStoreUnavailableError) return new UploadFailure("unavailable", "the blob store is unavailable; retry shortly");
+  if (err instanceof ReferenceStoreUnavailableError) return new UploadFailure("unavailable", "the asset database is unavailable; retry shortly");
   if (err instanceof JobFailedError && err.code === "invalid_image") {
     return new UploadFailure("invalid_image", "the original or the mask could not be decoded");
   }

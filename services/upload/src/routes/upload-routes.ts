@@ -1,15 +1,14 @@
 import type { Request, Response } from "express";
 import { jobIds, type MaskUploadResult, type UploadResult } from "@app/contracts";
-import { metrics } from "@app/platform";
 import type { StagedBlob } from "../adapters/blob-store.ts";
 import { probeImage, type ImageInfo } from "../adapters/image-probe.ts";
-import { mergeRecord } from "../domain/asset-record.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { validateSubfolder, validateType } from "../domain/fields.ts";
 import { assetName } from "../domain/naming.ts";
 import { originalRefOfForm } from "../domain/original-ref.ts";
 import type { UploadDeps } from "./deps.ts";
 import { parseMultipart, type ParsedUpload } from "./multipart.ts";
+import { commitWithRecord, recordStoredAsset, uploadOrigin, uploadTags } from "./upload-records.ts";
 import { byteBudgetOf } from "./rate-limit.ts";
 
 /** POST /api/upload/image (and /upload/image). */
@@ -21,7 +20,7 @@ export function uploadImageHandler(deps: UploadDeps) {
       const type = validateType(parsed.fields.get("type"));
       const image = requireImage(parsed);
       const info = await probe(parsed, image);
-      await commitAsset(image, info, [type]);
+      await commitWithRecord(deps, image, info, [type], { origin: uploadOrigin("upload", type, subfolder), tags: uploadTags(type, subfolder) });
       const body: UploadResult = { name: assetName(image.hash, info.format.ext), subfolder, type };
       res.status(200).json(body);
     } finally {
@@ -43,23 +42,24 @@ export function uploadMaskHandler(deps: UploadDeps) {
       if (!(await deps.store.stat(originalHash))) {
         throw new UploadFailure("original_not_found", `original_ref names no stored image (blake3:${originalHash})`);
       }
-      await commitAsset(image, info, [type, "mask", `original:${originalHash}`]);
+      const maskRecord = await commitWithRecord(deps, image, info, [type, "mask", `original:${originalHash}`], {
+        origin: uploadOrigin("mask", type, subfolder),
+        tags: uploadTags(type, "mask", subfolder),
+        systemMetadata: { is_mask: true, original_hash: `blake3:${originalHash}` },
+      });
       const data = { originalHash, maskHash: image.hash };
       const result = await deps.queue.run("mask.derive", data, {
         jobId: jobIds.maskDerive(data),
         timeoutMs: deps.settings.maskJobTimeoutMs,
       });
-      const body: MaskUploadResult = {
-        name: result.painted,
-        subfolder,
-        type,
-        metadata: {
-          is_mask: true,
-          original_hash: `blake3:${originalHash}`,
-          mask_type: result.maskType,
-          related_files: { mask: assetName(image.hash, info.format.ext), paint: result.paint, painted: result.painted },
-        },
+      const metadata: MaskUploadResult["metadata"] = {
+        is_mask: true,
+        original_hash: `blake3:${originalHash}`,
+        mask_type: result.maskType,
+        related_files: { mask: assetName(image.hash, info.format.ext), paint: result.paint, painted: result.painted },
       };
+      await recordMaskLinks(deps, maskRecord.id, metadata, { type, subfolder, maskHash: image.hash });
+      const body: MaskUploadResult = { name: result.painted, subfolder, type, metadata };
       res.status(200).json(body);
     } finally {
       await parsed.image?.discard();
@@ -78,17 +78,20 @@ function probe(parsed: ParsedUpload, image: StagedBlob): Promise<ImageInfo> {
   return probeImage(image.localPath ?? parsed.head);
 }
 
-async function commitAsset(image: StagedBlob, info: ImageInfo, tags: string[]): Promise<void> {
-  const { created } = await image.commit((existing) =>
-    mergeRecord(existing, {
-      hash: image.hash,
-      ext: info.format.ext,
-      mime: info.format.mime,
-      size: image.size,
-      width: info.width,
-      height: info.height,
-      tags,
-    }),
-  );
-  (created ? metrics.uploadsStored : metrics.dedupHits).inc();
+/** The mask's record links its original and derivatives; each derivative gets its own record linking back. */
+async function recordMaskLinks(
+  deps: UploadDeps,
+  maskRecordId: string,
+  metadata: MaskUploadResult["metadata"],
+  at: { type: string; subfolder: string; maskHash: string },
+): Promise<void> {
+  await deps.refs.update(maskRecordId, { systemMetadata: metadata });
+  const derivedFrom = { original_hash: metadata.original_hash, mask_hash: `blake3:${at.maskHash}` };
+  for (const kind of ["painted", "paint"] as const) {
+    await recordStoredAsset(deps, metadata.related_files[kind], {
+      origin: uploadOrigin("derived", at.type, at.subfolder),
+      tags: uploadTags(at.type, "derived", kind, at.subfolder),
+      systemMetadata: { derived: kind, ...derivedFrom },
+    });
+  }
 }

@@ -1,0 +1,78 @@
+import type { CatalogRecord } from "@app/contracts";
+
+/**
+ * A hand-made catalog for the browser tests: a few real-looking packs the cases search for,
+ * and 24 numbered fillers whose platforms differ, so the OS filter changes the total and
+ * the list runs to several pages at 10 a page.
+ */
+const fillerOs = (i: number): string[] => (i % 3 === 0 ? ["MacOS"] : i % 3 === 1 ? ["Microsoft :: Windows"] : ["POSIX :: Linux", "Microsoft :: Windows"]);
+
+export const WEB_CATALOG: CatalogRecord[] = [
+  {
+    id: "comfyui-impact-pack",
+    name: "ComfyUI Impact Pack",
+    description: "This node pack offers various detector nodes and detailer nodes that allow you to configure a workflow that automatically enhances facial details.",
+    author: "Dr.Lt.Data",
+    repository: "https://github.com/ltdrdata/ComfyUI-Impact-Pack",
+    repo_stars: 3262,
+    downloads: 181234,
+    license: "LICENSE.txt",
+    tags: ["detailer", "segmentation"],
+    status: "NodeStatusActive",
+    created_at: "2024-02-01T10:00:00Z",
+    publisher: { id: "ltdrdata", name: "Dr.Lt.Data" },
+    latest_version: { version: "8.8.1", changelog: "Faster SAM loading", createdAt: "2025-06-01T00:00:00Z", dependencies: ["ultralytics", "segment-anything"], status: "NodeVersionStatusActive" },
+    supported_os: ["Microsoft :: Windows", "POSIX :: Linux"],
+    supported_accelerators: ["GPU :: NVIDIA CUDA"],
+    app_node_names: ["FaceDetailer", "SAMLoader", "DetailerForEach"],
+  },
+  {
+    id: "comfyui_controlnet_aux",
+    name: "ComfyUI's ControlNet Auxiliary Preprocessors",
+    description: "Plug-and-play ComfyUI node sets for making ControlNet hint images.",
+    author: "Fannovel16",
+    repository: "https://github.com/Fannovel16/comfyui_controlnet_aux",
+    repo_stars: 2900,
+    downloads: 150000,
+    status: "NodeStatusActive",
+    publisher: { id: "fannovel16", name: "Fannovel16" },
+    latest_version: { version: "1.0.7" },
+    app_node_names: ["CannyEdgePreprocessor", "DepthAnythingPreprocessor"],
+  },
+  {
+    id: "comfyui-advanced-controlnet",
+    name: "ComfyUI-Advanced-ControlNet",
+    description: "Nodes for scheduling ControlNet strength across timesteps and batched latents.",
+    author: "Kosinkadink",
+    repository: "https://github.com/Kosinkadink/ComfyUI-Advanced-ControlNet",
+    repo_stars: 800,
+    downloads: 90000,
+    status: "NodeStatusActive",
+    publisher: { id: "kosinkadink", name: "Kosinkadink" },
+    latest_version: { version: "1.5.4" },
+    supported_os: ["MacOS", "Microsoft :: Windows"],
+    app_node_names: ["ControlNetLoaderAdvanced"],
+  },
+  {
+    id: "banned-pack",
+    name: "Banned Sampler Pack",
+    description: "A sampler pack that was banned.",
+    status: "NodeStatusBanned",
+    repo_stars: 5,
+    publisher: { id: "someone", name: "Someone" },
+  },
+  ...Array.from({ length: 24 }, (_, i): CatalogRecord => ({
+    id: `example-pack-${String(i + 1).padStart(2, "0")}`,
+    name: `Example Pack ${i + 1}`,
+    description: `Sampler utilities, number ${i + 1}.`,
+    author: "examples",
+    repository: `https://github.com/examples/example-pack-${i + 1}`,
+    repo_stars: 100 - i,
+    downloads: 1000 - i * 10,
+    status: "NodeStatusActive",
+    publisher: { id: "examples", name: "Examples" },
+    latest_version: { version: `0.${i + 1}.0` },
+    supported_os: fillerOs(i),
+    app_node_names: [`ExampleNode${i + 1}`],
+  })),
+];

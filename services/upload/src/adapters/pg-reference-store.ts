@@ -1,0 +1,121 @@
+import pg from "pg";
+import { ReferenceStoreUnavailableError } from "./reference-store.ts";
+import { SHARED_INDEXES, SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS asset_refs (
+    id text PRIMARY KEY, hash text NOT NULL, name text COLLATE "C" NOT NULL, name_folded text COLLATE "C" NOT NULL, size bigint NOT NULL,
+    mime_type text NOT NULL, tags text NOT NULL, user_metadata text NOT NULL, system_metadata text, origin text,
+    created_at text COLLATE "C" NOT NULL, updated_at text COLLATE "C" NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS asset_tags (ref_id text NOT NULL, tag text COLLATE "C" NOT NULL, PRIMARY KEY (ref_id, tag))`,
+  ...SHARED_INDEXES,
+];
+
+/** Serialises schema creation between processes starting at once (CREATE ... IF NOT EXISTS can still collide). */
+const SCHEMA_LOCK = 0x61737365; // "asse"
+
+/** `?` placeholders numbered for Postgres (the statements hold no literal `?`). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * Connection failures, a server shutting down or refusing connections, a database that is gone
+ * (SQLSTATE classes 08, 57, 53, 3D) and socket errors mean the store is unavailable, not that
+ * the request was wrong.
+ */
+function unavailable(err: unknown): unknown {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  const sqlState = typeof code === "string" && /^(08|57|53|3D)/.test(code);
+  const socket = typeof code === "string" && /^E[A-Z]+$/.test(code);
+  const dropped = typeof message === "string" && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  return sqlState || socket || dropped ? new ReferenceStoreUnavailableError(`the asset database is unavailable (${String(message)})`) : err;
+}
+
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw unavailable(err);
+  }
+}
+
+function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
+  return {
+    all: (sql, params = []) => guard(async () => (await client.query(numbered(sql), params)).rows as Record<string, unknown>[]),
+    run: (sql, params = []) => guard(async () => (await client.query(numbered(sql), params)).rowCount ?? 0),
+  };
+}
+
+/**
+ * PostgreSQL through a `pg` pool. The hash lock is a session advisory lock held on a connection
+ * of a second pool: a holder runs queries on the first pool while it holds the lock, so lock
+ * holders can never take every query connection and wait on each other.
+ */
+class PgDriver implements SqlDriver {
+  readonly kind = "postgres" as const;
+  readonly schema = [`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`, ...SCHEMA];
+  readonly positionFunction = "strpos" as const;
+  private readonly pool: pg.Pool;
+  private readonly lockPool: pg.Pool;
+  private readonly direct: SqlExecutor;
+
+  constructor(connectionString: string) {
+    this.pool = new pg.Pool({ connectionString, max: 10 });
+    this.lockPool = new pg.Pool({ connectionString, max: 10 });
+    // An idle client that loses its server emits here; without a listener the process would exit.
+    for (const p of [this.pool, this.lockPool]) p.on("error", () => undefined);
+    this.direct = executor(this.pool);
+  }
+
+  all(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
+    return this.direct.all(sql, params);
+  }
+
+  run(sql: string, params?: unknown[]): Promise<number> {
+    return this.direct.run(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await guard(() => this.pool.connect());
+    try {
+      await client.query("BEGIN");
+      const result = await fn(executor(client));
+      await client.query("COMMIT");
+      return result;
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw unavailable(err);
+    } finally {
+      client.release();
+    }
+  }
+
+  async withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T> {
+    const client = await guard(() => this.lockPool.connect());
+    let broken = false;
+    try {
+      await guard(() => client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [hash]));
+      try {
+        return await fn();
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [hash]).catch(() => {
+          broken = true;
+        });
+      }
+    } finally {
+      // A connection whose unlock failed may still hold the lock: it is closed, not reused.
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.pool.end(), this.lockPool.end()]);
+  }
+}
+
+/** The at-scale ReferenceStore: PostgreSQL at DATABASE_URL. */
+export function createPgReferenceStore(connectionString: string): SqlReferenceStore {
+  return new SqlReferenceStore(new PgDriver(connectionString));
+}

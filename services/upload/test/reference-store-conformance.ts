@@ -1,0 +1,230 @@
+import { randomBytes } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { AssetSort, SortOrder } from "@app/contracts";
+import { sortValue, type AssetReference, type NewReference, type ReferenceStore } from "../src/adapters/reference-store.ts";
+
+export interface ReferenceStoreUnderTest {
+  store: ReferenceStore;
+  cleanup(): Promise<void>;
+}
+
+const hex = (): string => randomBytes(32).toString("hex");
+
+function ref(overrides: Partial<NewReference> = {}): NewReference {
+  return { hash: hex(), name: "cat.png", size: 100, mimeType: "image/png", tags: ["input"], ...overrides };
+}
+
+/** Byte-wise (as both databases compare names), then by id: the order the store must answer. */
+function expectedOrder(refs: AssetReference[], sort: AssetSort, order: SortOrder): string[] {
+  const sorted = [...refs].sort((a, b) => {
+    const va = sortValue(a, sort);
+    const vb = sortValue(b, sort);
+    const c = typeof va === "number" && typeof vb === "number" ? va - vb : Buffer.compare(Buffer.from(String(va)), Buffer.from(String(vb)));
+    return c !== 0 ? c : Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
+  });
+  if (order === "desc") sorted.reverse();
+  return sorted.map((r) => r.id);
+}
+
+async function walk(store: ReferenceStore, sort: AssetSort, order: SortOrder, limit: number, between?: (page: number) => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  let after: { value: string | number; id: string } | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await store.list({ includeTags: [], excludeTags: [], sort, order, limit, offset: 0, ...(after && { after }) });
+    seen.push(...result.items.map((r) => r.id));
+    if (!result.hasMore) return seen;
+    const last = result.items.at(-1)!;
+    after = { value: sortValue(last, sort), id: last.id };
+    await between?.(page);
+  }
+  throw new Error("paging did not end");
+}
+
+export function describeReferenceStoreConformance(name: string, make: () => Promise<ReferenceStoreUnderTest>): void {
+  describe(`ReferenceStore conformance: ${name}`, () => {
+    let subject: ReferenceStoreUnderTest;
+    let store: ReferenceStore;
+
+    beforeEach(async () => {
+      subject = await make();
+      store = subject.store;
+      await store.init();
+      await store.init(); // idempotent
+    });
+
+    afterEach(async () => {
+      await subject.cleanup();
+    });
+
+    it("creates a record and reads it back whole", async () => {
+      const input = ref({ tags: ["input", "clipspace", "input"], userMetadata: { a: 1, nested: { b: ["x"] } }, systemMetadata: { is_mask: true } });
+      const { reference, created } = await store.create(input);
+      expect(created).toBe(true);
+      expect(reference).toMatchObject({ hash: input.hash, name: "cat.png", size: 100, mimeType: "image/png", tags: ["input", "clipspace"] });
+      expect(reference.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(reference.createdAt).toBe(reference.updatedAt);
+      expect(await store.get(reference.id)).toEqual(reference);
+      expect(reference.userMetadata).toEqual({ a: 1, nested: { b: ["x"] } });
+      expect(reference.systemMetadata).toEqual({ is_mask: true });
+      expect(await store.get("00000000-0000-4000-8000-000000000000")).toBeNull();
+      expect(await store.ping()).toBe(true);
+    });
+
+    it("keeps one record per (hash, origin) and any number without an origin", async () => {
+      const hash = hex();
+      const a = await store.create(ref({ hash, origin: "upload:input:" }));
+      const again = await store.create(ref({ hash, origin: "upload:input:", name: "other.png", tags: ["x"] }));
+      expect(again.created).toBe(false);
+      expect(again.reference).toEqual(a.reference);
+      expect((await store.create(ref({ hash, origin: "upload:output:" }))).created).toBe(true);
+      expect((await store.create(ref({ hash }))).created).toBe(true);
+      expect((await store.create(ref({ hash }))).created).toBe(true);
+      expect(await store.countByHash(hash)).toBe(4);
+      const racing = await Promise.all(Array.from({ length: 6 }, () => store.create(ref({ hash, origin: "upload:temp:x" }))));
+      expect(new Set(racing.map((r) => r.reference.id)).size).toBe(1);
+      expect(racing.filter((r) => r.created)).toHaveLength(1);
+    });
+
+    it("updates name, tags and metadata, and moves updated_at", async () => {
+      const { reference } = await store.create(ref({ tags: ["input", "a"] }));
+      const renamed = await store.update(reference.id, { name: "Renamed Cat.PNG" });
+      expect(renamed).toMatchObject({ name: "Renamed Cat.PNG", tags: ["input", "a"] });
+      expect(renamed!.updatedAt > reference.updatedAt).toBe(true);
+      expect(renamed!.createdAt).toBe(reference.createdAt);
+      const retagged = await store.update(reference.id, { tags: ["b", "c"], userMetadata: { k: "v" } });
+      expect(retagged).toMatchObject({ name: "Renamed Cat.PNG", tags: ["b", "c"], userMetadata: { k: "v" } });
+      const list = await store.list({ includeTags: ["b"], excludeTags: [], sort: "created_at", order: "desc", limit: 10, offset: 0 });
+      expect(list.items.map((r) => r.id)).toEqual([reference.id]);
+      expect((await store.list({ includeTags: ["a"], excludeTags: [], sort: "created_at", order: "desc", limit: 10, offset: 0 })).total).toBe(0);
+      expect(await store.update("00000000-0000-4000-8000-000000000000", { name: "x" })).toBeNull();
+    });
+
+    it("adds and removes tags, telling which were there", async () => {
+      const { reference } = await store.create(ref({ tags: ["input", "a"] }));
+      const added = await store.addTags(reference.id, ["a", "b", "c", "b"]);
+      expect(added).toMatchObject({ added: ["b", "c"], alreadyPresent: ["a"] });
+      expect(added!.reference.tags).toEqual(["input", "a", "b", "c"]);
+      const removed = await store.removeTags(reference.id, ["a", "zzz"]);
+      expect(removed).toMatchObject({ removed: ["a"], notPresent: ["zzz"] });
+      expect(removed!.reference.tags).toEqual(["input", "b", "c"]);
+      expect((await store.tagCounts({ order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([
+        { name: "b", count: 1 },
+        { name: "c", count: 1 },
+        { name: "input", count: 1 },
+      ]);
+      expect(await store.addTags("00000000-0000-4000-8000-000000000000", ["a"])).toBeNull();
+      expect(await store.removeTags("00000000-0000-4000-8000-000000000000", ["a"])).toBeNull();
+    });
+
+    it("deletes a record and tells how many still name its bytes", async () => {
+      const hash = hex();
+      const a = await store.create(ref({ hash, tags: ["t"] }));
+      const b = await store.create(ref({ hash, tags: ["t"] }));
+      expect(await store.delete(a.reference.id)).toEqual({ hash, remaining: 1 });
+      expect(await store.get(a.reference.id)).toBeNull();
+      expect(await store.delete(a.reference.id)).toBeNull();
+      expect(await store.delete(b.reference.id)).toEqual({ hash, remaining: 0 });
+      expect(await store.tagCounts({ order: "count_desc", limit: 10, offset: 0 })).toEqual({ tags: [], total: 0 });
+    });
+
+    it("filters by tags (all of include, none of exclude) and by a case-insensitive name substring, with totals", async () => {
+      const a = await store.create(ref({ name: "Sunset Beach.png", tags: ["input", "photos"] }));
+      const b = await store.create(ref({ name: "sunrise.jpg", tags: ["input", "photos", "mask"] }));
+      await store.create(ref({ name: "portrait.png", tags: ["output"] }));
+      const q = { sort: "name" as const, order: "asc" as const, limit: 10, offset: 0 };
+      const photos = await store.list({ ...q, includeTags: ["input", "photos"], excludeTags: [] });
+      expect(photos.items.map((r) => r.id)).toEqual([a.reference.id, b.reference.id]);
+      expect(photos.total).toBe(2);
+      const noMask = await store.list({ ...q, includeTags: ["input"], excludeTags: ["mask", "nothing"] });
+      expect(noMask.items.map((r) => r.id)).toEqual([a.reference.id]);
+      const sun = await store.list({ ...q, includeTags: [], excludeTags: [], nameContains: "sun" });
+      expect(sun.items.map((r) => r.id)).toEqual([a.reference.id, b.reference.id]);
+      expect((await store.list({ ...q, includeTags: [], excludeTags: [], nameContains: "SET BEA" })).items.map((r) => r.id)).toEqual([a.reference.id]);
+      expect((await store.list({ ...q, includeTags: [], excludeTags: [], nameContains: "%" })).total).toBe(0);
+      expect((await store.list({ ...q, includeTags: ["nope"], excludeTags: [] })).items).toEqual([]);
+      const offset = await store.list({ ...q, includeTags: [], excludeTags: [], limit: 1, offset: 1 });
+      expect(offset).toMatchObject({ total: 3, hasMore: true });
+      expect(offset.items.map((r) => r.name)).toEqual(["portrait.png"]); // byte-wise: "S" < "p" < "s"
+    });
+
+    it("sorts by each field in both orders, ties broken by id, and pages by key to the same order", async () => {
+      const names = ["b", "a", "B", "é", "a", "z z", "A"];
+      const made: AssetReference[] = [];
+      for (const [i, name] of names.entries()) made.push((await store.create(ref({ name, size: [5, 1, 5, 3, 1, 9, 2][i]!, tags: ["x"] }))).reference);
+      for (const sort of ["created_at", "updated_at", "name", "size"] as const) {
+        for (const order of ["asc", "desc"] as const) {
+          const all = await store.list({ includeTags: [], excludeTags: [], sort, order, limit: 500, offset: 0 });
+          expect(all.items.map((r) => r.id), `${sort} ${order}`).toEqual(expectedOrder(made, sort, order));
+          expect(await walk(store, sort, order, 2), `${sort} ${order} by key`).toEqual(expectedOrder(made, sort, order));
+        }
+      }
+    });
+
+    it("keyset paging sees every earlier record exactly once while records are added between pages", async () => {
+      const before: string[] = [];
+      for (let i = 0; i < 9; i++) before.push((await store.create(ref({ name: `n${i}`, tags: ["x"] }))).reference.id);
+      for (const order of ["desc", "asc"] as const) {
+        const seen = await walk(store, "created_at", order, 2, async () => {
+          await store.create(ref({ name: "late", tags: ["x"] }));
+        });
+        expect(new Set(seen).size).toBe(seen.length);
+        for (const id of before) expect(seen.filter((s) => s === id)).toHaveLength(1);
+      }
+    });
+
+    it("counts tags, with a prefix, in both orders and pages", async () => {
+      await store.create(ref({ tags: ["input", "photos"] }));
+      await store.create(ref({ tags: ["input", "pets"] }));
+      await store.create(ref({ tags: ["input", "photos", "output"] }));
+      expect(await store.tagCounts({ order: "count_desc", limit: 10, offset: 0 })).toEqual({
+        tags: [
+          { name: "input", count: 3 },
+          { name: "photos", count: 2 },
+          { name: "output", count: 1 },
+          { name: "pets", count: 1 },
+        ],
+        total: 4,
+      });
+      expect(await store.tagCounts({ prefix: "p", order: "name_asc", limit: 1, offset: 1 })).toEqual({ tags: [{ name: "photos", count: 2 }], total: 2 });
+    });
+
+    it("keeps unusual text intact (quotes, placeholders, unicode)", async () => {
+      const odd = ["it's", 'say "hi"', "a?b", "$1", "%_", "ünï ☃ 𝄞", "back\\slash", "x".repeat(1024)];
+      const { reference } = await store.create(ref({ name: odd.join(" "), tags: odd, userMetadata: { "?": "$2", quote: "'" } }));
+      expect(await store.get(reference.id)).toMatchObject({ name: odd.join(" "), tags: odd, userMetadata: { "?": "$2", quote: "'" } });
+      for (const tag of odd) {
+        expect((await store.list({ includeTags: [tag], excludeTags: [], sort: "name", order: "asc", limit: 5, offset: 0 })).total, tag).toBe(1);
+      }
+      expect((await store.list({ includeTags: [], excludeTags: [], nameContains: "?b $1", sort: "name", order: "asc", limit: 5, offset: 0 })).total).toBe(1);
+    });
+
+    it("the hash lock excludes holders of the same hash only", async () => {
+      const hash = hex();
+      const events: string[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const first = store.withHashLock(hash, async () => {
+        events.push("first in");
+        await gate;
+        events.push("first out");
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      const second = store.withHashLock(hash, async () => {
+        events.push("second in");
+      });
+      await store.withHashLock(hex(), async () => {
+        events.push("other hash");
+      });
+      release();
+      await Promise.all([first, second]);
+      expect(events).toEqual(["first in", "other hash", "first out", "second in"]);
+      await expect(store.withHashLock(hash, async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+      // Many holders of distinct hashes each running queries while they hold their lock: none starves the others of connections.
+      const many = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => store.withHashLock(hex(), async () => (await store.create(ref({ tags: [`held${i}`] }))).reference.id)),
+      );
+      expect(new Set(many).size).toBe(40);
+      expect(await store.withHashLock(hash, async () => 42)).toBe(42);
+    });
+  });
+}

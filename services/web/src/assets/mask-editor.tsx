@@ -1,0 +1,127 @@
+import type { MaskUploadResult, UploadResult } from "@app/contracts";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { fetchBlob, uploadMask, viewUrl } from "../api/assets.ts";
+import { ApiError, describeError, isAbort } from "../api/http.ts";
+import { AssetImage } from "../ui/asset-image.tsx";
+import { ErrorBox } from "../ui/error-box.tsx";
+import { Progress } from "../ui/progress.tsx";
+import { clearCanvas, exportMask, MaskCanvas, type Tool } from "./mask-canvas.tsx";
+import { remember } from "./upload-history.ts";
+
+interface Loaded {
+  src: string;
+  width: number;
+  height: number;
+}
+
+/** Paint a mask over a stored image, upload it with `original_ref`, see mask, paint and painted. */
+export function MaskEditor({ original, apiKey, onUnauthorized }: { original: UploadResult; apiKey: string; onUnauthorized: () => void }) {
+  const [image, setImage] = useState<Loaded | null>(null);
+  const [loadError, setLoadError] = useState<{ message: string; status: number } | null>(null);
+  const [tool, setTool] = useState<Tool>("brush");
+  const [size, setSize] = useState(24);
+  const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
+  const [error, setError] = useState<{ message: string; status: number } | null>(null);
+  const [result, setResult] = useState<MaskUploadResult | null>(null);
+  const brush = useRef<HTMLCanvasElement | null>(null);
+
+  useEffect(() => {
+    const ctrl = new AbortController();
+    let url: string | null = null;
+    setImage(null);
+    setLoadError(null);
+    fetchBlob(viewUrl(original.name), apiKey, ctrl.signal)
+      .then(async (blob) => {
+        url = URL.createObjectURL(blob);
+        const img = new Image();
+        img.src = url;
+        await img.decode();
+        setImage({ src: url, width: img.naturalWidth, height: img.naturalHeight });
+      })
+      .catch((err: unknown) => {
+        if (!isAbort(err)) setLoadError({ message: describeError(err), status: err instanceof ApiError ? err.status : 0 });
+      });
+    return () => {
+      ctrl.abort();
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [original.name, apiKey]);
+
+  const send = async () => {
+    if (!brush.current) return;
+    setError(null);
+    setResult(null);
+    try {
+      const mask = await exportMask(brush.current);
+      setProgress({ sent: 0, total: mask.size });
+      const res = await uploadMask(mask, original, { subfolder: original.subfolder, type: "input" }, apiKey, (sent, total) => setProgress({ sent, total: total || mask.size }));
+      remember({ name: res.name, subfolder: res.subfolder, type: res.type, kind: "mask", fileName: `painted from ${original.name}`, at: new Date().toISOString() });
+      setResult(res);
+    } catch (err) {
+      setError({ message: describeError(err), status: err instanceof ApiError ? err.status : 0 });
+    } finally {
+      setProgress(null);
+    }
+  };
+
+  // Keys for the tools (the buttons say which): B brush, E eraser, [ and ] size.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (e.ctrlKey || e.metaKey || e.altKey || target?.closest("input, select, textarea")) return;
+      if (e.key === "b") setTool("brush");
+      else if (e.key === "e") setTool("eraser");
+      else if (e.key === "[") setSize((s) => Math.max(2, s - 4));
+      else if (e.key === "]") setSize((s) => Math.min(120, s + 4));
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const failure = loadError ?? error;
+  return (
+    <div class="mask-editor">
+      <ErrorBox message={failure?.message ?? null}>
+        {failure?.status === 401 && <> <button type="button" class="link" onClick={onUnauthorized}>Enter another key</button></>}
+      </ErrorBox>
+      {!image && !loadError && <p>Loading {original.name}…</p>}
+      {image && (
+        <>
+          <div class="toolbar" role="toolbar" aria-label="Brush">
+            <button type="button" aria-pressed={tool === "brush"} aria-keyshortcuts="B" title="Brush (B)" onClick={() => setTool("brush")}>Brush</button>
+            <button type="button" aria-pressed={tool === "eraser"} aria-keyshortcuts="E" title="Eraser (E)" onClick={() => setTool("eraser")}>Eraser</button>
+            <label class="size" title="Brush size ([ and ])">
+              Size <input type="range" aria-keyshortcuts="[ ]" min={2} max={120} value={size} onInput={(e) => setSize(Number(e.currentTarget.value))} /> <output>{size}px</output>
+            </label>
+            <button type="button" onClick={() => brush.current && clearCanvas(brush.current)}>Clear</button>
+            <button type="button" class="primary" onClick={send} disabled={progress !== null}>Upload mask</button>
+          </div>
+          <MaskCanvas src={image.src} width={image.width} height={image.height} tool={tool} size={size} onReady={(c) => (brush.current = c)} />
+          <p class="muted">Painted areas become transparent in the result ({image.width}×{image.height} px).</p>
+        </>
+      )}
+      {progress && <Progress label="Uploading the mask" sent={progress.sent} total={progress.total} />}
+      {result && (
+        <section class="mask-result" aria-labelledby="mask-result-h" aria-live="polite">
+          <h2 id="mask-result-h">Result · mask type {result.metadata.mask_type}</h2>
+          <div class="side-by-side">
+            <Figure caption="Mask" name={result.metadata.related_files.mask} apiKey={apiKey} testId="mask" />
+            <Figure caption="Paint" name={result.metadata.related_files.paint} apiKey={apiKey} testId="paint" />
+            <Figure caption="Painted" name={result.metadata.related_files.painted} apiKey={apiKey} testId="painted" />
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function Figure({ caption, name, apiKey, testId }: { caption: string; name: string; apiKey: string; testId: string }) {
+  return (
+    <figure class="checker">
+      <AssetImage url={viewUrl(name)} apiKey={apiKey} alt={`${caption}: ${name}`} testId={testId} />
+      <figcaption>
+        {caption} <code title={name}>{name.slice(0, 10)}…</code>
+      </figcaption>
+    </figure>
+  );
+}

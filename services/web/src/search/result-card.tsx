@@ -1,0 +1,43 @@
+import type { Node } from "@app/contracts";
+import { Highlight } from "./highlight.tsx";
+import { PlatformList } from "../ui/platform-list.tsx";
+
+const count = new Intl.NumberFormat("en");
+
+export function nodeHref(node: Node, includeBanned: boolean): string {
+  return `/ui/nodes/${encodeURIComponent(node.id ?? "")}${includeBanned ? "?include_banned=true" : ""}`;
+}
+
+export function ResultCard({ node, terms, includeBanned }: { node: Node; terms: string[]; includeBanned: boolean }) {
+  const publisher = node.publisher?.name ?? node.publisher?.id;
+  return (
+    <li class="card result">
+      <h3 class="result-title">
+        <a href={nodeHref(node, includeBanned)}>
+          <Highlight text={node.name ?? node.id ?? ""} terms={terms} />
+        </a>
+        {node.status === "NodeStatusBanned" && <span class="badge danger">banned</span>}
+      </h3>
+      <p class="meta">
+        <code class="node-id"><Highlight text={node.id ?? ""} terms={terms} /></code>
+        {publisher && <span> · by {publisher}</span>}
+        {node.latest_version?.version && <span> · v{node.latest_version.version}</span>}
+      </p>
+      {node.description && (
+        <p class="description">
+          <Highlight text={node.description} terms={terms} />
+        </p>
+      )}
+      <p class="stats">
+        <span title="stars on the repository">★ {count.format(node.repo_stars ?? 0)}</span>
+        <span title="downloads">⬇ {count.format(node.downloads ?? 0)}</span>
+        {node.repository && (
+          <a href={node.repository} rel="noopener noreferrer" target="_blank">
+            repository
+          </a>
+        )}
+      </p>
+      <PlatformList os={node.supported_os} accelerators={node.supported_accelerators} />
+    </li>
+  );
+}
