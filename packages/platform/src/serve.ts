@@ -15,11 +15,7 @@ export function serve(
   handler: RequestListener,
   opts: { port: number; host: string; logger: Logger; closables?: Closable[]; drainMs?: number; requestTimeoutMs?: number },
 ): Promise<Server> {
-  const server = createServer(handler);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  if (opts.requestTimeoutMs) server.requestTimeout = opts.requestTimeoutMs;
-  server.on("clientError", answerClientError);
+  const server = createHttpServer(handler, opts);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -45,6 +41,16 @@ export function serve(
       resolve(server);
     });
   });
+}
+
+/** The HTTP server every service listens with (tests pass it to supertest to meet the same parser). */
+export function createHttpServer(handler: RequestListener, opts: { requestTimeoutMs?: number } = {}): Server {
+  const server = createServer(handler);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  if (opts.requestTimeoutMs) server.requestTimeout = opts.requestTimeoutMs;
+  server.on("clientError", answerClientError);
+  return server;
 }
 
 const CLIENT_ERRORS: Record<string, [number, string, string]> = {

@@ -70,8 +70,10 @@ describe("createUploadDeps", () => {
   it("composes the S3 store when S3_ENDPOINT is set", async () => {
     const s3 = await startS3();
     cleanup.push(() => s3.stop());
+    const dataDir = await mkdtemp(join(tmpdir(), "compose-s3-"));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
     const deps = await createUploadDeps(
-      loadConfig({ DATA_DIR: tmpdir(), API_KEYS: "k", S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "composed" }),
+      loadConfig({ DATA_DIR: dataDir, API_KEYS: "k", S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "composed" }),
       silent,
     );
     cleanup.push(() => deps.close());
