@@ -6,6 +6,7 @@ import { createSearchDeps, loadCatalog } from "@app/search";
 import { fixtureCatalog, generateCatalog, writeCatalogFile } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
 import { SCRIPTS, startService } from "@app/testkit/processes";
+import { median } from "./lib/http-load.ts";
 
 export interface CatalogMirrorFigures {
   catalog: string;
@@ -17,7 +18,6 @@ export interface CatalogMirrorFigures {
   refresh: { firstMs: number; refreshMs: number; refreshCpuMs: number; ratio: number };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number) => Math.round(x);
 
 async function timeToReady(env: Record<string, string>): Promise<number> {
