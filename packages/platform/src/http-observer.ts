@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import { metrics } from "./metrics.ts";
@@ -24,25 +25,33 @@ export interface HttpObserverOptions {
  * API key's label). Metrics are labelled by route pattern, not raw URL, which would explode
  * label cardinality.
  */
-export function httpObserver({ service, logger, successLevel = "debug" }: HttpObserverOptions) {
+export function httpObserver(opts: HttpObserverOptions) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const id = requestId(req, res);
-    const started = performance.now();
-    res.on("finish", () => {
-      const seconds = (performance.now() - started) / 1000;
-      const status = res.statusCode;
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : "unmatched";
-      const labels = { service, route, method: req.method, status: String(status) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, seconds);
-
-      const level = status >= 500 ? "error" : status >= 400 ? "info" : successLevel;
-      if (!logger.isLevelEnabled(level)) return;
-      const path = req.originalUrl.split("?")[0]!;
-      if (status < 400 && QUIET_PATHS.has(path)) return;
-      const ms = Math.round(seconds * 10_000) / 10;
-      logger[level]({ reqId: id, method: req.method, path, status, ms, ...(res.locals.logContext as object | undefined) }, "request");
-    });
+    observeRequest(req, res, opts, () => (req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : "unmatched"));
     next();
   };
+}
+
+/**
+ * The same observation for a request that never enters Express (a direct route, see
+ * `direct-routes.ts`): `routeOf` gives the metrics' route label once the response is finished.
+ */
+export function observeRequest(req: IncomingMessage, res: ServerResponse, { service, logger, successLevel = "debug" }: HttpObserverOptions, routeOf: () => string): void {
+  const id = requestId(req, res);
+  const started = performance.now();
+  res.on("finish", () => {
+    const seconds = (performance.now() - started) / 1000;
+    const status = res.statusCode;
+    const labels = { service, route: routeOf(), method: req.method ?? "", status: String(status) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+
+    const level = status >= 500 ? "error" : status >= 400 ? "info" : successLevel;
+    if (!logger.isLevelEnabled(level)) return;
+    const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? "").split("?")[0]!;
+    if (status < 400 && QUIET_PATHS.has(path)) return;
+    const ms = Math.round(seconds * 10_000) / 10;
+    const logContext = (res as { locals?: { logContext?: object } }).locals?.logContext;
+    logger[level]({ reqId: id, method: req.method, path, status, ms, ...logContext }, "request");
+  });
 }

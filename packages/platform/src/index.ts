@@ -4,4 +4,5 @@ export * from "./request-id.ts";
 export * from "./metrics.ts";
 export * from "./serve.ts";
 export * from "./http-observer.ts";
+export * from "./direct-routes.ts";
 export * from "./service-app.ts";

@@ -1,6 +1,7 @@
-import express, { type Express, type Request, type Response, type Router } from "express";
+import type { IncomingMessage, RequestListener } from "node:http";
+import express, { type Response, type Router } from "express";
 import type { Logger } from "@app/platform";
-import { httpObserver, metricsHandler } from "@app/platform";
+import { directRoutesFirst, httpObserver, metricsHandler } from "@app/platform";
 import { errorHandler, notFound } from "./errors.ts";
 import { serviceProxy } from "./proxy.ts";
 import { readiness } from "./readiness.ts";
@@ -16,8 +17,19 @@ export interface GatewayDeps {
   webRoot?: string;
 }
 
-/** The gateway: request ids, health, metrics, then each service mounted in process or proxied. */
-export function createGatewayApp(deps: GatewayDeps): Express {
+/**
+ * The gateway: request ids, health, metrics, then each service mounted in process or proxied.
+ * The routes a mounted service answers directly (search's list routes) come before Express.
+ */
+export function createGatewayApp(deps: GatewayDeps): RequestListener {
+  const app = createExpressApp(deps);
+  const direct = deps.services.flatMap((s) => (s.mount.kind === "embedded" ? (s.mount.direct ?? []) : []));
+  const listener = directRoutesFirst(app, direct, { service: "gateway", logger: deps.logger });
+  // A header flood is refused by the Express app's first layer, whatever the route.
+  return (req, res) => (tooManyHeaders(req) ? app(req, res) : listener(req, res));
+}
+
+function createExpressApp(deps: GatewayDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -67,7 +79,7 @@ function matchesPrefix(path: string, prefixes: string[]): boolean {
  * bare 400), so it is refused here, in a shape both faces' clients read.
  */
 const MAX_REQUEST_HEADERS = 500;
-const tooManyHeaders = (req: Request): boolean => req.rawHeaders.length / 2 > MAX_REQUEST_HEADERS;
+const tooManyHeaders = (req: IncomingMessage): boolean => req.rawHeaders.length / 2 > MAX_REQUEST_HEADERS;
 function refuseHeaderFlood(res: Response): void {
   const message = `the request has more than ${MAX_REQUEST_HEADERS} headers`;
   res.status(431).set("Connection", "close").json({ code: "header_too_large", error: "header_too_large", message });

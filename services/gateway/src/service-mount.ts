@@ -1,4 +1,5 @@
 import type { Router } from "express";
+import type { DirectRoute } from "@app/platform";
 
 /**
  * How the gateway reaches a service: mounted in this process (embedded mode, no network hop)
@@ -8,6 +9,8 @@ export type ServiceMount =
   | {
       kind: "embedded";
       router: Router;
+      /** Routes answered ahead of Express (see `DirectRoute`); the router serves them too. */
+      direct?: DirectRoute[];
       isReady: () => boolean | Promise<boolean>;
       /** What the service adds to the gateway's /readyz body (search: the catalog's state). */
       readyDetails?: () => Record<string, unknown>;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Express } from "express";
+import type { RequestListener } from "node:http";
 import { createLogger, loadConfig, type Closable, type Config } from "@app/platform";
 import { createBlobStore, type BlobStore } from "@app/upload";
 import { blake3Hex } from "@app/testkit/assets";
@@ -60,7 +60,7 @@ const modes: Mode[] = [
 ];
 
 describe.each(modes)("asset API through the gateway: $name", (mode) => {
-  let app: Express;
+  let app: RequestListener;
   let closables: Closable[];
   let dataDir: string;
   let config: Config;

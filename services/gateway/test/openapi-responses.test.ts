@@ -6,7 +6,7 @@ import addFormatsImport from "ajv-formats";
 import sharp from "sharp";
 import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Express } from "express";
+import type { RequestListener } from "node:http";
 import { buildOpenApiDocument } from "@app/contracts";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
 import { createGatewayApp } from "../src/app.ts";
@@ -56,7 +56,7 @@ const CATALOG = [
 ];
 
 describe("every route answers what /openapi.json declares", () => {
-  let app: Express;
+  let app: RequestListener;
   let closables: Closable[];
   let dataDir: string;
   let imageName: string;

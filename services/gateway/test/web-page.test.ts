@@ -1,4 +1,5 @@
 import express from "express";
+import type { RequestListener } from "node:http";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,7 +38,7 @@ function nodesRouter() {
 const embedded = (): GatewayService[] => [{ name: "search", paths: ["/nodes"], mount: { kind: "embedded", router: nodesRouter(), isReady: () => true }, unavailableBody: (m) => ({ error: "x", message: m }) }];
 
 describe.each(["embedded", "proxy"] as const)("the web page beside the API (%s search)", (mode) => {
-  let app: express.Express;
+  let app: RequestListener;
   let stop: () => Promise<void> = async () => {};
   beforeAll(async () => {
     let services = embedded();

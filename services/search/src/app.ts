@@ -1,8 +1,10 @@
-import type { Express, Router } from "express";
-import { createServiceApp, type Logger } from "@app/platform";
+import type { RequestListener } from "node:http";
+import type { Router } from "express";
+import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } from "@app/platform";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import type { CatalogStatus } from "./catalog-status.ts";
 import { nodesRoutes } from "./routes/nodes.ts";
+import { searchListHandler } from "./routes/search-list.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
 import { registerMemoMetrics } from "./memo-metrics.ts";
 
@@ -18,24 +20,33 @@ export interface SearchAppDeps extends SearchRouterDeps {
   catalogStatus?(): CatalogStatus;
 }
 
-/** The search routes and their own error handling, with no catch-all: a gateway can mount several routers. */
-export function createRouter(deps: SearchRouterDeps): Router {
+export interface SearchRoutes {
+  /** Every search route with its own error handling, and no catch-all: a gateway can mount several routers. */
+  router: Router;
+  /** The list routes, to be answered ahead of Express (the same handler as the router's). */
+  direct: DirectRoute[];
+}
+
+export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   registerMemoMetrics();
-  const router = nodesRoutes(deps.engine);
+  const list = searchListHandler(deps.engine, deps.logger);
+  const router = nodesRoutes(deps.engine, list);
   router.use(searchErrorHandler(deps.logger));
-  return router;
+  return { router, direct: [{ paths: ["/nodes/search", "/nodes"], handle: list }] };
 }
 
 /** The standalone search service: router + health, readiness, metrics, 404 and error shape. */
-export function createApp(deps: SearchAppDeps): Express {
-  return createServiceApp({
+export function createApp(deps: SearchAppDeps): RequestListener {
+  const { router, direct } = createSearchRoutes(deps);
+  const app = createServiceApp({
     name: "search",
     logger: deps.logger,
-    router: createRouter(deps),
+    router,
     isReady: () => deps.isReady(),
     notReadyBody: { error: "not_ready", message: "the catalog is still being indexed" },
     readyDetails: () => (deps.catalogStatus ? { catalog: deps.catalogStatus() } : {}),
     notFoundBody: (req) => ({ error: SearchErrorCode.notFound, message: `no route ${req.method} ${req.path.slice(0, 200)}` }),
     errorHandler: searchErrorHandler(deps.logger),
   });
+  return directRoutesFirst(app, direct, { service: "search", logger: deps.logger });
 }

@@ -1,4 +1,4 @@
-export { createApp, createRouter, type SearchAppDeps, type SearchRouterDeps } from "./app.ts";
+export { createApp, createSearchRoutes, type SearchAppDeps, type SearchRouterDeps, type SearchRoutes } from "./app.ts";
 export { CatalogRefusedError, createSearchDeps, createSearchEngine, type ReindexOptions, type SearchDeps, type SearchDepsOptions, type ReindexResult } from "./compose.ts";
 export type { CatalogStatus } from "./catalog-status.ts";
 export { catalogRefreshMs, scheduleCatalogRefresh, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";

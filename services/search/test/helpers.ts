@@ -1,4 +1,4 @@
-import type { Express } from "express";
+import type { RequestListener } from "node:http";
 import { createLogger } from "@app/platform";
 import { EmbeddedSearchEngine } from "../src/adapters/embedded/embedded-engine.ts";
 import type { StoredNode } from "../src/domain/catalog-record.ts";
@@ -6,7 +6,7 @@ import { createApp } from "../src/app.ts";
 
 export const silentLogger = createLogger("search-test", "silent");
 
-export async function appWith(records: StoredNode[]): Promise<{ app: Express; engine: EmbeddedSearchEngine }> {
+export async function appWith(records: StoredNode[]): Promise<{ app: RequestListener; engine: EmbeddedSearchEngine }> {
   const engine = new EmbeddedSearchEngine();
   await engine.replaceAll(records);
   return { app: createApp({ engine, logger: silentLogger, isReady: () => true }), engine };

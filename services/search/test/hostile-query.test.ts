@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import request from "supertest";
-import type { Express } from "express";
+import type { RequestListener } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ErrorResponse, SearchPage } from "@app/contracts";
 import { createHttpServer } from "@app/platform";
@@ -12,7 +12,7 @@ import { testCatalog } from "@app/testkit/catalog";
  * Hostile query strings (issue 5): whatever arrives, the answer is a 200 page or a 4xx
  * `{error, message}`, never a 500 and never a crash.
  */
-let app: Express;
+let app: RequestListener;
 beforeAll(async () => {
   const { records } = await loadCatalog(testCatalog().path);
   ({ app } = await appWith(records));

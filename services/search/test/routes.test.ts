@@ -1,10 +1,10 @@
 import request from "supertest";
-import type { Express } from "express";
-import { beforeAll, describe, expect, it } from "vitest";
+import type { RequestListener } from "node:http";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { ComfyNodesPage, ErrorResponse, NODE_FIELDS, Node, SearchPage } from "@app/contracts";
-import { appWith, FIXTURES } from "./helpers.ts";
+import { appWith, FIXTURES, silentLogger } from "./helpers.ts";
 
-let app: Express;
+let app: RequestListener;
 beforeAll(async () => {
   ({ app } = await appWith(FIXTURES));
 });
@@ -203,6 +203,45 @@ describe("GET /nodes answers exactly as GET /nodes/search", () => {
     const b = await get(`/nodes${qs}`);
     expect(b.status).toBe(a.status);
     expect(b.text).toBe(a.text);
+  });
+});
+
+describe("the direct route (ahead of Express) and Express's route answer alike", () => {
+  // Exact paths are answered from node:http; other spellings reach the same handler through Express.
+  it.each([
+    "?search=impact%20pack",
+    "?search=impcat&limit=5",
+    "?supported_os=Windows&supported_accelerator=CUDA",
+    "?page=0",
+    "?search=a&search=b",
+    "?search[x]=1",
+  ])("%s", async (qs) => {
+    const direct = await get(`/nodes/search${qs}`);
+    for (const spelling of ["/nodes/search/", "/Nodes/Search"]) {
+      const viaExpress = await get(`${spelling}${qs}`);
+      expect(viaExpress.status).toBe(direct.status);
+      expect(viaExpress.headers["content-type"]).toBe(direct.headers["content-type"]);
+      expect(viaExpress.text).toBe(direct.text);
+    }
+  });
+
+  it("an engine failure is a logged 500 {error, message} either way, and the service goes on answering", async () => {
+    const { createApp } = await import("../src/app.ts");
+    const logger = silentLogger.child({});
+    const logged = vi.spyOn(logger, "error");
+    const { engine } = await appWith(FIXTURES);
+    let fail = true;
+    const flaky = { ...engine, kind: engine.kind, get: engine.get.bind(engine), search: (q: Parameters<typeof engine.search>[0]) => (fail ? Promise.reject(new Error("disk on fire")) : engine.search(q)) };
+    const a = createApp({ engine: flaky as unknown as typeof engine, logger, isReady: () => true });
+    for (const path of ["/nodes/search?search=impact", "/nodes/search/?search=impact", "/nodes?search=impact"]) {
+      const res = await request(a).get(path);
+      expect(res.status).toBe(500);
+      expect(ErrorResponse.strict().parse(res.body).error).toBe("internal_error");
+    }
+    expect(logged).toHaveBeenCalledTimes(3);
+    expect(String((logged.mock.calls[0]![0] as { err: Error }).err)).toContain("disk on fire");
+    fail = false;
+    expect((await request(a).get("/nodes/search?search=impact")).body.total).toBeGreaterThan(0);
   });
 });
 

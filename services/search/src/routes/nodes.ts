@@ -1,27 +1,13 @@
-import { Router, type Request, type Response } from "express";
+import { Router, type RequestHandler } from "express";
 import type { ComfyNodesPage } from "@app/contracts";
 import type { SearchEngine } from "../adapters/search-engine.ts";
-import { BoundedMemo } from "../domain/bounded-memo.ts";
-import { resultPage, toApiNodeJson, type JsonText } from "../domain/node-output.ts";
-import { parseIncludeBanned, parseSearchQuery, toEngineQuery, type QueryParseResult } from "../domain/query.ts";
-import { SearchErrorCode, sendError } from "./errors.ts";
+import { toApiNodeJson } from "../domain/node-output.ts";
+import { parseIncludeBanned } from "../domain/query.ts";
+import { SearchErrorCode, sendError, sendJsonText } from "./errors.ts";
 
-/**
- * GET /nodes/search and GET /nodes (the registry's list route): one handler, so one query
- * string gives one body on either. GET /nodes/:nodeId: one node in the same shape.
- */
-export function nodesRoutes(engine: SearchEngine): Router {
+/** The search list routes (see `search-list.ts`) and GET /nodes/:nodeId, one node in the same shape. */
+export function nodesRoutes(engine: SearchEngine, list: RequestHandler): Router {
   const router = Router();
-  // Parsing is a pure function of the query string, and clients repeat theirs.
-  const parsedByQueryString = new BoundedMemo("parse", (_v: QueryParseResult, key: string) => key.length + 64, 16_384, 8_000_000);
-
-  const list = async (req: Request, res: Response) => {
-    const parsed = parsedByQueryString.getOrCompute(queryString(req.url), () => parseSearchQuery(req.query as Record<string, unknown>));
-    if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
-    const q = parsed.query;
-    const result = await engine.search(toEngineQuery(q));
-    sendJsonText(res, resultPage(result, q.page, q.limit));
-  };
   router.get("/nodes/search", list);
   router.get("/nodes", list);
 
@@ -53,20 +39,4 @@ export function nodesRoutes(engine: SearchEngine): Router {
   });
 
   return router;
-}
-
-function queryString(url: string): string {
-  const i = url.indexOf("?");
-  return i < 0 ? "" : url.slice(i + 1);
-}
-
-/**
- * 200 with JSON text already built. Node writes headers and a string body in one write;
- * Express's send would copy the text into a Buffer and write the two apart, which costs a
- * fifth of a cached search. HEAD gets the same headers and no body.
- */
-function sendJsonText(res: Response, { json, bytes }: JsonText): void {
-  res.setHeader("content-type", "application/json; charset=utf-8");
-  res.setHeader("content-length", bytes);
-  res.end(json);
 }
