@@ -19,10 +19,8 @@ const BOUNDARY = "----benchBoundary9f8e7d";
 export interface UploadFigures {
   imageBytes: number;
   uploadsPerPass: number;
-  /** DATA_DIR on this machine's disk (what a deployment gets), buffered writes (the default). */
+  /** DATA_DIR on this machine's disk (what a deployment gets), buffered writes. */
   disk: PassFigures;
-  /** The same with UPLOAD_DIRECT_IO=on (O_DIRECT): the figure that decides whether it pays. */
-  diskDirectIo: PassFigures;
   /** Peak RSS after the mask passes too (sharp holds decoded 4096² images per running job). */
   servicePeakRssWithMasksMiB: number;
   maskMs: Record<string, { perMaskMs: number; masks: number }>;
@@ -157,7 +155,7 @@ interface PassFigures {
  * Rounds alternate baseline and service so that load from other processes on this shared
  * machine hits both alike; the figures are medians over the rounds.
  */
-async function measure(base: Buffer, opts: { uploads: number; rounds: number; env?: Record<string, string>; masks: boolean }) {
+async function measure(base: Buffer, opts: { uploads: number; rounds: number }) {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-upload-"));
   const baseline = await startService(join(repoRoot, "bench/upload-baseline-server.ts"), {}, { readyPath: "/" });
   // Through the gateway, as users upload: embedded upload service, in-process jobs.
@@ -165,7 +163,6 @@ async function measure(base: Buffer, opts: { uploads: number; rounds: number; en
     DATA_DIR: dataDir,
     API_KEYS: KEY,
     MASK_JOB_TIMEOUT_MS: "300000",
-    ...opts.env,
   }, { readyPath: "/readyz" });
   try {
     const warm = [variant(base, `warm-a-${Date.now()}`), variant(base, `warm-b-${Date.now()}`)];
@@ -209,9 +206,7 @@ async function measure(base: Buffer, opts: { uploads: number; rounds: number; en
       duplicatePasses: dup,
       servicePeakRssMiB: round(procStatus(service.pid, "VmHWM")),
     };
-    const maskMs: UploadFigures["maskMs"] = opts.masks
-      ? { "1024x1024": await maskTimings(service.url, 1024, 5), "4096x4096": await maskTimings(service.url, 4096, 3) }
-      : {};
+    const maskMs: UploadFigures["maskMs"] = { "1024x1024": await maskTimings(service.url, 1024, 5), "4096x4096": await maskTimings(service.url, 4096, 3) };
     return { figures, maskMs, peakWithMasksMiB: round(procStatus(service.pid, "VmHWM")) };
   } finally {
     await baseline.stop();
@@ -226,13 +221,11 @@ export async function run(opts = { uploads: 6, rounds: 5, targetBytes: 40_000_00
   const base = await sharp({ create: { width: edge, height: edge, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
     .png({ compressionLevel: 1 })
     .toBuffer();
-  const disk = await measure(base, { ...opts, masks: true });
-  const direct = await measure(base, { ...opts, masks: false, env: { UPLOAD_DIRECT_IO: "on" } });
+  const disk = await measure(base, opts);
   return {
     imageBytes: base.length,
     uploadsPerPass: opts.uploads,
     disk: disk.figures,
-    diskDirectIo: direct.figures,
     servicePeakRssWithMasksMiB: disk.peakWithMasksMiB,
     maskMs: disk.maskMs,
   };

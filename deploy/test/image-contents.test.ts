@@ -243,12 +243,12 @@ describe("the four images wired as docker-compose.yml wires them (URLs, jobs on 
 });
 
 describe("the upload image under ulimit -v 16000000 (about 15 GiB of address space, as a container or shared host may set)", () => {
-  // Direct I/O's aligned blocks once came from WebAssembly memories, each reserving about 10 GiB
-  // of address space: the second one failed, and so did the upload.
+  // Upload buffers once came from WebAssembly memories, each reserving about 10 GiB of address
+  // space: the second one failed, and so did the upload.
   const LIMIT_KIB = 16_000_000;
-  it.each(["off", "on"])("UPLOAD_DIRECT_IO=%s: six uploads of several MiB, three at a time, all stored and read back", async (directIo) => {
+  it("six uploads of several MiB, three at a time, all stored and read back", async () => {
     const key = `ulimit-key-${randomUUID()}`;
-    const r = await start("upload", { API_KEYS: key, UPLOAD_DIRECT_IO: directIo }, { virtualMemoryKiB: LIMIT_KIB });
+    const r = await start("upload", { API_KEYS: key }, { virtualMemoryKiB: LIMIT_KIB });
     try {
       expect((await poll(r, "/readyz", 200)).status, r.output()).toBe(200);
       // Noise PNGs of several MiB each (sharp from the upload package; the root has no dependency on it).

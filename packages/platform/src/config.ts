@@ -62,8 +62,6 @@ export const ConfigSchema = z
     RATE_LIMIT_UPLOAD_RPM: perMinute,
     RATE_LIMIT_UPLOAD_MBPM: perMinute,
     RATE_LIMIT_ASSETS_RPM: perMinute,
-    /** The filesystem store writes uploads with O_DIRECT (where the filesystem takes it) instead of through the page cache. */
-    UPLOAD_DIRECT_IO: z.enum(["on", "off"]).default("off"),
     /**
      * The start-up sweep removes any upload temporary older than this (others' only when their
      * process is known gone), so replicas sharing a bucket or DATA_DIR keep each other's uploads.

@@ -1,16 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/index.ts";
+import { loadConfig } from "../src/index.ts";
 
 describe("loadConfig", () => {
   it("defaults every variable, and an empty string counts as unset", () => {
     const c = loadConfig({ PORT: "" });
-    expect(c).toMatchObject({ PORT: 8080, DATA_DIR: "./.data", UPLOAD_DIRECT_IO: "off", LOG_LEVEL: "info" });
-  });
-
-  it("UPLOAD_DIRECT_IO is off unless set to on, and refuses anything else", () => {
-    expect(loadConfig({}).UPLOAD_DIRECT_IO).toBe("off");
-    expect(loadConfig({ UPLOAD_DIRECT_IO: "on" }).UPLOAD_DIRECT_IO).toBe("on");
-    expect(() => loadConfig({ UPLOAD_DIRECT_IO: "yes" })).toThrow(ConfigError);
+    expect(c).toMatchObject({ PORT: 8080, DATA_DIR: "./.data", LOG_LEVEL: "info" });
   });
 
   it("TEMP_MAX_AGE_MS defaults to an hour, and refuses less than a minute or less than twice BODY_TIMEOUT_MS", () => {

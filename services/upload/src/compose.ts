@@ -23,7 +23,7 @@ export async function createBlobStore(config: Config): Promise<BlobStore> {
     const { S3BlobStore } = await import("./adapters/s3-blob-store.ts");
     return S3BlobStore.fromConfig(config);
   }
-  return new FsBlobStore(join(config.DATA_DIR, "blobs"), { tempMaxAgeMs: config.TEMP_MAX_AGE_MS, directIo: config.UPLOAD_DIRECT_IO === "on" });
+  return new FsBlobStore(join(config.DATA_DIR, "blobs"), { tempMaxAgeMs: config.TEMP_MAX_AGE_MS });
 }
 
 /**

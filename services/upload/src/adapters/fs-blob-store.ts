@@ -17,7 +17,6 @@ import {
 } from "./blob-store.ts";
 import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
-import { DirectFileWriter, directIoWorks, openDirect } from "./direct-file-writer.ts";
 import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 /**
@@ -50,28 +49,16 @@ export class FsBlobStore implements BlobStore {
     blobExists: async (hash) => (await this.stat(hash)) !== null,
   });
 
-  private direct = false;
-
-  /**
-   * `directIo: true` writes uploads with O_DIRECT where the filesystem takes it (UPLOAD_DIRECT_IO=on);
-   * buffered otherwise, the default;
-   * `tempMaxAgeMs`: the age from which the sweep removes any temporary (TEMP_MAX_AGE_MS).
-   */
+  /** `tempMaxAgeMs`: the age from which the sweep removes any temporary (TEMP_MAX_AGE_MS). */
   constructor(
     private readonly root: string,
-    private readonly opts: { directIo?: boolean; tempMaxAgeMs?: number } = {},
+    private readonly opts: { tempMaxAgeMs?: number } = {},
   ) {
     this.tmpDir = join(root, "tmp");
   }
 
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true });
-    this.direct = this.opts.directIo === true && (await directIoWorks(this.tmpDir, `${process.pid}-direct-io-probe`));
-  }
-
-  /** How staged bytes reach the disk: "direct" (O_DIRECT) where the filesystem takes it, else "buffered". */
-  get writeMode(): "direct" | "buffered" {
-    return this.direct ? "direct" : "buffered";
   }
 
   async stage(source: Readable, opts: StageOptions = {}): Promise<StagedBlob> {
@@ -79,8 +66,8 @@ export class FsBlobStore implements BlobStore {
     // The source may fail while the file opens; pipeline below reports it, this only keeps it handled.
     source.on("error", () => undefined);
     // Opened before any byte flows, so a failure can always find and remove the file.
-    const handle = this.direct ? await openDirect(tmp) : await open(tmp, "wx");
-    const writer = this.direct ? new DirectFileWriter(handle, opts.onChunk) : new WritebackFileWriter(handle, opts.onChunk);
+    const handle = await open(tmp, "wx");
+    const writer = new WritebackFileWriter(handle, opts.onChunk);
     try {
       await pipeline(source, writer);
     } catch (err) {
@@ -229,10 +216,9 @@ export class FsBlobStore implements BlobStore {
 }
 
 /**
- * The buffered writer: the default, and where direct I/O is not available.
- * Hashes (blake3) and writes to an open file in one step, and starts a datasync every few MiB
- * while the upload is still arriving, so the disk works in parallel with the network and the
- * fsync before commit has little left.
+ * Hashes (blake3) and writes to an open file (through the page cache) in one step, and starts a
+ * datasync every few MiB while the upload is still arriving, so the disk works in parallel with
+ * the network and the fsync before commit has little left.
  */
 class WritebackFileWriter extends Writable {
   readonly hasher = new Blake3Hasher();
