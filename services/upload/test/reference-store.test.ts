@@ -8,7 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
-import { ReferenceStoreUnavailableError } from "../src/adapters/reference-store.ts";
+import { ReferenceStoreUnavailableError, type ReferenceStore } from "../src/adapters/reference-store.ts";
 import { toUploadFailure } from "../src/routes/error-handler.ts";
 import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
 import { describeReferenceStoreConformance } from "./reference-store-conformance.ts";
@@ -100,5 +100,45 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     expect((await reopened.get(id))?.name).toBe("held.png");
     await reopened.close();
     await rm(dir, { recursive: true, force: true });
+  });
+});
+
+/**
+ * Records written before the routes refused such text (`domain/storable-text.ts`) may hold a tag
+ * the database keeps otherwise than JavaScript does: `asset_tags` then holds it folded onto
+ * another tag. Adding that other tag later must not insert the same row twice (a 500).
+ */
+describe("records holding a tag the database folds onto another (written before such text was refused)", () => {
+  async function addsTheFoldedTag(store: ReferenceStore, kept: string, folded: string) {
+    await store.init();
+    const { reference } = await store.create({ hash: "e".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: ["keep", kept] });
+    const added = await store.addTags(reference.id, [folded]);
+    expect(added).toMatchObject({ added: [folded], alreadyPresent: [] });
+    expect(added!.reference.tags).toEqual(["keep", kept, folded]);
+    const replaced = await store.update(reference.id, { tags: [folded, kept, "other"] });
+    expect(replaced!.tags).toEqual([folded, kept, "other"]);
+    const removed = await store.removeTags(reference.id, [kept]);
+    expect(removed!.reference.tags).toEqual([folded, "other"]);
+    const counts = await store.tagCounts({ order: "name_asc", limit: 10, offset: 0 });
+    expect(counts.total).toBe(2);
+    expect(counts.tags).toEqual(expect.arrayContaining([{ name: folded, count: 1 }, { name: "other", count: 1 }]));
+    expect((await store.list({ includeTags: [folded], excludeTags: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(1);
+  }
+
+  it("SQLite: '.\\u0000' kept as '.', then '.' added, replaced and removed around it", async () => {
+    const store = createSqliteReferenceStore(":memory:");
+    await addsTheFoldedTag(store, ".\u0000", ".");
+    await store.close();
+  });
+
+  it("PostgreSQL: '\\ud800' kept as U+FFFD, then U+FFFD added, replaced and removed around it", async () => {
+    const db = await createTestDatabase("refs_folded");
+    const store = createPgReferenceStore(db.url);
+    try {
+      await addsTheFoldedTag(store, "\ud800", "\ufffd");
+    } finally {
+      await store.close();
+      await db.drop();
+    }
   });
 });

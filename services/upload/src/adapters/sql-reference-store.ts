@@ -245,8 +245,14 @@ async function countIn(db: SqlExecutor, hash: string): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+/**
+ * `asset_tags` indexes the record's tags (already unique in JavaScript). A record written before
+ * the routes refused text the database cannot keep whole may hold a tag the database stored
+ * folded onto another (SQLite cut `".\u0000"` to `"."`; `pg` sent `"\ud800"` as U+FFFD): the
+ * second row of the same tag is the same index entry, not a failure.
+ */
 async function insertTags(tx: SqlExecutor, id: string, tags: string[]): Promise<void> {
-  for (const tag of tags) await tx.run("INSERT INTO asset_tags (ref_id, tag) VALUES (?, ?)", [id, tag]);
+  for (const tag of tags) await tx.run("INSERT INTO asset_tags (ref_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING", [id, tag]);
 }
 
 function toReference(row: Record<string, unknown>): AssetReference {

@@ -1,6 +1,7 @@
 import type { AssetSort, SortOrder } from "@app/contracts";
 import type { ReferenceKey } from "../adapters/reference-store.ts";
 import { UploadFailure } from "./errors.ts";
+import { isStorableText } from "./storable-text.ts";
 
 const MAX_CURSOR_LENGTH = 4096;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -28,7 +29,8 @@ export function decodeCursor(cursor: string, sort: AssetSort, order: SortOrder):
   if (s !== sort || o !== order) throw invalid(`made for sort=${String(s)}&order=${String(o)}, not sort=${sort}&order=${order}`);
   if (typeof id !== "string" || !UUID_RE.test(id)) throw invalid("not a cursor this service made");
   const numeric = sort === "size";
-  if (numeric ? typeof v !== "number" || !Number.isSafeInteger(v) : typeof v !== "string" || v.length > 1024) {
+  // No stored value holds U+0000 or an unpaired surrogate; one forged into a cursor is refused before it reaches a query.
+  if (numeric ? typeof v !== "number" || !Number.isSafeInteger(v) : typeof v !== "string" || v.length > 1024 || !isStorableText(v)) {
     throw invalid("not a cursor this service made");
   }
   return { value: v as string | number, id };

@@ -3,6 +3,7 @@ import { ListAssetsQuery, Tag, TagsListQuery, type AssetSort, type SortOrder } f
 import type { ReferenceKey, ReferenceQuery, TagCountQuery } from "../adapters/reference-store.ts";
 import { decodeCursor } from "../domain/asset-cursor.ts";
 import { UploadFailure } from "../domain/errors.ts";
+import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 import { describeIssue } from "./json-body.ts";
 
 const TAG_PARAMS = new Set(["include_tags", "exclude_tags"]);
@@ -22,6 +23,12 @@ function flatten(req: Request, known: readonly string[]): Record<string, string>
   return out;
 }
 
+/** A filter is compared with stored text: text no record can hold is refused, not matched cut short. */
+function storable(value: string, param: string): string {
+  if (!isStorableText(value)) throw new UploadFailure("invalid_query", `${param}: ${UNSTORABLE_TEXT}`);
+  return value;
+}
+
 function tagList(raw: string | undefined, param: string): string[] {
   if (!raw) return [];
   const tags: string[] = [];
@@ -29,6 +36,7 @@ function tagList(raw: string | undefined, param: string): string[] {
     if (part.trim() === "") continue;
     const tag = Tag.safeParse(part);
     if (!tag.success) throw new UploadFailure("invalid_query", `${param}: ${describeIssue(tag.error).replace(/^body: /, "")}`);
+    storable(tag.data, param);
     tags.push(tag.data);
   }
   return tags;
@@ -49,7 +57,7 @@ export function parseListQuery(req: Request): ParsedListQuery {
   return {
     includeTags: tagList(q.include_tags, "include_tags"),
     excludeTags: tagList(q.exclude_tags, "exclude_tags"),
-    ...(q.name_contains?.trim() && { nameContains: q.name_contains.trim() }),
+    ...(q.name_contains?.trim() && { nameContains: storable(q.name_contains.trim(), "name_contains") }),
     sort: q.sort,
     order: q.order,
     limit: q.limit,
@@ -63,5 +71,5 @@ export function parseTagsQuery(req: Request): TagCountQuery {
   const parsed = TagsListQuery.safeParse(flatten(req, Object.keys(TagsListQuery.shape)));
   if (!parsed.success) throw new UploadFailure("invalid_query", describeIssue(parsed.error).replace(/^body: /, ""));
   const { prefix, order, limit, offset } = parsed.data;
-  return { ...(prefix && { prefix }), order, limit, offset };
+  return { ...(prefix && { prefix: storable(prefix, "prefix") }), order, limit, offset };
 }

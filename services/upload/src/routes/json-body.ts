@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from "express";
 import type { z } from "zod";
 import { UploadFailure } from "../domain/errors.ts";
+import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 
 /** Asset API bodies are small JSON objects; nothing larger is read. */
 const JSON_LIMIT = "64kb";
@@ -25,14 +26,28 @@ export const jsonBody: RequestHandler = (req, res, next) => {
   });
 };
 
-/** The parsed body checked against its schema; the message names the first bad field. */
+/**
+ * The parsed body checked against its schema; the message names the first bad field. A `name`
+ * or `tags` the database could not keep whole (see `storable-text.ts`) is refused as well.
+ */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new UploadFailure("invalid_json", "the request body must be a JSON object");
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new UploadFailure("invalid_body", describeIssue(parsed.error));
+  assertStorable(parsed.data);
   return parsed.data;
+}
+
+/** `name` and `tags` become database text (`user_metadata` is stored as JSON, escaped, and is not checked). */
+function assertStorable(data: unknown): void {
+  const { name, tags } = data as { name?: unknown; tags?: unknown };
+  if (typeof name === "string" && !isStorableText(name)) throw new UploadFailure("invalid_body", `name: ${UNSTORABLE_TEXT}`);
+  if (!Array.isArray(tags)) return;
+  tags.forEach((tag: unknown, i) => {
+    if (typeof tag === "string" && !isStorableText(tag)) throw new UploadFailure("invalid_body", `tags.${i}: ${UNSTORABLE_TEXT}`);
+  });
 }
 
 export function describeIssue(error: z.ZodError): string {
