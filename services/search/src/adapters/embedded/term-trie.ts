@@ -8,6 +8,9 @@
  * (character, first child, next sibling, term, longest term) missed the cache several times. So
  * the trie is one Int32Array, three ints a node, numbered breadth-first: a node's children are
  * consecutive, and scanning them (the walk's inner step) reads one run of memory.
+ *
+ * The edit-distance rows themselves are bit vectors (see `walkBits`) for tokens of up to 32
+ * characters, every real word; longer ones take the plain banded rows (`walkRows`).
  */
 const STRIDE = 3;
 /** [char | longest term below << 16]: the UTF-16 code unit leading to the node, and the length of the longest term in its subtree (subtrees of too-short terms are skipped). */
@@ -18,6 +21,8 @@ const TERM = 1;
 const CHILD = 2;
 /** Longest-term lengths are capped to fit beside the character; far beyond any query token (512 characters at most). */
 const MAX_LEN_CAP = 0x7fff;
+/** `walkBits` keeps q's prefixes 0..m in the bits of an int32: m <= 31. */
+const MAX_BITS_LEN = 31;
 
 export class TermTrie {
   /** STRIDE ints per node, plus one sentinel whose CHILD ends the last node's children. */
@@ -26,6 +31,8 @@ export class TermTrie {
   /** The walk's stack, kept between calls (searches run one at a time). */
   private stackNode = new Int32Array(4096);
   private stackDepth = new Int32Array(4096);
+  /** `walkBits`'s character masks: bit i of eq[c] says q[i - 1] is c. Set for one walk, then cleared. */
+  private readonly eq = new Int32Array(0x10000);
 
   constructor(sortedTerms: readonly string[]) {
     // First a linked trie in insertion order (first child, next sibling), then renumbered breadth-first.
@@ -106,7 +113,9 @@ export class TermTrie {
   fuzzy(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     if (q.length === 0) return;
     const root = this.child(0, q.charCodeAt(0));
-    if (root >= 0) this.walk(root, 1, q.slice(1), maxD, onMatch);
+    const rest = q.slice(1);
+    if (root >= 0 && rest.length <= MAX_BITS_LEN) this.walkBits(root, 1, rest, maxD, onMatch);
+    else if (root >= 0) this.walkRows(root, 1, rest, maxD, onMatch);
     if (maxD >= 2) this.frontEdits(q, (t) => onMatch(t, 2));
   }
 
@@ -149,8 +158,90 @@ export class TermTrie {
     return -1;
   }
 
-  /** Edit distance of `q` against the terms below `root` (which sits at depth `base`), suffixes only. */
-  private walk(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+  /**
+   * The terms below `root` (at depth `base`) whose suffix is within `maxD` edits of `q`, with
+   * their distances: the edit-distance automaton simulated with one int32 per allowed distance
+   * (Wu and Manber's bit-parallel matching, with Hyyrö's transposition step). At a node of depth
+   * j, bit i of R[k] says the node's path (below `root`) and q's first i characters are within
+   * k edits: the same cells as the table row `walkRows` computes, as one bit each, so a node costs
+   * a few word operations per k instead of a loop over the band. A node whose R[maxD] is empty
+   * has no term below within reach. Needs q.length <= MAX_BITS_LEN.
+   */
+  private walkBits(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+    const m = q.length;
+    const full = m === 31 ? -1 : (1 << (m + 1)) - 1; // bits 0..m
+    const whole = 1 << m; // all of q
+    const eq = this.eq;
+    for (let i = 0; i < m; i++) eq[q.charCodeAt(i)]! |= 1 << (i + 1);
+    const K = maxD + 1;
+    const maxDepth = m + maxD;
+    // R of depth j at (j + 1) * K: one all-zero row before depth 0 (no transposition there), then
+    // depth 0, where q's first i characters are i deletions away.
+    const R = new Int32Array((maxDepth + 2) * K);
+    for (let k = 0; k <= maxD; k++) R[K + k] = ((2 << k) - 1) & full;
+    const chars = new Int32Array(maxDepth + 1);
+    const nodes = this.nodes;
+    const minLen = base + m - maxD;
+    const rootTerm = nodes[root * STRIDE + TERM]!;
+    if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
+    let sp = this.pushChildren(root, 1, minLen, 0);
+    while (sp > 0) {
+      const node = this.stackNode[--sp]!;
+      const depth = this.stackDepth[sp]!;
+      const c = nodes[node * STRIDE + INFO]! & 0xffff;
+      chars[depth] = c;
+      const match = eq[c]!;
+      // A swap of q[i-2] and q[i-1]: this character is q[i-2], the previous one q[i-1].
+      const swap = (match << 1) & eq[chars[depth - 1]!]!;
+      const row = (depth + 1) * K;
+      const up = row - K;
+      let r = (R[up]! << 1) & match; // exact: a match on the diagonal
+      R[row] = r;
+      for (let k = 1; k <= maxD; k++) {
+        const fewer = R[up + k - 1]!; // one edit fewer, one character back
+        r =
+          (((R[up + k]! << 1) & match) | // match
+            (fewer << 1) | // substitute
+            fewer | // this character inserted
+            (r << 1) | // q's character deleted (r is this depth's R[k - 1])
+            ((R[up - K + k - 1]! << 2) & swap)) & // swap two neighbours
+          full;
+        R[row + k] = r;
+      }
+      if (r === 0) continue;
+      const t = nodes[node * STRIDE + TERM]!;
+      if (t >= 0 && (r & whole) !== 0) {
+        let k = 0;
+        while ((R[row + k]! & whole) === 0) k++;
+        onMatch(t, k);
+      }
+      if (depth < maxDepth) sp = this.pushChildren(node, depth + 1, minLen, sp);
+    }
+    for (let i = 0; i < m; i++) eq[q.charCodeAt(i)] = 0;
+  }
+
+  /** Push the children of `node` (at `depth`) that lead to a term of `minLen` or more; returns the new stack size. */
+  private pushChildren(node: number, depth: number, minLen: number, sp: number): number {
+    const nodes = this.nodes;
+    // Children are consecutive, and whether each can still reach a long enough term is its first int.
+    for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
+      if (nodes[ch * STRIDE + INFO]! >>> 16 < minLen) continue;
+      if (sp === this.stackNode.length) {
+        const grownNode = new Int32Array(sp * 2);
+        grownNode.set(this.stackNode);
+        const grownDepth = new Int32Array(sp * 2);
+        grownDepth.set(this.stackDepth);
+        this.stackNode = grownNode;
+        this.stackDepth = grownDepth;
+      }
+      this.stackNode[sp] = ch;
+      this.stackDepth[sp++] = depth;
+    }
+    return sp;
+  }
+
+  /** As `walkBits`, with a row of the edit-distance table per depth: for tokens too long for a bit per character. */
+  private walkRows(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     const m = q.length;
     const maxDepth = m + maxD;
     const BIG = maxD + 1;
@@ -167,17 +258,10 @@ export class TermTrie {
     // The walk starts below `root`; a term ending at `root` itself is the empty suffix.
     const rootTerm = nodes[root * STRIDE + TERM]!;
     if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
-    let stackNode = this.stackNode;
-    let stackDepth = this.stackDepth;
-    let sp = 0;
-    for (let ch = nodes[root * STRIDE + CHILD]!, end = nodes[(root + 1) * STRIDE + CHILD]!; ch < end; ch++) {
-      if (nodes[ch * STRIDE + INFO]! >>> 16 < minLen) continue;
-      stackNode[sp] = ch;
-      stackDepth[sp++] = 1;
-    }
+    let sp = this.pushChildren(root, 1, minLen, 0);
     while (sp > 0) {
-      const node = stackNode[--sp]!;
-      const depth = stackDepth[sp]!;
+      const node = this.stackNode[--sp]!;
+      const depth = this.stackDepth[sp]!;
       const r = depth * W;
       const u = r - W;
       const u2 = u - W;
@@ -208,21 +292,7 @@ export class TermTrie {
       if (min > maxD) continue;
       const t = nodes[node * STRIDE + TERM]!;
       if (t >= 0 && hi === m && rows[r + m]! <= maxD) onMatch(t, rows[r + m]!);
-      if (depth === maxDepth) continue;
-      // Children are consecutive, and whether each can still reach a long enough term is its first int.
-      for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
-        if (nodes[ch * STRIDE + INFO]! >>> 16 < minLen) continue;
-        if (sp === stackNode.length) {
-          const grownNode = new Int32Array(sp * 2);
-          grownNode.set(stackNode);
-          const grownDepth = new Int32Array(sp * 2);
-          grownDepth.set(stackDepth);
-          this.stackNode = stackNode = grownNode;
-          this.stackDepth = stackDepth = grownDepth;
-        }
-        stackNode[sp] = ch;
-        stackDepth[sp++] = depth + 1;
-      }
+      if (depth < maxDepth) sp = this.pushChildren(node, depth + 1, minLen, sp);
     }
   }
 }
