@@ -50,24 +50,59 @@ describe("embedded index internals", () => {
     );
   });
 
+  /** The trie's typo matches of `q` against `dict`, and what the rule says they should be. */
+  function typoMatches(dict: string[], q: string, maxD: number) {
+    const terms = [...dict].sort();
+    const trie = new TermTrie(terms);
+    const got = new Map<string, number>();
+    trie.fuzzy(q, maxD, (i, dist) => {
+      const t = terms[i]!;
+      got.set(t, Math.min(got.get(t) ?? 99, dist));
+    });
+    const want = new Map<string, number>();
+    for (const t of terms) {
+      const e = expected(q, t, maxD);
+      if (e !== undefined) want.set(t, e);
+    }
+    return { got: Object.fromEntries(got), want: Object.fromEntries(want) };
+  }
+
+  /** `w` after up to three random edits (substitute, insert, delete, swap two neighbours) over `alphabet`: terms near a query. */
+  const edited = (w: string, alphabet: string) =>
+    fc.array(fc.tuple(fc.constantFrom("sub", "ins", "del", "swap"), fc.nat(w.length), fc.constantFrom(...alphabet)), { maxLength: 3 }).map((edits) => {
+      let s = w;
+      for (const [op, at, c] of edits) {
+        const i = Math.min(at, s.length);
+        if (op === "sub") s = s.slice(0, i) + c + s.slice(i + 1);
+        else if (op === "ins") s = s.slice(0, i) + c + s.slice(i);
+        else if (op === "del") s = s.slice(0, i) + s.slice(i + 1);
+        else if (i + 1 < s.length) s = s.slice(0, i) + s[i + 1] + s[i] + s.slice(i + 2);
+      }
+      return s || alphabet[0]!;
+    });
+
   it("the typo trie finds exactly the terms the rule allows, with their distances", () => {
+    const cases = word.chain((q) =>
+      fc.tuple(fc.constant(q), fc.uniqueArray(fc.oneof(word, edited(q, "abcde")), { minLength: 1, maxLength: 60 }), fc.constantFrom(1, 2)),
+    );
     fc.assert(
-      fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 60 }), word, fc.constantFrom(1, 2), (dict, q, maxD) => {
-        const terms = [...dict].sort();
-        const trie = new TermTrie(terms);
-        const got = new Map<string, number>();
-        trie.fuzzy(q, maxD, (i, dist) => {
-          const t = terms[i]!;
-          got.set(t, Math.min(got.get(t) ?? 99, dist));
-        });
-        const want = new Map<string, number>();
-        for (const t of terms) {
-          const e = expected(q, t, maxD);
-          if (e !== undefined) want.set(t, e);
-        }
-        expect(Object.fromEntries(got)).toEqual(Object.fromEntries(want));
+      fc.property(cases, ([q, dict, maxD]) => {
+        const { got, want } = typoMatches(dict, q, maxD);
+        expect(got).toEqual(want);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("the typo trie is exact for long tokens too (bit rows up to 32 characters, table rows past them)", () => {
+    const long = fc.string({ unit: fc.constantFrom(..."ab"), minLength: 29, maxLength: 36 });
+    const cases = long.chain((q) => fc.tuple(fc.constant(q), fc.uniqueArray(edited(q, "ab"), { minLength: 1, maxLength: 30 }), fc.constantFrom(1, 2)));
+    fc.assert(
+      fc.property(cases, ([q, dict, maxD]) => {
+        const { got, want } = typoMatches(dict, q, maxD);
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 300 },
     );
   });
 

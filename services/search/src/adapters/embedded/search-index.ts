@@ -215,12 +215,14 @@ export class IndexSearcher {
   /**
    * Match every token against the dictionary; returns the number of candidate docs in `cand`.
    * A token's terms are a contiguous range of the sorted dictionary (the last token: every
-   * term it prefixes; the others: the term itself) plus its typo neighbours outside that range;
-   * their postings are read in place, with no per-term bookkeeping, because a one-character
-   * prefix spans thousands of terms (`c`: 4,900 of 63k at 5.9k nodes).
+   * term it prefixes; the others: the term itself) plus its typo neighbours outside that range.
+   * Postings are stored in term order, so the range's postings are one run, read in place with
+   * no per-term work: a one-character prefix spans thousands of terms (`c`: 4,900 of 63k at
+   * 5.9k nodes), and reading each term string to tell exact from prefix missed the cache.
+   * Only the range's first term can equal the token (it sorts before every longer term it prefixes).
    */
   private collectText(tokens: string[], gen: number): number {
-    const { terms } = this.data;
+    const { terms, termStart } = this.data;
     let nc = 0;
     const last = tokens.length - 1;
     for (let ti = 0; ti < tokens.length; ti++) {
@@ -234,7 +236,14 @@ export class IndexSearcher {
         e = s + 1;
         if (s < 0) s = e = 0;
       }
-      for (let i = s; i < e; i++) nc = this.addPostings(i, terms[i]!.length === tok.length ? KIND_EXACT : KIND_PREFIX, gen, tgen, nc);
+      if (s < e) {
+        let from = termStart[s]!;
+        if (terms[s] === tok) {
+          nc = this.addPostings(from, termStart[s + 1]!, KIND_EXACT, gen, tgen, nc);
+          from = termStart[s + 1]!;
+        }
+        nc = this.addPostings(from, termStart[e]!, KIND_PREFIX, gen, tgen, nc);
+      }
       const typos = allowedTypos(tok.length);
       if (typos > 0) {
         const near = this.typoNeighbours(tok, typos);
@@ -242,7 +251,8 @@ export class IndexSearcher {
           const i = near[j]!;
           // A term in the range already counted at least as well (exact or prefix beats any typo).
           if (i >= s && i < e) continue;
-          nc = this.addPostings(i, near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO + near[j + 1]!, gen, tgen, nc);
+          const kind = near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO + near[j + 1]!;
+          nc = this.addPostings(termStart[i]!, termStart[i + 1]!, kind, gen, tgen, nc);
         }
       }
     }
@@ -250,14 +260,14 @@ export class IndexSearcher {
   }
 
   /**
-   * Count one term's postings for the token of generation `tgen`: a doc's first posting for
+   * Count the postings [from, end) for the token of generation `tgen`: a doc's first posting for
    * the token counts the token, a later (better) one for the same token only improves its
    * tier and kind sums. Returns the new number of candidates.
    */
-  private addPostings(idx: number, kind: number, gen: number, tgen: number, nc: number): number {
-    const { termStart, postDoc, postTier } = this.data;
+  private addPostings(from: number, end: number, kind: number, gen: number, tgen: number, nc: number): number {
+    const { postDoc, postTier } = this.data;
     const { docStamp, tokStamp, tokBest, cand, cost } = this;
-    for (let p = termStart[idx]!, end = termStart[idx + 1]!; p < end; p++) {
+    for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
       const s = (postTier[p]! << 2) | kind;
       if (docStamp[d] !== gen) {

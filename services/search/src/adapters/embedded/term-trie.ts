@@ -1,22 +1,41 @@
 /**
- * A trie over the sorted term dictionary, stored in flat arrays, for typo matching: a
- * depth-first walk carries one row of the edit-distance table per depth and abandons a subtree
- * as soon as no cell of its row is within the allowed distance.
+ * A trie over the sorted term dictionary, for typo matching: a depth-first walk carries one row
+ * of the edit-distance table per depth and abandons a subtree as soon as no cell of its row is
+ * within the allowed distance.
+ *
+ * The walk's cost is memory latency, not arithmetic: it touches a few hundred to a few thousand
+ * nodes scattered over a trie of ~470k (63k terms), and each node read from separate arrays
+ * (character, first child, next sibling, term, longest term) missed the cache several times. So
+ * the trie is one Int32Array, three ints a node, numbered breadth-first: a node's children are
+ * consecutive, and scanning them (the walk's inner step) reads one run of memory.
+ *
+ * The edit-distance rows themselves are bit vectors (see `walkBits`) for tokens of up to 32
+ * characters, every real word; longer ones take the plain banded rows (`walkRows`).
  */
+const STRIDE = 3;
+/** [char | longest term below << 16]: the UTF-16 code unit leading to the node, and the length of the longest term in its subtree (subtrees of too-short terms are skipped). */
+const INFO = 0;
+/** Index of the term ending at this node in the sorted dictionary, or -1. */
+const TERM = 1;
+/** The node's first child; its children end where the next node's begin. */
+const CHILD = 2;
+/** Longest-term lengths are capped to fit beside the character; far beyond any query token (512 characters at most). */
+const MAX_LEN_CAP = 0x7fff;
+/** `walkBits` keeps q's prefixes 0..m in the bits of an int32: m <= 31. */
+const MAX_BITS_LEN = 31;
+
 export class TermTrie {
-  private readonly char: Uint16Array;
-  private readonly firstChild: Int32Array;
-  private readonly nextSibling: Int32Array;
-  /** Index of the term ending at this node in the sorted dictionary, or -1. */
-  private readonly termAt: Int32Array;
+  /** STRIDE ints per node, plus one sentinel whose CHILD ends the last node's children. */
+  private readonly nodes: Int32Array;
   readonly size: number;
-  /** Length of the longest term in each node's subtree: subtrees of too-short terms are skipped. */
-  private readonly maxLen: Uint16Array;
   /** The walk's stack, kept between calls (searches run one at a time). */
   private stackNode = new Int32Array(4096);
   private stackDepth = new Int32Array(4096);
+  /** `walkBits`'s character masks: bit i of eq[c] says q[i - 1] is c. Set for one walk, then cleared. */
+  private readonly eq = new Int32Array(0x10000);
 
   constructor(sortedTerms: readonly string[]) {
+    // First a linked trie in insertion order (first child, next sibling), then renumbered breadth-first.
     let cap = 1024;
     let char = new Uint16Array(cap);
     let first = new Int32Array(cap).fill(-1);
@@ -54,24 +73,34 @@ export class TermTrie {
       termAt[path[t.length]!] = s;
       prev = t;
     }
-    this.char = char.slice(0, size);
-    this.firstChild = first.slice(0, size);
-    this.nextSibling = next.slice(0, size);
-    this.termAt = termAt.slice(0, size);
-    this.size = size;
+    lastChild = new Int32Array(0); // no longer needed: let a large build reclaim it
     // Longest term under each node: children are numbered after their parents, so one
     // backwards pass sees every child before its parent.
-    const maxLen = new Uint16Array(size);
-    const depthOf = new Uint16Array(size);
+    const depthOf = new Int32Array(size);
     for (let node = 0; node < size; node++) {
-      for (let ch = this.firstChild[node]!; ch !== -1; ch = this.nextSibling[ch]!) depthOf[ch] = depthOf[node]! + 1;
+      for (let ch = first[node]!; ch !== -1; ch = next[ch]!) depthOf[ch] = depthOf[node]! + 1;
     }
+    const maxLen = depthOf; // overwritten from the back: a node's depth is read before its slot is
     for (let node = size - 1; node >= 0; node--) {
-      let best = this.termAt[node]! >= 0 ? depthOf[node]! : 0;
-      for (let ch = this.firstChild[node]!; ch !== -1; ch = this.nextSibling[ch]!) if (maxLen[ch]! > best) best = maxLen[ch]!;
+      let best = termAt[node]! >= 0 ? depthOf[node]! : 0;
+      for (let ch = first[node]!; ch !== -1; ch = next[ch]!) if (maxLen[ch]! > best) best = maxLen[ch]!;
       maxLen[node] = best;
     }
-    this.maxLen = maxLen;
+    // Breadth-first: `order` lists old node numbers by new number; siblings keep their
+    // ascending order (the terms were sorted), which `lookup` relies on.
+    const order = new Int32Array(size);
+    const nodes = new Int32Array((size + 1) * STRIDE);
+    let tail = 1;
+    for (let i = 0; i < size; i++) {
+      const old = order[i]!;
+      nodes[i * STRIDE + INFO] = char[old]! | (Math.min(maxLen[old]!, MAX_LEN_CAP) << 16);
+      nodes[i * STRIDE + TERM] = termAt[old]!;
+      nodes[i * STRIDE + CHILD] = tail;
+      for (let ch = first[old]!; ch !== -1; ch = next[ch]!) order[tail++] = ch;
+    }
+    nodes[size * STRIDE + CHILD] = size;
+    this.nodes = nodes;
+    this.size = size;
   }
 
   /**
@@ -83,13 +112,10 @@ export class TermTrie {
    */
   fuzzy(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     if (q.length === 0) return;
-    const first = q.charCodeAt(0);
-    for (let ch = this.firstChild[0]!; ch !== -1; ch = this.nextSibling[ch]!) {
-      if (this.char[ch] === first) {
-        this.walk(ch, 1, q.slice(1), maxD, onMatch);
-        break;
-      }
-    }
+    const root = this.child(0, q.charCodeAt(0));
+    const rest = q.slice(1);
+    if (root >= 0 && rest.length <= MAX_BITS_LEN) this.walkBits(root, 1, rest, maxD, onMatch);
+    else if (root >= 0) this.walkRows(root, 1, rest, maxD, onMatch);
     if (maxD >= 2) this.frontEdits(q, (t) => onMatch(t, 2));
   }
 
@@ -107,8 +133,9 @@ export class TermTrie {
     report(this.lookup(0, rest)); // the first character deleted
     if (q.length >= 2 && q[0] !== q[1]) report(this.lookup(0, q[1]! + q[0]! + q.slice(2))); // the first two swapped
     const first = q.charCodeAt(0);
-    for (let ch = this.firstChild[0]!; ch !== -1; ch = this.nextSibling[ch]!) {
-      if (this.char[ch] === first) continue;
+    const nodes = this.nodes;
+    for (let ch = nodes[CHILD]!, end = nodes[STRIDE + CHILD]!; ch < end; ch++) {
+      if ((nodes[ch * STRIDE + INFO]! & 0xffff) === first) continue;
       report(this.lookup(ch, rest)); // the first character replaced
       report(this.lookup(ch, q)); // a character inserted before it
     }
@@ -116,19 +143,105 @@ export class TermTrie {
 
   /** The term spelled by the path to `node` followed by `s`, or -1. */
   private lookup(node: number, s: string): number {
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      // Siblings are in ascending order (the trie is built from sorted terms): stop at the first past `c`.
-      let ch = this.firstChild[node]!;
-      while (ch !== -1 && this.char[ch]! < c) ch = this.nextSibling[ch]!;
-      if (ch === -1 || this.char[ch] !== c) return -1;
-      node = ch;
-    }
-    return node === 0 ? -1 : this.termAt[node]!;
+    for (let i = 0; i < s.length && node >= 0; i++) node = this.child(node, s.charCodeAt(i));
+    return node <= 0 ? -1 : this.nodes[node * STRIDE + TERM]!;
   }
 
-  /** Edit distance of `q` against the terms below `root` (which sits at depth `base`), suffixes only. */
-  private walk(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+  /** The child of `node` reached by `c`, or -1. */
+  private child(node: number, c: number): number {
+    const nodes = this.nodes;
+    // Siblings are in ascending order (the trie is built from sorted terms): stop at the first past `c`.
+    for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
+      const x = nodes[ch * STRIDE + INFO]! & 0xffff;
+      if (x >= c) return x === c ? ch : -1;
+    }
+    return -1;
+  }
+
+  /**
+   * The terms below `root` (at depth `base`) whose suffix is within `maxD` edits of `q`, with
+   * their distances: the edit-distance automaton simulated with one int32 per allowed distance
+   * (Wu and Manber's bit-parallel matching, with Hyyrö's transposition step). At a node of depth
+   * j, bit i of R[k] says the node's path (below `root`) and q's first i characters are within
+   * k edits: the same cells as the table row `walkRows` computes, as one bit each, so a node costs
+   * a few word operations per k instead of a loop over the band. A node whose R[maxD] is empty
+   * has no term below within reach. Needs q.length <= MAX_BITS_LEN.
+   */
+  private walkBits(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+    const m = q.length;
+    const full = m === 31 ? -1 : (1 << (m + 1)) - 1; // bits 0..m
+    const whole = 1 << m; // all of q
+    const eq = this.eq;
+    for (let i = 0; i < m; i++) eq[q.charCodeAt(i)]! |= 1 << (i + 1);
+    const K = maxD + 1;
+    const maxDepth = m + maxD;
+    // R of depth j at (j + 1) * K: one all-zero row before depth 0 (no transposition there), then
+    // depth 0, where q's first i characters are i deletions away.
+    const R = new Int32Array((maxDepth + 2) * K);
+    for (let k = 0; k <= maxD; k++) R[K + k] = ((2 << k) - 1) & full;
+    const chars = new Int32Array(maxDepth + 1);
+    const nodes = this.nodes;
+    const minLen = base + m - maxD;
+    const rootTerm = nodes[root * STRIDE + TERM]!;
+    if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
+    let sp = this.pushChildren(root, 1, minLen, 0);
+    while (sp > 0) {
+      const node = this.stackNode[--sp]!;
+      const depth = this.stackDepth[sp]!;
+      const c = nodes[node * STRIDE + INFO]! & 0xffff;
+      chars[depth] = c;
+      const match = eq[c]!;
+      // A swap of q[i-2] and q[i-1]: this character is q[i-2], the previous one q[i-1].
+      const swap = (match << 1) & eq[chars[depth - 1]!]!;
+      const row = (depth + 1) * K;
+      const up = row - K;
+      let r = (R[up]! << 1) & match; // exact: a match on the diagonal
+      R[row] = r;
+      for (let k = 1; k <= maxD; k++) {
+        const fewer = R[up + k - 1]!; // one edit fewer, one character back
+        r =
+          (((R[up + k]! << 1) & match) | // match
+            (fewer << 1) | // substitute
+            fewer | // this character inserted
+            (r << 1) | // q's character deleted (r is this depth's R[k - 1])
+            ((R[up - K + k - 1]! << 2) & swap)) & // swap two neighbours
+          full;
+        R[row + k] = r;
+      }
+      if (r === 0) continue;
+      const t = nodes[node * STRIDE + TERM]!;
+      if (t >= 0 && (r & whole) !== 0) {
+        let k = 0;
+        while ((R[row + k]! & whole) === 0) k++;
+        onMatch(t, k);
+      }
+      if (depth < maxDepth) sp = this.pushChildren(node, depth + 1, minLen, sp);
+    }
+    for (let i = 0; i < m; i++) eq[q.charCodeAt(i)] = 0;
+  }
+
+  /** Push the children of `node` (at `depth`) that lead to a term of `minLen` or more; returns the new stack size. */
+  private pushChildren(node: number, depth: number, minLen: number, sp: number): number {
+    const nodes = this.nodes;
+    // Children are consecutive, and whether each can still reach a long enough term is its first int.
+    for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
+      if (nodes[ch * STRIDE + INFO]! >>> 16 < minLen) continue;
+      if (sp === this.stackNode.length) {
+        const grownNode = new Int32Array(sp * 2);
+        grownNode.set(this.stackNode);
+        const grownDepth = new Int32Array(sp * 2);
+        grownDepth.set(this.stackDepth);
+        this.stackNode = grownNode;
+        this.stackDepth = grownDepth;
+      }
+      this.stackNode[sp] = ch;
+      this.stackDepth[sp++] = depth;
+    }
+    return sp;
+  }
+
+  /** As `walkBits`, with a row of the edit-distance table per depth: for tokens too long for a bit per character. */
+  private walkRows(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     const m = q.length;
     const maxDepth = m + maxD;
     const BIG = maxD + 1;
@@ -140,29 +253,19 @@ export class TermTrie {
     const rows = new Int32Array((maxDepth + 1) * W).fill(BIG);
     for (let j = 0; j <= Math.min(m, maxD); j++) rows[j] = j;
     const chars = new Int32Array(maxDepth + 2);
-    const char = this.char;
-    const firstChild = this.firstChild;
-    const nextSibling = this.nextSibling;
-    const termAt = this.termAt;
-    const maxLen = this.maxLen;
+    const nodes = this.nodes;
     const minLen = base + m - maxD;
     // The walk starts below `root`; a term ending at `root` itself is the empty suffix.
-    if (root !== 0 && this.termAt[root]! >= 0 && m <= maxD) onMatch(this.termAt[root]!, m);
-    let stackNode = this.stackNode;
-    let stackDepth = this.stackDepth;
-    let sp = 0;
-    for (let ch = firstChild[root]!; ch !== -1; ch = nextSibling[ch]!) {
-      if (maxLen[ch]! < minLen) continue;
-      stackNode[sp] = ch;
-      stackDepth[sp++] = 1;
-    }
+    const rootTerm = nodes[root * STRIDE + TERM]!;
+    if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
+    let sp = this.pushChildren(root, 1, minLen, 0);
     while (sp > 0) {
-      const node = stackNode[--sp]!;
-      const depth = stackDepth[sp]!;
+      const node = this.stackNode[--sp]!;
+      const depth = this.stackDepth[sp]!;
       const r = depth * W;
       const u = r - W;
       const u2 = u - W;
-      const c = char[node]!;
+      const c = nodes[node * STRIDE + INFO]! & 0xffff;
       chars[depth] = c;
       const cPrev = depth > 1 ? chars[depth - 1]! : -1;
       const lo = depth - maxD > 1 ? depth - maxD : 1;
@@ -187,22 +290,9 @@ export class TermTrie {
       }
       if (hi < m) rows[r + hi + 1] = BIG;
       if (min > maxD) continue;
-      const t = termAt[node]!;
+      const t = nodes[node * STRIDE + TERM]!;
       if (t >= 0 && hi === m && rows[r + m]! <= maxD) onMatch(t, rows[r + m]!);
-      if (depth === maxDepth) continue;
-      for (let ch = firstChild[node]!; ch !== -1; ch = nextSibling[ch]!) {
-        if (maxLen[ch]! < minLen) continue;
-        if (sp === stackNode.length) {
-          const grownNode = new Int32Array(sp * 2);
-          grownNode.set(stackNode);
-          const grownDepth = new Int32Array(sp * 2);
-          grownDepth.set(stackDepth);
-          this.stackNode = stackNode = grownNode;
-          this.stackDepth = stackDepth = grownDepth;
-        }
-        stackNode[sp] = ch;
-        stackDepth[sp++] = depth + 1;
-      }
+      if (depth < maxDepth) sp = this.pushChildren(node, depth + 1, minLen, sp);
     }
   }
 }
