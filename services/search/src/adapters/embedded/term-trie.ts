@@ -182,9 +182,7 @@ export class TermTrie {
     const chars = new Int32Array(maxDepth + 1);
     const nodes = this.nodes;
     const minLen = base + m - maxD;
-    const rootTerm = nodes[root * STRIDE + TERM]!;
-    if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
-    let sp = this.pushChildren(root, 1, minLen, 0);
+    let sp = this.beginWalk(root, m, maxD, minLen, onMatch);
     while (sp > 0) {
       const node = this.stackNode[--sp]!;
       const depth = this.stackDepth[sp]!;
@@ -218,6 +216,16 @@ export class TermTrie {
       if (depth < maxDepth) sp = this.pushChildren(node, depth + 1, minLen, sp);
     }
     for (let i = 0; i < m; i++) eq[q.charCodeAt(i)] = 0;
+  }
+
+  /**
+   * A walk starts below `root`: a term ending at `root` itself is the empty suffix, `m` edits
+   * from a query rest of length `m`. Reports it, pushes root's children; returns the stack size.
+   */
+  private beginWalk(root: number, m: number, maxD: number, minLen: number, onMatch: (termIndex: number, distance: number) => void): number {
+    const rootTerm = this.nodes[root * STRIDE + TERM]!;
+    if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
+    return this.pushChildren(root, 1, minLen, 0);
   }
 
   /** Push the children of `node` (at `depth`) that lead to a term of `minLen` or more; returns the new stack size. */
@@ -255,10 +263,7 @@ export class TermTrie {
     const chars = new Int32Array(maxDepth + 2);
     const nodes = this.nodes;
     const minLen = base + m - maxD;
-    // The walk starts below `root`; a term ending at `root` itself is the empty suffix.
-    const rootTerm = nodes[root * STRIDE + TERM]!;
-    if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
-    let sp = this.pushChildren(root, 1, minLen, 0);
+    let sp = this.beginWalk(root, m, maxD, minLen, onMatch);
     while (sp > 0) {
       const node = this.stackNode[--sp]!;
       const depth = this.stackDepth[sp]!;
