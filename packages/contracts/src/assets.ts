@@ -13,10 +13,23 @@ export const MAX_TAG_LENGTH = 1024;
 export const MAX_TAGS_PER_ASSET = 64;
 export const MAX_NAME_LENGTH = 512;
 
+/**
+ * Text kept in database columns (tags, names) or compared with them (filters, cursors) must be
+ * text both record stores keep whole:
+ * - U+0000: node-sqlite3-wasm binds a string as a NUL-terminated C string, so SQLite would keep
+ *   `".\u0000x"` as `"."` (silently, and two such tags then collide); PostgreSQL refuses it.
+ * - an unpaired surrogate (`"\ud800"`): not text in UTF-8; `pg` sends it as U+FFFD, so it would
+ *   be changed (and two of them collide).
+ * Such input is the client's mistake and is refused (400), never stored cut short or changed.
+ */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const UNSTORABLE_TEXT = "must not contain U+0000 or an unpaired surrogate (text the database cannot keep whole)";
+export const isStorableText = (text: string): boolean => !UNSTORABLE.test(text);
+
 /** A tag as clients send it: trimmed and lower-cased (as ComfyUI does), never empty. */
-export const Tag = z.string().trim().toLowerCase().min(1, "must not be empty").max(MAX_TAG_LENGTH);
+export const Tag = z.string().trim().toLowerCase().min(1, "must not be empty").max(MAX_TAG_LENGTH).refine(isStorableText, UNSTORABLE_TEXT);
 const TagList = z.array(Tag).max(MAX_TAGS_PER_ASSET);
-const Name = z.string().trim().min(1, "must not be empty").max(MAX_NAME_LENGTH);
+const Name = z.string().trim().min(1, "must not be empty").max(MAX_NAME_LENGTH).refine(isStorableText, UNSTORABLE_TEXT);
 const UserMetadata = z.record(z.string(), z.unknown());
 
 export const Asset = z.object({

@@ -104,7 +104,7 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
 });
 
 /**
- * Records written before the routes refused such text (`domain/storable-text.ts`) may hold a tag
+ * Records written before the routes refused such text (`isStorableText` in the contracts) may hold a tag
  * the database keeps otherwise than JavaScript does: `asset_tags` then holds it folded onto
  * another tag. Adding that other tag later must not insert the same row twice (a 500).
  */

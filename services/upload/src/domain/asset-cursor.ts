@@ -1,7 +1,6 @@
-import type { AssetSort, SortOrder } from "@app/contracts";
+import { isStorableText, type AssetSort, type SortOrder } from "@app/contracts";
 import type { ReferenceKey } from "../adapters/reference-store.ts";
 import { UploadFailure } from "./errors.ts";
-import { isStorableText } from "./storable-text.ts";
 
 const MAX_CURSOR_LENGTH = 4096;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,9 +1,8 @@
 import type { Request } from "express";
-import { ListAssetsQuery, Tag, TagsListQuery, type AssetSort, type SortOrder } from "@app/contracts";
+import { isStorableText, ListAssetsQuery, Tag, TagsListQuery, UNSTORABLE_TEXT, type AssetSort, type SortOrder } from "@app/contracts";
 import type { ReferenceKey, ReferenceQuery, TagCountQuery } from "../adapters/reference-store.ts";
 import { decodeCursor } from "../domain/asset-cursor.ts";
 import { UploadFailure } from "../domain/errors.ts";
-import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 import { describeIssue } from "./json-body.ts";
 
 const TAG_PARAMS = new Set(["include_tags", "exclude_tags"]);
@@ -36,7 +35,6 @@ function tagList(raw: string | undefined, param: string): string[] {
     if (part.trim() === "") continue;
     const tag = Tag.safeParse(part);
     if (!tag.success) throw new UploadFailure("invalid_query", `${param}: ${describeIssue(tag.error).replace(/^body: /, "")}`);
-    storable(tag.data, param);
     tags.push(tag.data);
   }
   return tags;

@@ -1,7 +1,6 @@
 import express, { type RequestHandler } from "express";
 import type { z } from "zod";
 import { UploadFailure } from "../domain/errors.ts";
-import { isStorableText, UNSTORABLE_TEXT } from "../domain/storable-text.ts";
 
 /** Asset API bodies are small JSON objects; nothing larger is read. */
 const JSON_LIMIT = "64kb";
@@ -27,8 +26,8 @@ export const jsonBody: RequestHandler = (req, res, next) => {
 };
 
 /**
- * The parsed body checked against its schema; the message names the first bad field. A `name`
- * or `tags` the database could not keep whole (see `storable-text.ts`) is refused as well.
+ * The parsed body checked against its schema; the message names the first bad field (a `name`
+ * or tag the database could not keep whole included: see `isStorableText` in the contracts).
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
@@ -36,18 +35,7 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new UploadFailure("invalid_body", describeIssue(parsed.error));
-  assertStorable(parsed.data);
   return parsed.data;
-}
-
-/** `name` and `tags` become database text (`user_metadata` is stored as JSON, escaped, and is not checked). */
-function assertStorable(data: unknown): void {
-  const { name, tags } = data as { name?: unknown; tags?: unknown };
-  if (typeof name === "string" && !isStorableText(name)) throw new UploadFailure("invalid_body", `name: ${UNSTORABLE_TEXT}`);
-  if (!Array.isArray(tags)) return;
-  tags.forEach((tag: unknown, i) => {
-    if (typeof tag === "string" && !isStorableText(tag)) throw new UploadFailure("invalid_body", `tags.${i}: ${UNSTORABLE_TEXT}`);
-  });
 }
 
 export function describeIssue(error: z.ZodError): string {
