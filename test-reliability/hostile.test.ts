@@ -8,6 +8,7 @@ import { record } from "@app/testkit/figures";
 import { pngClaiming, tinyPng } from "@app/testkit/png";
 import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
 import { testCatalog } from "@app/testkit/catalog";
+import { assetApiRequests } from "@app/testkit/asset-api-requests";
 import { multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
 
 /**
@@ -290,45 +291,35 @@ function hostileSuite(mode: Mode): void {
       const made = await rawRequest(gw.url, { method: "POST", path: "/api/assets/from-hash", headers: { "X-API-Key": KEY, "Content-Type": "application/json" }, body: Buffer.from(JSON.stringify({ hash, tags: ["hostile"] })) });
       expect(made.status).toBe(201);
       const id = made.json!.id as string;
-      const body = fc.oneof(
-        fc.json({ maxDepth: 3 }),
-        fc.string({ unit: "binary", maxLength: 80 }),
-        metaText,
-        fc.record({ hash: fc.oneof(nastyText, fc.constant(hash), fc.anything()), name: fc.anything(), tags: fc.anything(), user_metadata: fc.anything() }).map((o) => JSON.stringify(o)),
-        fc.record({ tags: fc.array(fc.oneof(nastyText, metaText, fc.integer(), fc.constant(null)), { maxLength: 70 }) }).map((o) => JSON.stringify(o)),
-        fc.record({ name: fc.oneof(nastyText, metaText), tags: fc.array(metaText, { maxLength: 3 }) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
-      );
       const ref = fc.oneof(fc.constant(id), nastyText.map(pct), metaText.map(pct), fc.uuid().map(String));
-      const qs = fc
-        .array(fc.tuple(fc.constantFrom("include_tags", "exclude_tags", "name_contains", "limit", "offset", "after", "sort", "order", "prefix"), fc.oneof(nastyText, metaText, fc.integer({ min: -5, max: 600 }).map(String))), { maxLength: 5 })
-        .map((pairs) => pairs.map(([k, v]) => `${k}=${pct(v)}`).join("&"));
+      const requests = assetApiRequests({
+        id: ref,
+        hashRef: ref,
+        storedHash: hash,
+        text: { hash: nastyText, tags: [nastyText, metaText], name: [nastyText, metaText], nameTags: metaText, raw: [metaText] },
+        query: {
+          keys: ["include_tags", "exclude_tags", "name_contains", "limit", "offset", "after", "sort", "order", "prefix"],
+          values: [nastyText, metaText, fc.integer({ min: -5, max: 600 }).map(String)],
+          encode: pct,
+        },
+      });
       await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom("POST /assets/from-hash", "GET /assets", "GET /tags", "GET /assets/:id", "GET /assets/:id/content", "PUT /assets/:id", "POST /assets/:id/tags", "DELETE /assets/:id/tags", "HEAD /assets/hash/:h"),
-          fc.constantFrom("/api", ""),
-          ref,
-          body,
-          qs,
-          async (route, prefix, target, json, query) => {
-            const [method, template] = route.split(" ") as [string, string];
-            const path = prefix + template.replace(":id", target).replace(":h", target) + (method === "GET" ? `?${query}` : "");
-            const withBody = method === "POST" || method === "PUT" || method === "DELETE";
-            const payload = Buffer.from(json, "utf8");
-            const a = await rawRequest(gw.url, {
-              method,
-              path,
-              headers: { "X-API-Key": KEY, ...(withBody && { "Content-Type": "application/json", "Content-Length": payload.length }) },
-              ...(withBody && { body: payload }),
-            });
-            if (method === "HEAD") {
-              tally.cases++;
-              tally.byStatus.set(a.status, (tally.byStatus.get(a.status) ?? 0) + 1);
-              expect([200, 400, 404], `HEAD ${path}`).toContain(a.status);
-              return;
-            }
-            check("upload", a, `${method} ${path.slice(0, 200)}`, true);
-          },
-        ),
+        fc.asyncProperty(requests, async ({ method, path, body: json }) => {
+          const payload = json === undefined ? undefined : Buffer.from(json, "utf8");
+          const a = await rawRequest(gw.url, {
+            method,
+            path,
+            headers: { "X-API-Key": KEY, ...(payload && { "Content-Type": "application/json", "Content-Length": payload.length }) },
+            ...(payload && { body: payload }),
+          });
+          if (method === "HEAD") {
+            tally.cases++;
+            tally.byStatus.set(a.status, (tally.byStatus.get(a.status) ?? 0) + 1);
+            expect([200, 400, 404], `HEAD ${path}`).toContain(a.status);
+            return;
+          }
+          check("upload", a, `${method} ${path.slice(0, 200)}`, true);
+        }),
         { numRuns: 400 },
       );
       // The record and its bytes survived whatever was sent.

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assetApiRequests } from "@app/testkit/asset-api-requests";
 import { blake3Hex, KEY, makeTestApp, multipart, noisePng, pngClaiming, type TestApp } from "./helpers.ts";
 
 /**
@@ -179,53 +180,31 @@ describe("hostile input to the asset API", () => {
     const created = await request(server).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash: `blake3:${blake3Hex(validPng)}`, tags: ["keep"] });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    const json = fc.oneof(
-      fc.json({ maxDepth: 3 }),
-      fc.string({ unit: "binary", maxLength: 80 }),
-      fc.record({ hash: fc.oneof(nasty, fc.constant(`blake3:${blake3Hex(validPng)}`), fc.anything()), name: fc.anything(), tags: fc.anything(), user_metadata: fc.anything() }).map((o) => JSON.stringify(o)),
-      fc.record({ tags: fc.oneof(fc.array(fc.oneof(nasty, fc.integer(), fc.constant(null)), { maxLength: 70 }), fc.anything()) }).map((o) => JSON.stringify(o)),
-      fc.record({ name: fc.oneof(nasty, fc.string({ maxLength: 600 })), tags: fc.array(nasty, { maxLength: 3 }) }, { requiredKeys: [] }).map((o) => JSON.stringify(o)),
-    );
     const target = fc.oneof(fc.constant(id), fc.constant(id.toUpperCase()), nasty.map((n) => encodeURIComponent(n)), fc.uuid().map(String));
-    const query = fc
-      .array(
-        fc.tuple(
-          fc.constantFrom("include_tags", "exclude_tags", "name_contains", "limit", "offset", "after", "sort", "order", "prefix", "include_zero", "x"),
-          fc.oneof(nasty, fc.integer({ min: -5, max: 1000 }).map(String), fc.constantFrom("name", "size", "asc", "desc", "created_at", "count_desc", "name_asc")),
-        ),
-        { maxLength: 5 },
-      )
-      .map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&"));
+    const requests = assetApiRequests({
+      id: target,
+      hashRef: target.map((r) => encodeURIComponent(r)),
+      storedHash: `blake3:${blake3Hex(validPng)}`,
+      text: { hash: nasty, tags: [nasty], name: [nasty, fc.string({ maxLength: 600 })], nameTags: nasty },
+      query: {
+        keys: ["include_tags", "exclude_tags", "name_contains", "limit", "offset", "after", "sort", "order", "prefix", "include_zero", "x"],
+        values: [nasty, fc.integer({ min: -5, max: 1000 }).map(String), fc.constantFrom("name", "size", "asc", "desc", "created_at", "count_desc", "name_asc")],
+        encode: encodeURIComponent,
+      },
+    });
+    const verb = { GET: "get", HEAD: "head", POST: "post", PUT: "put", DELETE: "delete" } as const;
     await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom("from-hash", "list", "tags-list", "get", "content", "put", "add-tags", "remove-tags", "head-hash"),
-        fc.constantFrom("/api", ""),
-        target,
-        json,
-        query,
-        async (route, prefix, ref, body, qs) => {
-          const k = (r: request.Test) => r.set("X-API-Key", KEY);
-          const sendJson = (r: request.Test) => k(r).set("Content-Type", "application/json").send(body);
-          const res = await {
-            "from-hash": () => sendJson(request(server).post(`${prefix}/assets/from-hash`)),
-            list: () => k(request(server).get(`${prefix}/assets?${qs}`)),
-            "tags-list": () => k(request(server).get(`${prefix}/tags?${qs}`)),
-            get: () => k(request(server).get(`${prefix}/assets/${ref}`)),
-            content: () => k(request(server).get(`${prefix}/assets/${ref}/content?${qs}`)),
-            put: () => sendJson(request(server).put(`${prefix}/assets/${ref}`)),
-            "add-tags": () => sendJson(request(server).post(`${prefix}/assets/${ref}/tags`)),
-            "remove-tags": () => sendJson(request(server).delete(`${prefix}/assets/${ref}/tags`)),
-            "head-hash": () => k(request(server).head(`${prefix}/assets/hash/${encodeURIComponent(ref)}`)),
-          }[route]();
-          cases++;
-          expect(res.status, `${route} ${JSON.stringify(res.body)}`).toBeLessThan(500);
-          if (res.status >= 200 && res.status < 300) return;
-          expect(res.status).toBeGreaterThanOrEqual(400);
-          if (route === "head-hash") return; // no body on HEAD
-          assertRefusedOrOk(res.status, res.body, false);
-          cases--;
-        },
-      ),
+      fc.asyncProperty(requests, async ({ route, method, path, body }) => {
+        const r = request(server)[verb[method]](path).set("X-API-Key", KEY);
+        const res = await (body === undefined ? r : r.set("Content-Type", "application/json").send(body));
+        cases++;
+        expect(res.status, `${route} ${JSON.stringify(res.body)}`).toBeLessThan(500);
+        if (res.status >= 200 && res.status < 300) return;
+        expect(res.status).toBeGreaterThanOrEqual(400);
+        if (method === "HEAD") return; // no body on HEAD
+        assertRefusedOrOk(res.status, res.body, false);
+        cases--;
+      }),
       { numRuns: 400 },
     );
     // Whatever was renamed or retagged, the record and its bytes are still there, and nothing was deleted.
