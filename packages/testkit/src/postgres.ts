@@ -8,6 +8,8 @@ export interface TestDatabase {
   /** Connection string of the new database. */
   url: string;
   name: string;
+  /** Run one statement on the new database, on a connection of its own. */
+  run(sql: string): Promise<void>;
   /** Drop the database (closing whatever connections are left on it). */
   drop(): Promise<void>;
 }
@@ -21,12 +23,13 @@ export async function createTestDatabase(label: string, serverUrl = TEST_POSTGRE
   return {
     url: url.toString(),
     name,
+    run: (sql) => admin(url.toString(), sql),
     drop: () => admin(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }
 
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
+async function admin(connectionString: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
   await client.connect();
   try {
     await client.query(sql);

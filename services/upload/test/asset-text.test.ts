@@ -1,4 +1,3 @@
-import pg from "pg";
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
@@ -109,10 +108,7 @@ describe("PostgreSQL", () => {
     const refs = createPgReferenceStore(db.url);
     await refs.init();
     // Each test starts from empty tables of this run's own database.
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    await client.query("TRUNCATE asset_refs, asset_tags");
-    await client.end();
+    await db.run("TRUNCATE asset_refs, asset_tags");
     return refs;
   });
 });

@@ -4,7 +4,6 @@ import { mkdirSync, utimesSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
@@ -42,10 +41,7 @@ describe("PostgreSQL", () => {
       async cleanup() {
         await store.close();
         // The next test starts from empty tables of this run's own database.
-        const client = new pg.Client({ connectionString: db.url });
-        await client.connect();
-        await client.query("TRUNCATE asset_refs, asset_tags");
-        await client.end();
+        await db.run("TRUNCATE asset_refs, asset_tags");
       },
     };
   });
