@@ -117,6 +117,13 @@ export const NODE_FIELDS = Object.keys(Node.shape) as (keyof z.infer<typeof Node
 export const CatalogRecord = Node.extend({
   id: z.string().min(1),
   app_node_names: strings.optional(),
+  /**
+   * Every version of the pack the catalog knows (issue 18), newest `createdAt` first. A mirror
+   * fills it from the registry's version routes; a file catalog may carry it or not.
+   */
+  versions: z.array(NodeVersion).optional(),
+  /** The version whose classes `app_node_names` holds (the install-path version), when known. */
+  app_node_names_version: z.string().optional(),
 });
 
 export const SearchPage = z.object({
