@@ -49,7 +49,7 @@ describe("a registry source", () => {
     expect(d.isReady()).toBe(true);
     const res = await request(createApp(d)).get("/readyz");
     expect(res.status).toBe(200);
-    expect(res.body.catalog).toEqual({ state: "empty", source: r.url, indexedAt: null, nodes: 0, lastError: null });
+    expect(res.body.catalog).toMatchObject({ state: "empty", source: r.url, indexedAt: null, nodes: 0, lastError: null, missing: null });
     expect((await request(createApp(d)).get("/nodes/search")).body).toMatchObject({ nodes: [], total: 0 });
     await until(() => r.pages.length > 0, "the first page to be asked for");
   });

@@ -55,7 +55,7 @@ describe("mirroring a registry API", () => {
     const warnings: string[] = [];
     await loadCatalog(r.url, { mirror: fast, onWarning: (w) => warnings.push(w) });
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/total changed during the mirror \(1234 → 1237\)/);
+    expect(warnings[0]).toMatch(/total changed during the read \(1234 → 1237\)/);
   });
 
   it("says why a registry cannot be reached (refused connection), after its tries", async () => {
