@@ -184,6 +184,7 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
       if (role === "server") tracker.indexed(outcome.records.length, { indexedAt: startedAt.toISOString(), source: from }, true);
     }
     const p = outcome.progress;
+    if (role === "server") tracker.progress(p);
     const summary = { source: from, pass: p.pass, packs: outcome.records.length, listed: p.packs.read, versionsRead: p.versions.done, requests: p.requests, errors: p.errors };
     if (outcome.errors.length > 0) logger.warn({ ...summary, reasons: outcome.errors.slice(0, 10) }, `catalog: ${outcome.errors.length} packs' versions or classes could not be read; they keep what was known`);
     logger.info(summary, "catalog mirror pass done");

@@ -28,6 +28,7 @@ export interface MirrorRun extends Pick<LoadOptions, "onBadRecord" | "onWarning"
   full: boolean;
   since?: string;
   mirror?: MirrorOptions;
+  /** Each step of the pass, up to its details; the caller reports "done" once it has served the result. */
   onProgress?: (p: MirrorProgress) => void;
   /** A full pass's pack list, with the details already known, before any detail is read; throwing stops the run. */
   onListed?: (records: StoredNode[], list: { report: PackListReport; kept: string[] }) => Promise<void>;
@@ -95,10 +96,15 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
     }
     const readable = (r: StoredNode) => r.status !== "NodeStatusBanned";
     const listedIds = new Set(listed.map((l) => l.id));
+    // Incremental: the listed packs whose newest version moved, and any still waiting for details.
     const toRead = run.full
       ? listed.filter(readable)
-      : [...merged.values()].filter((r) => readable(r) && (listedIds.has(r.id) ? detailsStale(r, prevById.get(r.id)) : !r.versions));
-    const changed = run.full || listed.length > 0 || toRead.length > 0;
+      : [
+          ...listed.filter((l) => readable(l) && detailsStale(l, prevById.get(l.id))),
+          ...[...merged.values()].filter((r) => readable(r) && !listedIds.has(r.id) && !r.versions),
+        ];
+    // Recently changed packs come back on every pass (`since` has a margin): only a difference counts.
+    const changed = run.full || toRead.length > 0 || listed.some((l) => JSON.stringify(merged.get(l.id)) !== JSON.stringify(prevById.get(l.id)));
     if (run.full) await run.onListed?.([...merged.values()], { report: list!, kept });
 
     progress.phase = "details";
@@ -106,8 +112,8 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
     progress.classes.of = toRead.length;
     report();
     const errors = await readAllDetails(http, toRead, prevById, merged, progress, report, o.detailConcurrency);
+    // "done" is the caller's to report, once it has landed the result.
     progress.phase = "done";
-    report();
     return { records: [...merged.values()], changed, load, list: list!, kept, errors, progress: { ...progress, requests: http.requests } };
   } finally {
     run.signal?.removeEventListener("abort", onOuterAbort);
@@ -135,7 +141,7 @@ async function readAllDetails(
       const prev = prevById.get(pack.id);
       try {
         const d = await readPackDetails(http, pack.id, { version: prev?.app_node_names_version, classes: prev?.app_node_names });
-        if (d) into.set(pack.id, withDetails(withoutDetails(into.get(pack.id) ?? pack), d));
+        if (d) into.set(pack.id, withDetails(withoutDetails(pack), d));
         progress.versions.done++;
         if (into.get(pack.id)?.app_node_names_version !== undefined) progress.classes.done++;
         failedInARow = 0;
