@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { NodeVersion } from "@app/contracts";
+import { toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
+import { detailsStale, withDetails } from "../src/adapters/registry/pack-details.ts";
+import { compareVersions, installPathVersion } from "../src/domain/install-version.ts";
+
+const v = (version: string, status: NodeVersion["status"], createdAt: string): NodeVersion => ({ version, status, createdAt, downloadUrl: `https://cdn.example/${version}.zip` });
+const VERSIONS = [
+  v("2.0.0", "NodeVersionStatusBanned", "2024-06-01T00:00:00Z"),
+  v("1.9.0", "NodeVersionStatusActive", "2024-05-01T00:00:00Z"),
+  v("1.10.0", "NodeVersionStatusFlagged", "2024-03-01T00:00:00Z"),
+  v("3.0.0", "NodeVersionStatusDeleted", "2024-02-01T00:00:00Z"),
+];
+
+describe("the registry's install path", () => {
+  it("orders version numbers by their numeric parts", () => {
+    expect(compareVersions("1.10.0", "1.9.0")).toBeGreaterThan(0);
+    expect(compareVersions("1.0.0", "1.0.0")).toBe(0);
+    expect(compareVersions("0.9", "0.9.1")).toBeLessThan(0);
+  });
+
+  it("takes the highest active, flagged or pending version, not the newest one", () => {
+    expect(installPathVersion(VERSIONS)?.version).toBe("1.10.0");
+    expect(installPathVersion([v("1.0.0", "NodeVersionStatusPending", "2024-01-01T00:00:00Z")])?.version).toBe("1.0.0");
+    expect(installPathVersion([VERSIONS[0]!, VERSIONS[3]!])).toBeUndefined();
+  });
+});
+
+describe("a pack's details on its list entry", () => {
+  const listed = { id: "p", status: "NodeStatusActive" as const, latest_version: { ...VERSIONS[0]!, downloadUrl: "" } };
+
+  it("make the install-path version the latest_version and its classes the app node names", () => {
+    const r = withDetails(listed, { versions: VERSIONS, classes: ["TenClass"] });
+    expect(r.latest_version).toEqual(VERSIONS[2]);
+    expect(r).toMatchObject({ app_node_names: ["TenClass"], app_node_names_version: "1.10.0", versions: VERSIONS });
+  });
+
+  it("leave a pack with no installable version its list entry's latest_version and no classes", () => {
+    const r = withDetails(listed, { versions: [VERSIONS[0]!] });
+    expect(r.latest_version).toEqual(listed.latest_version);
+    expect(r.app_node_names).toBeUndefined();
+  });
+
+  it("are stale when the list's newest version differs from the newest known", () => {
+    const known = withDetails(listed, { versions: VERSIONS, classes: [] });
+    expect(detailsStale(listed, known)).toBe(false);
+    expect(detailsStale({ ...listed, latest_version: { ...listed.latest_version, version: "2.1.0" } }, known)).toBe(true);
+    expect(detailsStale({ ...listed, latest_version: { ...listed.latest_version, status: "NodeVersionStatusActive" } }, known)).toBe(true);
+    expect(detailsStale(listed, { id: "p" })).toBe(true);
+  });
+
+  it("reach Meilisearch's documents: the install-path classes are searchable and filterable, no other version's", () => {
+    const doc = toMeiliDocument(withDetails(listed, { versions: VERSIONS, classes: ["FaceDetailerTen"] }), 0);
+    expect(doc.app_names_lower).toEqual(["facedetailerten"]);
+    expect(doc.nodes_tags_text.split(" ")).toEqual(expect.arrayContaining(["facedetailerten", "face", "detailer"]));
+    expect(doc.record.latest_version?.downloadUrl).toBe("https://cdn.example/1.10.0.zip");
+  });
+});
