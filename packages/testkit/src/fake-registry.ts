@@ -14,8 +14,8 @@ import type { RegistryNode } from "./relevance-set.ts";
  * - `include_banned` (absent: `defaultIncludeBanned`), `timestamp` (rows updated after it),
  *   `latest=true` bypasses a one-minute cache of list answers (`cacheTtlMs`).
  * - The list's `latest_version` is the newest version by creation time whatever its status, with
- *   `downloadUrl: ""` (the list does not load storage files); the install path picks the highest
- *   version among active, flagged and pending ones, with its download URL.
+ *   `downloadUrl: ""` (the list does not load storage files); the install path picks, among active,
+ *   flagged and pending versions, the first by the version text descending, with its download URL.
  * - Per pack: `/nodes/{id}`, `/nodes/{id}/versions` (403 for a banned pack), `/nodes/{id}/install`
  *   (counts an install: the row moves), `/nodes/{id}/versions/{v}/comfy-nodes` (paged).
  *
@@ -49,19 +49,6 @@ const SORTABLE: Record<string, (n: RegistryNode, r: FakeRegistry) => string | nu
   update_time: (n, r) => r.updatedAt(n.id),
   total_install: (n) => Number(n.downloads ?? 0),
 };
-
-/** Numeric parts compared as numbers (1.10.0 above 1.9.0), anything else as text. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.+-]/);
-  const pb = b.split(/[.+-]/);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i] ?? "";
-    const y = pb[i] ?? "";
-    const d = /^\d+$/.test(x) && /^\d+$/.test(y) ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
-    if (d !== 0) return d;
-  }
-  return 0;
-}
 
 export class FakeRegistry {
   /** The table, in its physical order: the list's order when no `sort` is asked for. */
@@ -137,7 +124,7 @@ export class FakeRegistry {
     this.versionsOf.set(id, versions);
   }
 
-  /** The version `GET /nodes/{id}/install` answers: the highest active, flagged or pending one. */
+  /** The version `GET /nodes/{id}/install` answers: `ORDER BY version DESC` (text) over active, flagged and pending ones. */
   installVersion(id: string): FakeVersion | undefined {
     return installPath(this.versions(id));
   }
@@ -291,7 +278,7 @@ export class FakeRegistry {
 }
 
 function installPath(vs: FakeVersion[]): FakeVersion | undefined {
-  return vs.filter((v) => INSTALLABLE.has(v.status)).sort((a, b) => compareVersions(b.version, a.version))[0];
+  return vs.filter((v) => INSTALLABLE.has(v.status)).sort((a, b) => (a.version < b.version ? 1 : a.version > b.version ? -1 : 0))[0];
 }
 
 function versionJson(id: string, version: string, createdAt: string, status: string): FakeVersion {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { NodeVersion } from "@app/contracts";
 import { toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
 import { detailsStale, withDetails } from "../src/adapters/registry/pack-details.ts";
-import { compareVersions, installPathVersion } from "../src/domain/install-version.ts";
+import { installPathVersion } from "../src/domain/install-version.ts";
 
 const v = (version: string, status: NodeVersion["status"], createdAt: string): NodeVersion => ({ version, status, createdAt, downloadUrl: `https://cdn.example/${version}.zip` });
 const VERSIONS = [
@@ -13,14 +13,10 @@ const VERSIONS = [
 ];
 
 describe("the registry's install path", () => {
-  it("orders version numbers by their numeric parts", () => {
-    expect(compareVersions("1.10.0", "1.9.0")).toBeGreaterThan(0);
-    expect(compareVersions("1.0.0", "1.0.0")).toBe(0);
-    expect(compareVersions("0.9", "0.9.1")).toBeLessThan(0);
-  });
-
-  it("takes the highest active, flagged or pending version, not the newest one", () => {
-    expect(installPathVersion(VERSIONS)?.version).toBe("1.10.0");
+  it("takes the first active, flagged or pending version by the version text descending, not the newest one", () => {
+    // registry-backend orders a text column: 1.9.0 comes before 1.10.0.
+    expect(installPathVersion(VERSIONS)?.version).toBe("1.9.0");
+    expect(installPathVersion([VERSIONS[2]!, v("1.2.0", "NodeVersionStatusActive", "2023-01-01T00:00:00Z")])?.version).toBe("1.2.0");
     expect(installPathVersion([v("1.0.0", "NodeVersionStatusPending", "2024-01-01T00:00:00Z")])?.version).toBe("1.0.0");
     expect(installPathVersion([VERSIONS[0]!, VERSIONS[3]!])).toBeUndefined();
   });
@@ -30,9 +26,9 @@ describe("a pack's details on its list entry", () => {
   const listed = { id: "p", status: "NodeStatusActive" as const, latest_version: { ...VERSIONS[0]!, downloadUrl: "" } };
 
   it("make the install-path version the latest_version and its classes the app node names", () => {
-    const r = withDetails(listed, { versions: VERSIONS, classes: ["TenClass"] });
-    expect(r.latest_version).toEqual(VERSIONS[2]);
-    expect(r).toMatchObject({ app_node_names: ["TenClass"], app_node_names_version: "1.10.0", versions: VERSIONS });
+    const r = withDetails(listed, { versions: VERSIONS, classes: ["NineClass"] });
+    expect(r.latest_version).toEqual(VERSIONS[1]);
+    expect(r).toMatchObject({ app_node_names: ["NineClass"], app_node_names_version: "1.9.0", versions: VERSIONS });
   });
 
   it("leave a pack with no installable version its list entry's latest_version and no classes", () => {
@@ -50,9 +46,9 @@ describe("a pack's details on its list entry", () => {
   });
 
   it("reach Meilisearch's documents: the install-path classes are searchable and filterable, no other version's", () => {
-    const doc = toMeiliDocument(withDetails(listed, { versions: VERSIONS, classes: ["FaceDetailerTen"] }), 0);
-    expect(doc.app_names_lower).toEqual(["facedetailerten"]);
-    expect(doc.nodes_tags_text.split(" ")).toEqual(expect.arrayContaining(["facedetailerten", "face", "detailer"]));
-    expect(doc.record.latest_version?.downloadUrl).toBe("https://cdn.example/1.10.0.zip");
+    const doc = toMeiliDocument(withDetails(listed, { versions: VERSIONS, classes: ["FaceDetailerNine"] }), 0);
+    expect(doc.app_names_lower).toEqual(["facedetailernine"]);
+    expect(doc.nodes_tags_text.split(" ")).toEqual(expect.arrayContaining(["facedetailernine", "face", "detailer"]));
+    expect(doc.record.latest_version?.downloadUrl).toBe("https://cdn.example/1.9.0.zip");
   });
 });

@@ -37,7 +37,10 @@ const deps = async (env: Record<string, string>, extra: Partial<typeof mirror> =
 const mirrored = async (d: SearchDeps) => waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", { tries: 1200 });
 const get = (d: SearchDeps, path: string) => request(createApp(d)).get(path);
 
-/** A pack whose versions tell the list's latest_version from the install path's. */
+/**
+ * A pack whose versions tell the list's latest_version (2.0.0, the newest, banned) from the
+ * install path's (1.9.0: registry-backend orders the version text, so it comes before 1.10.0).
+ */
 const PICKY: RegistryNode = {
   id: "picky-pack",
   name: "Picky Pack",
@@ -45,8 +48,8 @@ const PICKY: RegistryNode = {
   publisher: { id: "picky", name: "Picky" },
   versions: [
     { version: "2.0.0", status: "NodeVersionStatusBanned", createdAt: "2024-06-01T00:00:00Z", classes: ["PickyBannedClass"] },
-    { version: "1.9.0", status: "NodeVersionStatusActive", createdAt: "2024-05-01T00:00:00Z", classes: ["PickyNineClass"] },
-    { version: "1.10.0", status: "NodeVersionStatusActive", createdAt: "2024-03-01T00:00:00Z", classes: ["PickyTenClass", "PickySampler"] },
+    { version: "1.10.0", status: "NodeVersionStatusActive", createdAt: "2024-05-01T00:00:00Z", classes: ["PickyTenClass"] },
+    { version: "1.9.0", status: "NodeVersionStatusActive", createdAt: "2024-03-01T00:00:00Z", classes: ["PickyNineClass", "PickySampler"] },
   ],
 };
 
@@ -140,23 +143,23 @@ describe("classes and versions", () => {
     const listed = (await (await fetch(`${r.url}/nodes/picky-pack`)).json()) as { latest_version: { version: string; downloadUrl: string } };
     expect(listed.latest_version).toMatchObject({ version: "2.0.0", downloadUrl: "" });
 
-    const found = await get(d, "/nodes/search?comfy_node_search=PickyTenClass");
+    const found = await get(d, "/nodes/search?comfy_node_search=PickyNineClass");
     expect(found.body.nodes.map((n: { id: string }) => n.id)).toEqual(["picky-pack"]);
     const install = (await (await fetch(`${r.url}/nodes/picky-pack/install`)).json()) as { version: string; downloadUrl: string };
     expect(found.body.nodes[0].latest_version).toMatchObject({ version: install.version, downloadUrl: install.downloadUrl });
-    expect(install.version).toBe("1.10.0");
+    expect(install.version).toBe("1.9.0");
     expect(install.downloadUrl).not.toBe("");
     // Classes of other versions are not the pack's: search does not find them.
-    expect((await get(d, "/nodes/search?comfy_node_search=PickyNineClass")).body.total).toBe(0);
-    expect((await get(d, "/nodes/picky-pack/versions/latest/comfy-nodes")).body.comfy_nodes).toEqual([{ comfy_node_name: "PickyTenClass" }, { comfy_node_name: "PickySampler" }]);
+    expect((await get(d, "/nodes/search?comfy_node_search=PickyTenClass")).body.total).toBe(0);
+    expect((await get(d, "/nodes/picky-pack/versions/latest/comfy-nodes")).body.comfy_nodes).toEqual([{ comfy_node_name: "PickyNineClass" }, { comfy_node_name: "PickySampler" }]);
 
     const stored = await d.engine.get("picky-pack", { includeBanned: false });
     expect(stored?.versions?.map((v) => [v.version, v.status])).toEqual([
       ["2.0.0", "NodeVersionStatusBanned"],
-      ["1.9.0", "NodeVersionStatusActive"],
       ["1.10.0", "NodeVersionStatusActive"],
+      ["1.9.0", "NodeVersionStatusActive"],
     ]);
-    expect(stored?.app_node_names_version).toBe("1.10.0");
+    expect(stored?.app_node_names_version).toBe("1.9.0");
     // A generated pack's classes came through the registry's routes too.
     const withClasses = NODES.find((n) => n.status === "NodeStatusActive" && Array.isArray(n.app_node_names) && (n.app_node_names as string[]).length > 0)!;
     const cls = (withClasses.app_node_names as string[])[0]!;
@@ -232,7 +235,7 @@ describe("kept in step", () => {
     await offline.started;
     expect(offline.catalogStatus()).toMatchObject({ state: "stale", nodes: NODES.length + 1 });
     const found = await get(offline, "/nodes/search?comfy_node_search=PickySampler");
-    expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.10.0", downloadUrl: expect.stringMatching(/^https:/) } });
+    expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https:/) } });
     expect((await offline.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
   });
 });

@@ -4,32 +4,16 @@ import type { NodeVersion } from "@app/contracts";
 const INSTALLABLE = new Set<NodeVersion["status"]>(["NodeVersionStatusActive", "NodeVersionStatusFlagged", "NodeVersionStatusPending"]);
 
 /**
- * Version numbers in order: numeric parts as numbers (1.10.0 above 1.9.0), anything else as
- * text. registry-backend orders by the version column, which gives the same answer whenever
- * the parts compared have the same number of digits.
- */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.+-]/);
-  const pb = b.split(/[.+-]/);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i] ?? "";
-    const y = pb[i] ?? "";
-    const d = /^\d+$/.test(x) && /^\d+$/.test(y) ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
-    if (d !== 0) return d;
-  }
-  return 0;
-}
-
-/**
- * The version `GET /nodes/{id}/install` answers without `?version=`: the highest version whose
- * status is active, flagged or pending. Not the list's `latest_version`, which is the newest by
- * creation time whatever its status.
+ * The version `GET /nodes/{id}/install` answers without `?version=`: of the versions whose status
+ * is active, flagged or pending, the first by the version column descending. That column is text,
+ * so the registry installs 1.9.0 before 1.10.0, and so does a faithful mirror. Not the list's
+ * `latest_version`, which is the newest by creation time whatever its status.
  */
 export function installPathVersion(versions: readonly NodeVersion[]): NodeVersion | undefined {
   let best: NodeVersion | undefined;
   for (const v of versions) {
     if (!v.version || !INSTALLABLE.has(v.status)) continue;
-    if (!best || compareVersions(v.version, best.version!) > 0) best = v;
+    if (!best || v.version > best.version!) best = v;
   }
   return best;
 }
