@@ -10,6 +10,7 @@ import { waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import type { PackListReport } from "../src/adapters/registry/pack-list.ts";
+import type { MirrorOptions } from "../src/adapters/source-base.ts";
 import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
 import { silentLogger } from "./helpers.ts";
 
@@ -29,7 +30,7 @@ const registry = async (nodes: RegistryNode[] = NODES) => {
   return r;
 };
 /** A service mirroring `url` that reads only when told (CATALOG_REFRESH=off reads once, at start). */
-const deps = async (env: Record<string, string>, extra: Partial<typeof mirror> = {}) => {
+const deps = async (env: Record<string, string>, extra: MirrorOptions = {}) => {
   const d = await createSearchDeps(loadConfig({ LOG_LEVEL: "silent", CATALOG_REFRESH: "off", ...env }), silentLogger, { mirror: { ...mirror, ...extra } });
   open.push(d);
   return d;
