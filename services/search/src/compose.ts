@@ -9,14 +9,11 @@ import { describe } from "./adapters/registry/http.ts";
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "./adapters/snapshot.ts";
-import { mirrorRegistry } from "./adapters/registry/mirror.ts";
+import { registryMirror, type KnownCatalog } from "./registry-mirror.ts";
 import type { StoredNode } from "./domain/catalog-record.ts";
 import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
 import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, REFRESH_RETRY } from "./catalog-refresh.ts";
 import { createReindexHandler } from "./jobs/reindex-handler.ts";
-
-/** `timestamp=` is the last pass's start less this much: the registry's clock and ours may differ. */
-const SINCE_MARGIN_MS = 5 * 60_000;
 
 export type ReindexResult = z.infer<typeof CatalogReindexResult>;
 export type ReindexProgressEvent = LoadProgress & { phase: "reading" | "indexing" | "done" };
@@ -75,7 +72,7 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
   const tracker = new CatalogTracker(source ?? null, !!source && isRegistryUrl(source));
   // A registry mirror's memory (the last catalog and when it was read), whatever the engine.
   const store = snapshot ?? new CatalogSnapshot(config.DATA_DIR);
-  let known: { records: StoredNode[]; indexedAt: string } | undefined;
+  let known: KnownCatalog | undefined;
   const closing = new AbortController();
   let ready = false;
 
@@ -113,17 +110,6 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
     if (role === "server") tracker.indexed(records.length, { indexedAt, source: meta.source }, true);
   };
 
-  /** The catalog a mirror of `from` goes on from: the one last written, when it came from there. */
-  const previousMirror = async (from: string): Promise<{ records: StoredNode[]; meta: SnapshotMeta } | undefined> => {
-    const meta = await store.readMeta();
-    if (!meta || meta.source !== from) return undefined;
-    if (known?.indexedAt !== meta.indexedAt) {
-      if (!(await store.exists())) return undefined;
-      known = { records: (await loadCatalog(store.path)).records, indexedAt: meta.indexedAt };
-    }
-    return { records: known.records, meta };
-  };
-
   const readFileSource = async (from: string, ro: ReindexOptions): Promise<LoadProgress> => {
     const { records, progress } = await loadCatalog(from, {
       onProgress: (p) => ro.onProgress?.({ ...p, phase: "reading" }),
@@ -137,59 +123,7 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
     return progress;
   };
 
-  /**
-   * A registry: a full pass (the whole list, so deletions show, and every pack's versions) when
-   * asked or when the last one is older than CATALOG_FULL_REFRESH; otherwise only the packs
-   * updated since the last pass. A full pass serves its pack list as soon as it is read.
-   */
-  const mirror = async (from: string, ro: ReindexOptions): Promise<LoadProgress> => {
-    const prev = await previousMirror(from);
-    const startedAt = new Date();
-    const lastFull = prev?.meta.fullAt ? Date.parse(prev.meta.fullAt) : NaN;
-    const full = !!(ro.full || ro.force) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < config.CATALOG_FULL_REFRESH);
-    const since = prev?.meta.listedAt ? new Date(Date.parse(prev.meta.listedAt) - SINCE_MARGIN_MS).toISOString() : undefined;
-    let fullAt = prev?.meta.fullAt;
-    const outcome = await mirrorRegistry(from, prev?.records, {
-      full,
-      since,
-      mirror: opts.mirror,
-      signal: closing.signal,
-      onBadRecord: (b) => logger.warn({ source: from, where: b.where, reason: b.reason }, "catalog record skipped"),
-      onWarning: (message) => logger.warn({ source: from }, message),
-      onProgress: (p) => {
-        if (role === "server") tracker.progress(p);
-        ro.onProgress?.({ read: p.packs.read, indexed: p.versions.done, skipped: p.errors, phase: "reading" });
-      },
-      onListed: async (records, { report, kept }) => {
-        await refuseShrink(from, records.length, ro);
-        if (report.missing === 0) fullAt = startedAt.toISOString();
-        const missing = report.missing === 0 ? null : { count: report.missing, kept: kept.slice(0, 50), at: startedAt.toISOString() };
-        tracker.listed(missing);
-        if (missing) {
-          logger.warn(
-            { source: from, missing: report.missing, total: report.total, distinct: report.distinct, passes: report.passes, kept: missing.kept },
-            `catalog: ${report.missing} of the registry's ${report.total} packs were not returned by ${report.passes} reads of its list; ` +
-              `${kept.length} of them are served from the previous catalog (/readyz: catalog.missing)`,
-          );
-        }
-        ro.onProgress?.({ read: records.length, indexed: records.length, skipped: 0, phase: "indexing" });
-        await land(records, { source: from, listedAt: startedAt.toISOString(), fullAt });
-      },
-    });
-    if (outcome.changed) {
-      ro.onProgress?.({ ...outcome.load, phase: "indexing" });
-      await land(outcome.records, { source: from, listedAt: startedAt.toISOString(), fullAt });
-    } else {
-      await store.writeMeta({ ...prev!.meta, listedAt: startedAt.toISOString() });
-      if (role === "server") tracker.indexed(outcome.records.length, { indexedAt: startedAt.toISOString(), source: from }, true);
-    }
-    const p = outcome.progress;
-    if (role === "server") tracker.progress(p);
-    const summary = { source: from, pass: p.pass, packs: outcome.records.length, listed: p.packs.read, versionsRead: p.versions.done, requests: p.requests, errors: p.errors };
-    if (outcome.errors.length > 0) logger.warn({ ...summary, reasons: outcome.errors.slice(0, 10) }, `catalog: ${outcome.errors.length} packs' versions or classes could not be read; they keep what was known`);
-    logger.info(summary, "catalog mirror pass done");
-    return outcome.load;
-  };
+  const mirror = registryMirror({ config, logger, role, store, tracker, land, refuseShrink, signal: closing.signal, options: opts.mirror, memory: () => known, remember: (k) => (known = k) });
 
   const reindex = async (from: string, ro: ReindexOptions = {}): Promise<ReindexResult> => {
     const t0 = performance.now();

@@ -1,0 +1,109 @@
+import type { Config, Logger } from "@app/platform";
+import { loadCatalog, type LoadProgress, type MirrorOptions } from "./adapters/catalog-source.ts";
+import { mirrorRegistry } from "./adapters/registry/mirror.ts";
+import type { CatalogSnapshot, SnapshotMeta } from "./adapters/snapshot.ts";
+import type { CatalogTracker } from "./catalog-status.ts";
+import type { ReindexOptions } from "./compose.ts";
+import type { StoredNode } from "./domain/catalog-record.ts";
+
+/** `timestamp=` is the last pass's start less this much: the registry's clock and ours may differ. */
+const SINCE_MARGIN_MS = 5 * 60_000;
+
+/** The last catalog written, kept in memory so a refresh need not read the snapshot back. */
+export interface KnownCatalog {
+  records: StoredNode[];
+  indexedAt: string;
+}
+
+export interface RegistryMirrorDeps {
+  config: Pick<Config, "CATALOG_FULL_REFRESH">;
+  logger: Logger;
+  role: "server" | "writer";
+  /** The snapshot (embedded) or the mirror's own memory under DATA_DIR (Meilisearch). */
+  store: CatalogSnapshot;
+  tracker: CatalogTracker;
+  /** Persist, swap in and report a new catalog. */
+  land(records: StoredNode[], meta: Omit<SnapshotMeta, "nodes" | "indexedAt">): Promise<void>;
+  /** Throws when a full list would shrink the index by more than half (unless forced). */
+  refuseShrink(from: string, nodes: number, ro: ReindexOptions): Promise<void>;
+  signal: AbortSignal;
+  options?: MirrorOptions;
+  memory(): KnownCatalog | undefined;
+  remember(known: KnownCatalog): void;
+}
+
+/**
+ * A registry read as the catalog: a full pass (the whole list, so deletions show, and every
+ * pack's versions) when asked or when the last complete one is older than CATALOG_FULL_REFRESH;
+ * otherwise only the packs updated since the last pass. A full pass serves its pack list as soon
+ * as it is read, then again with the versions and classes.
+ */
+export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: ReindexOptions) => Promise<LoadProgress> {
+  const { logger, tracker, role } = d;
+
+  /** The catalog a mirror of `from` goes on from: the one last written, when it came from there. */
+  const previous = async (from: string): Promise<{ records: StoredNode[]; meta: SnapshotMeta } | undefined> => {
+    const meta = await d.store.readMeta();
+    if (!meta || meta.source !== from) return undefined;
+    let known = d.memory();
+    if (known?.indexedAt !== meta.indexedAt) {
+      if (!(await d.store.exists())) return undefined;
+      known = { records: (await loadCatalog(d.store.path)).records, indexedAt: meta.indexedAt };
+      d.remember(known);
+    }
+    return { records: known.records, meta };
+  };
+
+  return async (from, ro) => {
+    const prev = await previous(from);
+    const startedAt = new Date();
+    const listedAt = startedAt.toISOString();
+    const lastFull = prev?.meta.fullAt ? Date.parse(prev.meta.fullAt) : NaN;
+    const full = !!(ro.full || ro.force) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.config.CATALOG_FULL_REFRESH);
+    const since = prev?.meta.listedAt ? new Date(Date.parse(prev.meta.listedAt) - SINCE_MARGIN_MS).toISOString() : undefined;
+    let fullAt = prev?.meta.fullAt;
+    const outcome = await mirrorRegistry(from, prev?.records, {
+      full,
+      since,
+      mirror: d.options,
+      signal: d.signal,
+      onBadRecord: (b) => logger.warn({ source: from, where: b.where, reason: b.reason }, "catalog record skipped"),
+      onWarning: (message) => logger.warn({ source: from }, message),
+      onProgress: (p) => {
+        if (role === "server") tracker.progress(p);
+        ro.onProgress?.({ read: p.packs.read, indexed: p.versions.done, skipped: p.errors, phase: "reading" });
+      },
+      onListed: async (records, { report, kept }) => {
+        await d.refuseShrink(from, records.length, ro);
+        if (report.missing === 0) fullAt = listedAt;
+        const missing = report.missing === 0 ? null : { count: report.missing, kept: kept.slice(0, 50), at: listedAt };
+        tracker.listed(missing);
+        if (missing) {
+          logger.warn(
+            { source: from, missing: report.missing, total: report.total, distinct: report.distinct, passes: report.passes, kept: missing.kept },
+            `catalog: ${report.missing} of the registry's ${report.total} packs were not returned by ${report.passes} reads of its list; ` +
+              `${kept.length} of them are served from the previous catalog (/readyz: catalog.missing)`,
+          );
+        }
+        ro.onProgress?.({ read: records.length, indexed: records.length, skipped: 0, phase: "indexing" });
+        await d.land(records, { source: from, listedAt, fullAt });
+      },
+    });
+    if (outcome.changed) {
+      ro.onProgress?.({ ...outcome.load, phase: "indexing" });
+      await d.land(outcome.records, { source: from, listedAt, fullAt });
+    } else {
+      // Nothing new: nothing is rebuilt, and the next pass asks from this one on.
+      await d.store.writeMeta({ ...prev!.meta, listedAt });
+      if (role === "server") tracker.indexed(outcome.records.length, { indexedAt: listedAt, source: from }, true);
+    }
+    const p = outcome.progress;
+    if (role === "server") tracker.progress(p);
+    const summary = { source: from, pass: p.pass, packs: outcome.records.length, listed: p.packs.read, versionsRead: p.versions.done, requests: p.requests, errors: p.errors };
+    if (outcome.errors.length > 0) {
+      logger.warn({ ...summary, reasons: outcome.errors.slice(0, 10) }, `catalog: ${outcome.errors.length} packs' versions or classes could not be read; they keep what was known`);
+    }
+    logger.info(summary, "catalog mirror pass done");
+    return outcome.load;
+  };
+}
