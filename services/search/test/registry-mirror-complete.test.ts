@@ -188,6 +188,21 @@ describe("classes and versions", () => {
   });
 });
 
+describe("faults on the per-pack routes", () => {
+  it("a pack's class list that never answers is abandoned, tried again, and the pass completes with every class", async () => {
+    const nodes = NODES.slice(0, 40);
+    const r = await registry(nodes);
+    const pack = nodes.find((n) => n.status === "NodeStatusActive" && Array.isArray(n.app_node_names) && (n.app_node_names as string[]).length > 0)!;
+    r.fault(new RegExp(`^/nodes/${pack.id}/versions/[^/]+/comfy-nodes$`), "stall", 1);
+    // The only short timeout here: every other answer comes well within it, the stalled one never does.
+    const d = await deps({ DATA_DIR: join(dir, "stall"), CATALOG_SOURCE: r.url }, { headersTimeoutMs: 2000 });
+    await mirrored(d);
+    expect(d.catalogStatus().mirror).toMatchObject({ errors: 0 });
+    expect(r.requests(new RegExp(`^/nodes/${pack.id}/versions/[^/]+/comfy-nodes$`))).toHaveLength(2);
+    expect((await d.engine.get(pack.id, { includeBanned: true }))?.app_node_names).toEqual(pack.app_node_names);
+  });
+});
+
 describe("kept in step", () => {
   it("an incremental refresh picks up an added pack, a new version with a new class and a ban; the full pass a deletion", async () => {
     const r = await registry();
