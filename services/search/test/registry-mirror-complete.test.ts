@@ -181,7 +181,7 @@ describe("classes and versions", () => {
     await mirrored(d);
     const after = (await get(d, "/readyz")).body.catalog;
     const readable = NODES.filter((n) => n.status !== "NodeStatusBanned").length;
-    expect(after.mirror).toMatchObject({ phase: "done", versions: { done: readable - 1, of: readable }, errors: 1 });
+    expect(after.mirror).toMatchObject({ phase: "done", versions: { done: readable - 1, of: readable }, classes: readable - 1, errors: 1 });
     expect(after.mirror.requests).toBeGreaterThan(readable);
     // The pack whose versions failed is served from its list entry; the next pass asks again.
     expect((await d.engine.get(failing, { includeBanned: true }))?.versions).toBeUndefined();

@@ -15,8 +15,8 @@ export interface MirrorProgress {
   packs: { read: number; total: number | null };
   /** Packs whose versions were asked for this pass, of those to ask. */
   versions: { done: number; of: number };
-  /** Of those, packs whose install-path version's classes are known. */
-  classes: { done: number; of: number };
+  /** Of those, packs with an install-path version whose class list is now known (read, or kept for an unchanged version). */
+  classes: number;
   /** Packs whose versions or classes could not be read (they keep what was known). */
   errors: number;
   /** Requests sent to the registry this pass, retries included. */
@@ -66,7 +66,7 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
     startedAt: new Date().toISOString(),
     packs: { read: 0, total: null },
     versions: { done: 0, of: 0 },
-    classes: { done: 0, of: 0 },
+    classes: 0,
     errors: 0,
     requests: 0,
   };
@@ -109,7 +109,6 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
 
     progress.phase = "details";
     progress.versions.of = toRead.length;
-    progress.classes.of = toRead.length;
     report();
     const errors = await readAllDetails(http, toRead, prevById, merged, progress, report, o.detailConcurrency);
     // "done" is the caller's to report, once it has landed the result.
@@ -143,7 +142,7 @@ async function readAllDetails(
         const d = await readPackDetails(http, pack.id, { version: prev?.app_node_names_version, classes: prev?.app_node_names });
         if (d) into.set(pack.id, withDetails(withoutDetails(pack), d));
         progress.versions.done++;
-        if (into.get(pack.id)?.app_node_names_version !== undefined) progress.classes.done++;
+        if (into.get(pack.id)?.app_node_names_version !== undefined) progress.classes++;
         failedInARow = 0;
       } catch (err) {
         if (http.signal.aborted) throw err;
