@@ -73,6 +73,13 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
         if (role === "server") tracker.progress(p);
         ro.onProgress?.({ read: p.packs.read, indexed: p.versions.done, skipped: p.errors, phase: "reading" });
       },
+      onPartial: async (records) => {
+        try {
+          await d.land(records, { source: from, listedAt, fullAt });
+        } catch (err) {
+          logger.warn({ source: from, err }, "could not serve the classes and versions read so far; the pass goes on");
+        }
+      },
       onListed: async (records, { report, kept }) => {
         await d.refuseShrink(from, records.length, ro);
         if (report.missing === 0) fullAt = listedAt;

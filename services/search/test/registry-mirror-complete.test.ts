@@ -186,6 +186,20 @@ describe("classes and versions", () => {
     // The pack whose versions failed is served from its list entry; the next pass asks again.
     expect((await d.engine.get(failing, { includeBanned: true }))?.versions).toBeUndefined();
   });
+
+  it("a long pass serves the versions and classes read so far, before it is done", async () => {
+    const r = await registry();
+    r.delayMs = 20;
+    const d = await deps({ DATA_DIR: join(dir, "partial"), CATALOG_SOURCE: r.url }, { landEveryMs: 100 });
+    const ids = NODES.filter((n) => n.status === "NodeStatusActive").map((n) => n.id);
+    await waitUntil(async () => {
+      if (d.catalogStatus().mirror?.phase !== "details") return false;
+      const served = await Promise.all(ids.map((id) => d.engine.get(id, { includeBanned: false })));
+      const withVersions = served.filter((n) => n?.versions).length;
+      return withVersions > 0 && withVersions < ids.length;
+    }, "some packs' versions to be served while the pass still reads others");
+    await mirrored(d);
+  });
 });
 
 describe("faults on the per-pack routes", () => {

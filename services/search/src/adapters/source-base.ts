@@ -23,6 +23,8 @@ export interface MirrorOptions {
   detailConcurrency?: number;
   /** Further passes over the list when one yields fewer distinct packs than the registry's total. */
   rereads?: number;
+  /** While packs' details are read, the catalog so far is served this often. */
+  landEveryMs?: number;
   /** Tries per request (a list page, a pack's versions or classes), the first included; 5xx, 429, network errors and timeouts are retried. */
   attempts?: number;
   /** First wait before a page is tried again; doubles with each further try. */

@@ -9,6 +9,7 @@ export const MIRROR_DEFAULTS: Required<MirrorOptions> = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 60_000,
   rereads: 2,
+  landEveryMs: 60_000,
 };
 
 /** A 4xx other than 429: asking again gives the same answer. */

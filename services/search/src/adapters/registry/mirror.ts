@@ -30,6 +30,8 @@ export interface MirrorRun extends Pick<LoadOptions, "onBadRecord" | "onWarning"
   mirror?: MirrorOptions;
   /** Each step of the pass, up to its details; the caller reports "done" once it has served the result. */
   onProgress?: (p: MirrorProgress) => void;
+  /** The catalog so far, every `landEveryMs` while details are read (a long first mirror serves classes as they come). */
+  onPartial?: (records: StoredNode[]) => Promise<void>;
   /** A full pass's pack list, with the details already known, before any detail is read; throwing stops the run. */
   onListed?: (records: StoredNode[], list: { report: PackListReport; kept: string[] }) => Promise<void>;
 }
@@ -110,7 +112,18 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
     progress.phase = "details";
     progress.versions.of = toRead.length;
     report();
-    const errors = await readAllDetails(http, toRead, prevById, merged, progress, report, o.detailConcurrency);
+    let lastLanded = Date.now();
+    let landing: Promise<void> | undefined;
+    const reportAndLand = () => {
+      report();
+      if (!run.onPartial || landing || Date.now() - lastLanded < o.landEveryMs) return;
+      landing = run.onPartial([...merged.values()]).finally(() => {
+        lastLanded = Date.now();
+        landing = undefined;
+      });
+    };
+    const errors = await readAllDetails(http, toRead, prevById, merged, progress, reportAndLand, o.detailConcurrency);
+    await landing;
     // "done" is the caller's to report, once it has landed the result.
     progress.phase = "done";
     return { records: [...merged.values()], changed, load, list: list!, kept, errors, progress: { ...progress, requests: http.requests } };
