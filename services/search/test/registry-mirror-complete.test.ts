@@ -1,18 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import request from "supertest";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@app/platform";
+import { describe, expect, it } from "vitest";
 import { generateCatalog, type RegistryNode } from "@app/testkit/catalog";
-import { FakeRegistry } from "@app/testkit/fake-registry";
 import { waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import type { PackListReport } from "../src/adapters/registry/pack-list.ts";
 import type { MirrorOptions } from "../src/adapters/source-base.ts";
-import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
-import { silentLogger } from "./helpers.ts";
+import type { SearchDeps } from "../src/compose.ts";
+import { mirrorHarness } from "./helpers.ts";
 
 /**
  * Issue 18: a mirror of a registry that behaves as the public one does (rows that move between
@@ -21,20 +16,10 @@ import { silentLogger } from "./helpers.ts";
  */
 const NODES = generateCatalog({ seed: 18, nodes: 300 });
 const mirror = { pageSize: 25, retryDelayMs: 10, headersTimeoutMs: 30_000 };
-let dir: string;
-const open: SearchDeps[] = [];
-const registries: FakeRegistry[] = [];
-const registry = async (nodes: RegistryNode[] = NODES) => {
-  const r = await new FakeRegistry(structuredClone(nodes), { seed: 5 }).start();
-  registries.push(r);
-  return r;
-};
+const harness = mirrorHarness("search-complete", mirror);
+const registry = (nodes: RegistryNode[] = NODES) => harness.registry(nodes);
 /** A service mirroring `url` that reads only when told (CATALOG_REFRESH=off reads once, at start). */
-const deps = async (env: Record<string, string>, extra: MirrorOptions = {}) => {
-  const d = await createSearchDeps(loadConfig({ LOG_LEVEL: "silent", CATALOG_REFRESH: "off", ...env }), silentLogger, { mirror: { ...mirror, ...extra } });
-  open.push(d);
-  return d;
-};
+const deps = (env: Record<string, string>, extra: MirrorOptions = {}) => harness.deps({ CATALOG_REFRESH: "off", ...env }, extra);
 const mirrored = async (d: SearchDeps) => waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", { tries: 1200 });
 const get = (d: SearchDeps, path: string) => request(createApp(d)).get(path);
 
@@ -53,17 +38,6 @@ const PICKY: RegistryNode = {
     { version: "1.9.0", status: "NodeVersionStatusActive", createdAt: "2024-03-01T00:00:00Z", classes: ["PickyNineClass", "PickySampler"] },
   ],
 };
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "search-complete-"));
-});
-afterEach(async () => {
-  for (const d of open.splice(0)) await d.close();
-  for (const r of registries.splice(0)) await r.stop();
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
 describe("a registry whose rows move between page requests", () => {
   it("loses packs to a reader that pages in the registry's own order (what the mirror did before)", async () => {
@@ -94,7 +68,7 @@ describe("a registry whose rows move between page requests", () => {
 
   it("against a registry that ignores sort, reads the list again, and reports what is still missing while serving the packs it knew", async () => {
     const r = await registry();
-    const d = await deps({ DATA_DIR: join(dir, "unsorted"), CATALOG_SOURCE: r.url }, { rereads: 0 });
+    const d = await deps({ DATA_DIR: harness.path("unsorted"), CATALOG_SOURCE: r.url }, { rereads: 0 });
     await mirrored(d);
     expect(d.catalogStatus()).toMatchObject({ nodes: NODES.length, missing: null });
     r.honourSort = false;
@@ -123,7 +97,7 @@ describe("banned packs", () => {
     r.defaultIncludeBanned = false;
     const banned = NODES.filter((n) => n.status === "NodeStatusBanned");
     expect(banned.length).toBeGreaterThan(0);
-    const d = await deps({ DATA_DIR: join(dir, "banned"), CATALOG_SOURCE: r.url });
+    const d = await deps({ DATA_DIR: harness.path("banned"), CATALOG_SOURCE: r.url });
     await mirrored(d);
     expect(d.catalogStatus().nodes).toBe(NODES.length);
     const id = banned[0]!.id;
@@ -138,7 +112,7 @@ describe("banned packs", () => {
 describe("classes and versions", () => {
   it("a mirrored catalog answers comfy_node_search with the providing pack, whose latest_version is the install path's, with a download URL", async () => {
     const r = await registry([...NODES, PICKY]);
-    const d = await deps({ DATA_DIR: join(dir, "classes"), CATALOG_SOURCE: r.url });
+    const d = await deps({ DATA_DIR: harness.path("classes"), CATALOG_SOURCE: r.url });
     await mirrored(d);
     // The list itself carries no class names and the newest version (banned) without a download URL.
     const listed = (await (await fetch(`${r.url}/nodes/picky-pack`)).json()) as { latest_version: { version: string; downloadUrl: string } };
@@ -173,7 +147,7 @@ describe("classes and versions", () => {
     r.delayMs = 15;
     const failing = NODES.find((n) => n.status === "NodeStatusActive")!.id;
     r.fault(new RegExp(`^/nodes/${failing}/versions$`), "500", 2);
-    const d = await deps({ DATA_DIR: join(dir, "progress"), CATALOG_SOURCE: r.url }, { attempts: 2 });
+    const d = await deps({ DATA_DIR: harness.path("progress"), CATALOG_SOURCE: r.url }, { attempts: 2 });
     await waitUntil(() => d.catalogStatus().mirror?.phase === "details" && d.catalogStatus().state === "fresh", "the pack list to be served");
     const during = (await get(d, "/readyz")).body.catalog;
     expect(during).toMatchObject({ state: "fresh", nodes: NODES.length, mirror: { pass: "full", phase: "details", packs: { read: NODES.length, total: NODES.length } } });
@@ -190,7 +164,7 @@ describe("classes and versions", () => {
   it("a long pass serves the versions and classes read so far, before it is done", async () => {
     const r = await registry();
     r.delayMs = 20;
-    const d = await deps({ DATA_DIR: join(dir, "partial"), CATALOG_SOURCE: r.url }, { landEveryMs: 100 });
+    const d = await deps({ DATA_DIR: harness.path("partial"), CATALOG_SOURCE: r.url }, { landEveryMs: 100 });
     const ids = NODES.filter((n) => n.status === "NodeStatusActive").map((n) => n.id);
     await waitUntil(async () => {
       if (d.catalogStatus().mirror?.phase !== "details") return false;
@@ -209,7 +183,7 @@ describe("faults on the per-pack routes", () => {
     const pack = nodes.find((n) => n.status === "NodeStatusActive" && Array.isArray(n.app_node_names) && (n.app_node_names as string[]).length > 0)!;
     r.fault(new RegExp(`^/nodes/${pack.id}/versions/[^/]+/comfy-nodes$`), "stall", 1);
     // The only short timeout here: every other answer comes well within it, the stalled one never does.
-    const d = await deps({ DATA_DIR: join(dir, "stall"), CATALOG_SOURCE: r.url }, { headersTimeoutMs: 2000 });
+    const d = await deps({ DATA_DIR: harness.path("stall"), CATALOG_SOURCE: r.url }, { headersTimeoutMs: 2000 });
     await mirrored(d);
     expect(d.catalogStatus().mirror).toMatchObject({ errors: 0 });
     expect(r.requests(new RegExp(`^/nodes/${pack.id}/versions/[^/]+/comfy-nodes$`))).toHaveLength(2);
@@ -220,7 +194,7 @@ describe("faults on the per-pack routes", () => {
 describe("kept in step", () => {
   it("an incremental refresh picks up an added pack, a new version with a new class and a ban; the full pass a deletion", async () => {
     const r = await registry();
-    const d = await deps({ DATA_DIR: join(dir, "incremental"), CATALOG_SOURCE: r.url });
+    const d = await deps({ DATA_DIR: harness.path("incremental"), CATALOG_SOURCE: r.url });
     await mirrored(d);
     const [published, banned, removed] = NODES.filter((n) => n.status === "NodeStatusActive").map((n) => n.id);
     const before = r.log.length;
@@ -254,7 +228,7 @@ describe("kept in step", () => {
 
   it("a restart with no registry serves the classes and versions from the snapshot", async () => {
     const r = await registry([...NODES, PICKY]);
-    const dataDir = join(dir, "offline");
+    const dataDir = harness.path("offline");
     const d = await deps({ DATA_DIR: dataDir, CATALOG_SOURCE: r.url });
     await mirrored(d);
     await d.close();
