@@ -34,7 +34,7 @@ export interface RegistryMirrorDeps {
 
 /**
  * A registry read as the catalog: a full pass (the whole list, so deletions show, and every
- * pack's versions) when asked or when the last complete one is older than CATALOG_FULL_REFRESH;
+ * pack's versions) when asked or when the last one is older than CATALOG_FULL_REFRESH;
  * otherwise only the packs updated since the last pass. A full pass serves its pack list as soon
  * as it is read, then again with the versions and classes.
  */
@@ -82,7 +82,8 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
       },
       onListed: async (records, { report, kept }) => {
         await d.refuseShrink(from, records.length, ro);
-        if (report.missing === 0) fullAt = listedAt;
+        // Even when the list came back short: a registry whose count stays off must not make every refresh a full pass.
+        fullAt = listedAt;
         const missing = report.missing === 0 ? null : { count: report.missing, kept: kept.slice(0, 50), at: listedAt };
         tracker.listed(missing);
         if (missing) {

@@ -19,7 +19,7 @@ export interface SnapshotMeta {
   nodes: number;
   /** A registry mirror: when the last pass began (the next one asks for packs updated since then). */
   listedAt?: string;
-  /** A registry mirror: when the last complete full pass began. */
+  /** A registry mirror: when the last full pass began. */
   fullAt?: string;
 }
 
