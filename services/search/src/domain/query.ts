@@ -1,4 +1,4 @@
-import { SearchQueryParams, type SearchQuery } from "@app/contracts";
+import { SearchQueryFields, SearchQueryParams, type SearchQuery } from "@app/contracts";
 import type { EngineQuery } from "../adapters/search-engine.ts";
 
 export type QueryParseResult = { ok: true; query: SearchQuery } | { ok: false; message: string };
@@ -32,6 +32,7 @@ export function toEngineQuery(q: SearchQuery): EngineQuery {
     os: q.supported_os,
     accelerator: q.supported_accelerator,
     includeBanned: q.include_banned,
+    ids: q.node_id,
     offset: (q.page - 1) * q.limit,
     limit: q.limit,
   };
@@ -39,7 +40,7 @@ export function toEngineQuery(q: SearchQuery): EngineQuery {
 
 /** Only `include_banned` matters for GET /nodes/:id. */
 export function parseIncludeBanned(raw: Record<string, unknown>): { ok: true; includeBanned: boolean } | { ok: false; message: string } {
-  const parsed = SearchQueryParams.pick({ include_banned: true }).safeParse({ include_banned: raw.include_banned });
+  const parsed = SearchQueryFields.pick({ include_banned: true }).safeParse({ include_banned: raw.include_banned });
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => i.message).join("; ") };
   return { ok: true, includeBanned: parsed.data.include_banned };
 }

@@ -18,6 +18,11 @@ export interface MeiliDocument {
   /** identityKey of id, name and repository name: the "exact match" rule. */
   identity: string[];
   app_names_lower: string[];
+  /** The id lower-cased: an id in other capitals finds its pack (the registry's 302). */
+  id_lower: string;
+  /** Exact app node names and preempted names: the packs of a node class. */
+  class_names: string[];
+  publisher_id: string;
   repo_norm: string;
   os_any: boolean;
   /** Every level-prefix of every value, and the full values, for the ` :: ` path rule. */
@@ -57,6 +62,9 @@ export function toMeiliDocument(r: StoredNode, rank: number): MeiliDocument {
     other_text: [r.description, r.author, r.publisher?.id, r.publisher?.name].filter(Boolean).map((s) => tokenise(s!).join(" ")).join(" "),
     identity: [...new Set([r.id, r.name, repoName].filter((s): s is string => !!s).map(identityKey).filter(Boolean))],
     app_names_lower: [...new Set((r.app_node_names ?? []).map((n) => n.toLowerCase()))],
+    id_lower: r.id.toLowerCase(),
+    class_names: [...new Set([...(r.app_node_names ?? []), ...(r.preempted_app_node_names ?? [])])],
+    publisher_id: r.publisher?.id ?? "",
     repo_norm: r.repository ? normaliseRepositoryUrl(r.repository) : "",
     os_any: os.any,
     os_prefixes: os.prefixes,

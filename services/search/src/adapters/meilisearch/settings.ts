@@ -10,7 +10,11 @@ export const MEILI_SETTINGS: Settings = {
   searchableAttributes: ["identity_text", "nodes_tags_text", "other_text"],
   displayedAttributes: ["record"],
   filterableAttributes: [
+    "uid",
     "banned",
+    "id_lower",
+    "class_names",
+    "publisher_id",
     "identity",
     "app_names_lower",
     "repo_norm",
