@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Node, NodeVersion, NodeVersionStatus } from "./registry.ts";
-import { bool, positiveInt, single, SEARCH_LIMIT_MAX, SEARCH_TEXT_MAX } from "./search-query.ts";
+import { bool, positiveInt, single, SEARCH_TEXT_MAX } from "./search-query.ts";
 
 /**
  * The registry's per-pack and version read routes (issue 18, section 4): their query parameters,
@@ -31,7 +31,7 @@ const statuses = z.unknown().optional().transform((v, ctx) => {
     ctx.addIssue({ code: "custom", message: `statuses must be repeated values among ${NodeVersionStatus.options.join(", ")}${got}` });
     return z.NEVER;
   }
-  return new Set(list as z.infer<typeof NodeVersionStatus>[]);
+  return new Set(list as VersionStatus[]);
 });
 
 export const NodeVersionsQuery = z.object({
@@ -56,9 +56,10 @@ export const AllVersionsQuery = z.object({
   }),
 });
 
+/** No upper bound on `limit`: the ComfyUI frontend asks for 256 and 8192 classes a page. */
 export const ComfyNodesQuery = z.object({
   page: positiveInt("page", 1, undefined, 1),
-  limit: positiveInt("limit", 1, SEARCH_LIMIT_MAX, 10),
+  limit: positiveInt("limit", 1, undefined, 10),
   include_banned: bool("include_banned"),
 });
 
@@ -95,6 +96,8 @@ export const BulkNodeVersionResult = z.object({
 
 export const BulkNodeVersionsResponse = z.object({ node_versions: z.array(BulkNodeVersionResult) });
 
+/** A NodeVersionStatus value (registry.ts exports the schema only). */
+export type VersionStatus = z.infer<typeof NodeVersionStatus>;
 export type NodeVersionIdentifier = z.infer<typeof NodeVersionIdentifier>;
 export type BulkNodeVersionResult = z.infer<typeof BulkNodeVersionResult>;
 export type BulkNodeVersionsResponse = z.infer<typeof BulkNodeVersionsResponse>;

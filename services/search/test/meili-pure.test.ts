@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { meiliUid, toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
-import { planMeiliQuery, quote, sliceSegments } from "../src/adapters/meilisearch/query.ts";
+import { idsFilter, lookupFilters, planMeiliQuery, quote, sliceSegments } from "../src/adapters/meilisearch/query.ts";
 import { MEILI_SETTINGS } from "../src/adapters/meilisearch/settings.ts";
 import { passesPlatformFilter } from "../src/domain/platform-values.ts";
 
@@ -109,6 +109,25 @@ describe("Meilisearch query translation", () => {
         expect(meili, `${v} vs ${f}`).toBe(passesPlatformFilter([v], f, "os"));
       }
     }
+  });
+});
+
+describe("the registry read routes' lookups on Meilisearch", () => {
+  it("documents carry the lower-cased id, the exact class names (provided and preempted) and the publisher", () => {
+    const doc = toMeiliDocument({ id: "ComfyUI-X", app_node_names: ["A", "B"], preempted_app_node_names: ["B", "C"], publisher: { id: "pub" } }, 0);
+    expect(doc).toMatchObject({ id_lower: "comfyui-x", class_names: ["A", "B", "C"], publisher_id: "pub" });
+    expect(toMeiliDocument({ id: "bare" }, 0)).toMatchObject({ id_lower: "bare", class_names: [], publisher_id: "" });
+  });
+  it("node_id filters on the documents' uids; lookups on their own fields, quoted", () => {
+    expect(idsFilter(["a", 'we"ird'])).toBe(`uid IN [${quote(meiliUid("a"))}, ${quote(meiliUid('we"ird'))}]`);
+    expect(planMeiliQuery(q({ ids: ["a"] })).base).toEqual(["banned = false", idsFilter(["a"])]);
+    expect(lookupFilters.lowerId("ComfyUI-X")).toEqual(['id_lower = "comfyui-x"']);
+    expect(lookupFilters.providersOf('Say "hi"')).toEqual(['class_names = "Say \\"hi\\""', "banned = false"]);
+    expect(lookupFilters.publishedBy("pub", true)).toEqual(['publisher_id = "pub"']);
+    expect(lookupFilters.publishedBy("pub", false)).toEqual(['publisher_id = "pub"', "banned = false"]);
+  });
+  it("the settings make each of those fields filterable", () => {
+    for (const f of ["uid", "id_lower", "class_names", "publisher_id"]) expect(MEILI_SETTINGS.filterableAttributes).toContain(f);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { SearchQueryFields, SearchQueryParams, type SearchQuery } from "@app/contracts";
 import type { EngineQuery } from "../adapters/search-engine.ts";
 
@@ -43,4 +44,13 @@ export function parseIncludeBanned(raw: Record<string, unknown>): { ok: true; in
   const parsed = SearchQueryFields.pick({ include_banned: true }).safeParse({ include_banned: raw.include_banned });
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => i.message).join("; ") };
   return { ok: true, includeBanned: parsed.data.include_banned };
+}
+
+export type ParamsResult<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Any route's parameters or body against its contract schema; the message names each refused parameter and why. */
+export function parseParams<S extends z.ZodType>(schema: S, raw: unknown): ParamsResult<z.output<S>> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => (i.code === "custom" || i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ") };
+  return { ok: true, value: parsed.data };
 }
