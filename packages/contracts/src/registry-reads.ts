@@ -102,3 +102,17 @@ export type NodeVersionIdentifier = z.infer<typeof NodeVersionIdentifier>;
 export type BulkNodeVersionResult = z.infer<typeof BulkNodeVersionResult>;
 export type BulkNodeVersionsResponse = z.infer<typeof BulkNodeVersionsResponse>;
 export type VersionsPage = z.infer<typeof VersionsPage>;
+
+/** The OpenAPI-facing shapes of the same parameters (the parsers above take raw query values). */
+const statusList = z.array(NodeVersionStatus);
+export const InstallQueryWire = z.object({ version: z.string().regex(INSTALL_VERSION_PATTERN) }).partial();
+export const NodeVersionsQueryWire = z.object({ statuses: statusList, include_status_reason: z.boolean().default(false) }).partial();
+export const AllVersionsQueryWire = z.object({
+  nodeId: z.string(),
+  statuses: statusList,
+  include_status_reason: z.boolean().default(false),
+  page: z.number().int().min(1).default(1),
+  pageSize: z.number().int().min(1).max(VERSIONS_PAGE_SIZE_MAX).default(10),
+  status_reason: z.string().max(SEARCH_TEXT_MAX),
+}).partial();
+export const ComfyNodesQueryWire = z.object({ page: z.number().int().min(1).default(1), limit: z.number().int().min(1).default(10), include_banned: z.boolean() }).partial();

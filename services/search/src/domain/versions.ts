@@ -71,12 +71,13 @@ export function filterVersions(list: readonly NodeVersion[], f: VersionFilter): 
 
 /**
  * A version as the API answers it: `node_id` set, the public name of a renamed field beside ours,
- * and an `id`. The registry's ids are UUIDs that ComfyUI-Manager and comfy-cli require
- * (`api_node_version["id"]`); a catalog that lacks one gets a stable name-based UUID (v5 layout,
- * SHA-1 of `<node id>@<version>`), the same on every start.
+ * an `id` and a `changelog`, which the registry always answers and its clients index without a
+ * default (`api_node_version["id"]` in ComfyUI-Manager and comfy-cli, `x['changelog']` in
+ * ComfyUI-Manager's `show-versions`). A catalog without an id gets a stable name-based UUID (v5
+ * layout, SHA-1 of `<node id>@<version>`), the same on every start; without a changelog, "".
  */
 export function toApiVersion(nodeId: string, v: NodeVersion): NodeVersion {
-  const out: Record<string, unknown> = { ...v, node_id: v.node_id ?? nodeId };
+  const out: Record<string, unknown> = { ...v, node_id: v.node_id ?? nodeId, changelog: v.changelog ?? "" };
   for (const [ours, theirs] of Object.entries(NODE_VERSION_PUBLIC_ALIASES)) {
     if (out[ours] !== undefined) out[theirs] = out[ours];
   }
