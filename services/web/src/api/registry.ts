@@ -1,4 +1,4 @@
-import type { ComfyNodesPage, Node, SearchPage } from "@app/contracts";
+import type { ComfyNodesPage, Node, NodeVersion, SearchPage } from "@app/contracts";
 import { getJson } from "./http.ts";
 
 /** The parameters of GET /nodes/search this page sends (names as the API spells them). */
@@ -31,4 +31,9 @@ export function getNode(id: string, includeBanned: boolean, signal: AbortSignal)
 /** The node classes of one version, as the public registry's route answers them. */
 export function getComfyNodes(id: string, version: string, signal: AbortSignal): Promise<ComfyNodesPage> {
   return getJson<ComfyNodesPage>(`/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes`, { signal });
+}
+
+/** Every version of a pack the catalog knows, newest first (all statuses). */
+export function getVersions(id: string, signal: AbortSignal): Promise<NodeVersion[]> {
+  return getJson<NodeVersion[]>(`/nodes/${encodeURIComponent(id)}/versions`, { signal });
 }
