@@ -28,9 +28,9 @@ export function getNode(id: string, includeBanned: boolean, signal: AbortSignal)
   return getJson<Node>(`/nodes/${encodeURIComponent(id)}${includeBanned ? "?include_banned=true" : ""}`, { signal });
 }
 
-/** The node classes of one version, as the public registry's route answers them. */
+/** The node classes of one version, on one page as large as the ComfyUI frontend asks for (the route pages by 10 unless told). */
 export function getComfyNodes(id: string, version: string, signal: AbortSignal): Promise<ComfyNodesPage> {
-  return getJson<ComfyNodesPage>(`/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes`, { signal });
+  return getJson<ComfyNodesPage>(`/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes?limit=8192`, { signal });
 }
 
 /** Every version of a pack the catalog knows, newest first (all statuses). */
