@@ -54,8 +54,12 @@ export const bool = (name: string) =>
     return z.NEVER;
   });
 
-/** At most this many `node_id` values in one list request (a client's installed packs). */
-export const NODE_ID_MAX = 1000;
+/**
+ * At most this many `node_id` values in one list request (a client's installed packs). Below the
+ * query parser's 1,000-key cap (node:querystring's maxKeys), so a longer list is refused rather
+ * than cut short without a word.
+ */
+export const NODE_ID_MAX = 500;
 
 /** `node_id` (repeatable): the registry's "only these packs" filter. Blank values count as absent. */
 const nodeIds = z.unknown().optional().transform((v, ctx) => {

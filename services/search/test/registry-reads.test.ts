@@ -51,6 +51,8 @@ describe("GET /nodes?node_id=…", () => {
     ["sort=downloads", "sort is not supported"],
     ["timestamp=2025-01-01T00:00:00Z", "timestamp is not supported"],
     ["node_id=" + "x".repeat(600), "node_id takes at most"],
+    [Array.from({ length: 501 }, (_, i) => `node_id=p${i}`).join("&"), "node_id takes at most 500"],
+    [Array.from({ length: 1500 }, (_, i) => `node_id=p${i}`).join("&"), "node_id takes at most 500"],
     ["latest=yes", "latest must be true or false"],
   ])("refuses %s with 400, naming it", async (qs, says) => {
     await expectError(`/nodes?${qs}`, 400, "invalid_parameter", says);
