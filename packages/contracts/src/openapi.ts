@@ -298,7 +298,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: {
           operationId: "GetNodeVersion",
           tags: ["Registry"],
-          parameters: [nodeIdParam, versionParam("The version's number (not a UUID).")],
+          parameters: [nodeIdParam, versionParam("The version's number (not a UUID), or `latest` for the install-path version.")],
           responses: { "200": json("NodeVersion", "The version."), "302": redirect, "403": json("ErrorResponse", "The node is banned."), "404": json("ErrorResponse", "Unknown node or version."), ...registryErrors },
         },
       },

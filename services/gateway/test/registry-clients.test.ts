@@ -154,6 +154,16 @@ describe("the ComfyUI frontend (src/services/comfyRegistryService.ts)", () => {
     expect((await getJson(`${base}/nodes/banned-pack/versions`)).status).toBe(403);
   });
 
+  it("conflict check: getPackByVersion(id, installed version || 'latest') for each installed pack", async () => {
+    const installed: [string, string | undefined][] = [["comfyui-impact-pack", "8.7.0"], ["ComfyUI-KJNodes", undefined], ["sam-tools", "nightly"]];
+    const answers = await Promise.all(installed.map(([id, ver]) => getJson(`${base}/nodes/${id}/versions/${ver || "latest"}`)));
+    expect(answers.map((a) => [a.status, a.body.version, a.body.supported_os])).toEqual([
+      [200, "8.7.0", ["OS Independent"]],
+      [200, "1.1.0", ["OS Independent"]],
+      [404, undefined, undefined],
+    ]);
+  });
+
   it("getBulkNodeVersions: POST /bulk/nodes/versions, each result's status and node_version", async () => {
     const res = await fetch(`${base}/bulk/nodes/versions`, {
       method: "POST",

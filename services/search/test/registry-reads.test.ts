@@ -122,8 +122,10 @@ describe("GET /nodes/{id}/versions and /versions/{version}", () => {
     const res = await get("/nodes/comfyui-impact-pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending");
     expect((res.body as NodeVersion[]).map((v) => v.version)).toEqual(["8.8.1", "8.8.0", "8.7.0"]);
   });
-  it("one version by number", async () => {
+  it("one version by number, or `latest` for the install-path one", async () => {
     expect(NodeVersion.parse((await get("/nodes/sam-tools/versions/1.0.0")).body)).toMatchObject({ version: "1.0.0", node_id: "sam-tools" });
+    expect((await get("/nodes/comfyui-impact-pack/versions/latest")).body).toMatchObject({ version: "8.8.1" });
+    expect((await get("/nodes/unversioned-pack/versions/latest")).status).toBe(404);
   });
   it.each([
     ["/nodes/comfyui-impact-pack/versions?statuses=Active", 400, "invalid_parameter", "statuses must be"],

@@ -3,7 +3,7 @@ import type { Router } from "express";
 import type { SearchEngine } from "../../adapters/search-engine.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { parseParams } from "../../domain/query.ts";
-import { filterVersions, versionNamed, versionsOf } from "../../domain/versions.ts";
+import { filterVersions, installVersion, versionNamed, versionsOf } from "../../domain/versions.ts";
 import { SearchErrorCode, sendError, sendJson } from "../errors.ts";
 import { findPack, quoted } from "./pack.ts";
 
@@ -24,7 +24,8 @@ export function versionRoutes(router: Router, engine: SearchEngine): void {
   router.get("/nodes/:nodeId/versions/:version", async (req, res) => {
     const pack = await findPack(engine, req, res, { includeBanned: false, bannedStatus: 403 });
     if (!pack) return;
-    const version = versionNamed(pack, req.params.version);
+    // The frontend's conflict check asks `latest` for a pack installed without a version.
+    const version = req.params.version === "latest" ? installVersion(pack) : versionNamed(pack, req.params.version);
     if (!version) return sendError(res, 404, SearchErrorCode.notFound, `node ${quoted(pack.id)} has no version ${quoted(req.params.version, 100)} in this catalog`);
     sendJson(res, version);
   });
