@@ -97,7 +97,8 @@ export class MeiliSearchEngine implements SearchEngine {
   }
 
   async resolveId(id: string): Promise<string | undefined> {
-    return (await this.matching(lookupFilters.lowerId(id)))[0]?.id;
+    const lower = id.toLowerCase();
+    return (await this.matching(lookupFilters.lowerId(id))).find((r) => r.id.toLowerCase() === lower)?.id;
   }
 
   async providersOf(name: string): Promise<StoredNode[]> {

@@ -2,7 +2,7 @@ import type { EngineQuery } from "../search-engine.ts";
 import { platformLevels } from "../../domain/platform-values.ts";
 import { identityKey, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { MAX_QUERY_TOKENS } from "../embedded/search-index.ts";
-import { meiliUid } from "./documents.ts";
+import { exactKey } from "./documents.ts";
 
 /** A value inside a Meilisearch filter string: double-quoted, with `\` and `"` escaped. */
 export function quote(v: string): string {
@@ -18,16 +18,16 @@ function platformFilter(filter: string, prefix: "os" | "acc"): string | undefine
   return `(${prefix}_any = true OR ${prefix}_prefixes = ${quote(f)} OR ${prefix}_values IN [${ancestors.map(quote).join(", ")}])`;
 }
 
-/** The list's `node_id`: documents are keyed by the base64url of the id. */
+/** The list's `node_id`, on the ids' exact keys. */
 export function idsFilter(ids: readonly string[]): string {
-  return `uid IN [${ids.map((id) => quote(meiliUid(id))).join(", ")}]`;
+  return `id_key IN [${ids.map((id) => quote(exactKey(id))).join(", ")}]`;
 }
 
 /** The registry read routes' lookups, as filters over the document fields made for them. */
 export const lookupFilters = {
   lowerId: (id: string): string[] => [`id_lower = ${quote(id.toLowerCase())}`],
-  providersOf: (name: string): string[] => [`class_names = ${quote(name)}`, "banned = false"],
-  publishedBy: (publisherId: string, includeBanned: boolean): string[] => [`publisher_id = ${quote(publisherId)}`, ...(includeBanned ? [] : ["banned = false"])],
+  providersOf: (name: string): string[] => [`class_keys = ${quote(exactKey(name))}`, "banned = false"],
+  publishedBy: (publisherId: string, includeBanned: boolean): string[] => [`publisher_key = ${quote(exactKey(publisherId))}`, ...(includeBanned ? [] : ["banned = false"])],
 };
 
 export interface MeiliPlan {
