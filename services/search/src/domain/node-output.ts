@@ -7,8 +7,9 @@ const cache = new WeakMap<StoredNode, Node>();
 const jsonCache = new WeakMap<StoredNode, string>();
 
 /**
- * A stored record as the API answers it: only Node fields (no `app_node_names`, nothing
- * unknown), no nulls, and beside each renamed field the public registry's name for it.
+ * A stored record as the API answers it: only Node fields (no `app_node_names` or `versions`,
+ * nothing unknown), no nulls, beside each renamed field the public registry's name for it, and
+ * `latest_version` as the version routes answer it (see `toApiVersion`).
  * Records are immutable once indexed, so the answer is computed once per record.
  */
 export function toApiNode(r: StoredNode): Node {
