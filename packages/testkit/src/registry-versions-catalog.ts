@@ -9,6 +9,7 @@ import type { RegistryNode } from "./relevance-set.ts";
  *   banned, an older one deprecated, one deleted, one pending;
  * - a node class several packs provide, where the preempting pack must win over a more popular
  *   one, and one where the lower `search_ranking` wins over more installs;
+ * - versions out of order and one without a date (a hand-written file);
  * - an id with capitals (the registry's 302 from other capitals), a pack known by its
  *   `latest_version` alone, one with no version at all, a banned pack and a deleted one;
  * - 30 popular fillers, so "only these `node_id`s" cannot pass for "the ten most popular".
@@ -67,7 +68,8 @@ export const VERSIONED_CATALOG: RegistryNode[] = [
     downloads: 90_000,
     search_ranking: 1,
     latest_version: version("sam-tools", "2.0.0", "2025-03-01T00:00:00Z"),
-    versions: [version("sam-tools", "2.0.0", "2025-03-01T00:00:00Z"), version("sam-tools", "1.0.0", "2024-03-01T00:00:00Z")],
+    // Out of order, one without a date, as a hand-written file may hold them: answered newest first, undated last.
+    versions: [version("sam-tools", "1.0.0", "2024-03-01T00:00:00Z"), { version: "0.9.0", status: "NodeVersionStatusActive" }, version("sam-tools", "2.0.0", "2025-03-01T00:00:00Z")],
     app_node_names: ["SAMLoader", "SAMDetector"],
     app_node_names_version: "2.0.0",
   },

@@ -118,6 +118,9 @@ describe("GET /nodes/{id}/versions and /versions/{version}", () => {
     const withReason = (await get("/nodes/comfyui-impact-pack/versions?include_status_reason=true")).body as NodeVersion[];
     expect(withReason[0]!.status_reason).toBe("malware found in the wheel");
   });
+  it("a file's versions out of order are answered newest first, an undated one last", async () => {
+    expect(((await get("/nodes/sam-tools/versions")).body as NodeVersion[]).map((v) => v.version)).toEqual(["2.0.0", "1.0.0", "0.9.0"]);
+  });
   it("statuses (repeated) keeps those statuses: ComfyUI-Manager's Active + Pending", async () => {
     const res = await get("/nodes/comfyui-impact-pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending");
     expect((res.body as NodeVersion[]).map((v) => v.version)).toEqual(["8.8.1", "8.8.0", "8.7.0"]);
@@ -152,7 +155,7 @@ describe("GET /versions", () => {
     expect(seen).not.toContain("banned-pack@1.0.0");
   });
   it("nodeId, statuses and status_reason filter", async () => {
-    expect((await get("/versions?nodeId=sam-tools")).body).toMatchObject({ total: 2, totalPages: 1, pageSize: 10 });
+    expect((await get("/versions?nodeId=sam-tools")).body).toMatchObject({ total: 3, totalPages: 1, pageSize: 10 });
     expect((await get("/versions?nodeId=comfyui-impact-pack&statuses=NodeVersionStatusDeleted")).body.versions.map((v: NodeVersion) => v.version)).toEqual(["8.0.0"]);
     const byReason = (await get("/versions?status_reason=MALWARE&include_status_reason=true")).body;
     expect(byReason.versions.map((v: NodeVersion) => `${v.node_id}@${v.version}`)).toEqual(["comfyui-impact-pack@8.9.0"]);

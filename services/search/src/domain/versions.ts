@@ -20,9 +20,20 @@ export function versionsOf(r: StoredNode): NodeVersion[] {
   let list = cache.get(r);
   if (list) return list;
   const raw = r.versions && r.versions.length > 0 ? r.versions : r.latest_version?.version ? [r.latest_version] : [];
-  list = raw.filter((v) => v.version).map((v) => toApiVersion(r.id, v));
+  // The shared model keeps them newest first; a hand-written file may not, so the order is made here.
+  list = raw
+    .filter((v) => v.version)
+    .map((v) => toApiVersion(r.id, v))
+    .sort(newestFirst);
   cache.set(r, list);
   return list;
+}
+
+/** Newest `createdAt` first, unknown dates last; equals keep their order (sorts are stable). */
+export function newestFirst(a: NodeVersion, b: NodeVersion): number {
+  const x = a.createdAt ? Date.parse(a.createdAt) : Number.NEGATIVE_INFINITY;
+  const y = b.createdAt ? Date.parse(b.createdAt) : Number.NEGATIVE_INFINITY;
+  return x === y ? 0 : x > y ? -1 : 1;
 }
 
 /**

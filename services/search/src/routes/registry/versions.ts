@@ -3,7 +3,7 @@ import type { Router } from "express";
 import type { SearchEngine } from "../../adapters/search-engine.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { parseParams } from "../../domain/query.ts";
-import { filterVersions, installVersion, versionNamed, versionsOf } from "../../domain/versions.ts";
+import { filterVersions, installVersion, newestFirst, versionNamed, versionsOf } from "../../domain/versions.ts";
 import { SearchErrorCode, sendError, sendJson } from "../errors.ts";
 import { findPack, quoted } from "./pack.ts";
 
@@ -64,9 +64,9 @@ const flattened = new WeakMap<readonly StoredNode[], NodeVersion[]>();
 function everyVersion(packs: readonly StoredNode[]): NodeVersion[] {
   let list = flattened.get(packs);
   if (list) return list;
-  const rows = packs.filter((p) => p.status !== "NodeStatusBanned").flatMap((p) => versionsOf(p).map((v, i) => ({ v, i, at: v.createdAt ? Date.parse(v.createdAt) : Number.NEGATIVE_INFINITY })));
-  rows.sort((a, b) => b.at - a.at || (a.v.node_id! < b.v.node_id! ? -1 : a.v.node_id! > b.v.node_id! ? 1 : a.i - b.i));
-  list = rows.map((r) => r.v);
+  const byPack = (a: NodeVersion, b: NodeVersion) => (a.node_id! < b.node_id! ? -1 : a.node_id! > b.node_id! ? 1 : 0);
+  // Each pack's own list is newest first already: a stable sort keeps it among equal dates.
+  list = packs.filter((p) => p.status !== "NodeStatusBanned").flatMap(versionsOf).sort((a, b) => newestFirst(a, b) || byPack(a, b));
   flattened.set(packs, list);
   return list;
 }
