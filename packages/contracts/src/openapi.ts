@@ -72,7 +72,7 @@ const searchParameters = [
     supported_os: "A ` :: `-separated path (e.g. `Windows`, `Microsoft :: Windows`, `POSIX :: Linux`).",
     supported_accelerator: "A ` :: `-separated path (e.g. `CUDA`, `GPU :: NVIDIA CUDA`, `ROCm`, `Metal`, `DirectML`, `CPU`).",
     include_banned: "Include banned nodes (deleted nodes are never returned).",
-    node_id: "Only these packs (repeat the parameter: `node_id=a&node_id=b`), under every other parameter. Without `limit`, the page holds as many as were asked (at most 100).",
+    node_id: "Only these packs (repeat the parameter: `node_id=a&node_id=b`), under every other parameter. At most 500. Without `limit`, the page holds as many as were asked.",
     latest: "Accepted for the registry's clients; this service has no list cache to bypass.",
     comfyui_version: "Accepted (ComfyUI-Manager sends it on every list page); every pack is answered either way.",
     form_factor: "Accepted (ComfyUI-Manager sends it on every list page); every pack is answered either way.",

@@ -108,12 +108,12 @@ export const SearchQueryFields = z.object({
 
 /**
  * The list and search parameters. `limit` defaults to 10, or with `node_id` to the number of ids
- * asked (at most 100): the ComfyUI frontend asks for its installed packs by `node_id` alone and
- * reads one page.
+ * asked (so up to NODE_ID_MAX, past the 100 a `limit` may ask): the ComfyUI frontend asks for its
+ * installed packs by `node_id` alone and reads one page.
  */
 export const SearchQueryParams = SearchQueryFields.transform(({ latest: _l, comfyui_version: _c, form_factor: _f, sort: _s, timestamp: _t, ...q }) => ({
   ...q,
-  limit: q.limit ?? (q.node_id ? Math.min(q.node_id.length, SEARCH_LIMIT_MAX) : 10),
+  limit: q.limit ?? q.node_id?.length ?? 10,
 }));
 
 export type SearchQuery = z.output<typeof SearchQueryParams>;

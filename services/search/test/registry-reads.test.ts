@@ -41,6 +41,12 @@ describe("GET /nodes?node_id=…", () => {
     expect((await get("/nodes?node_id=banned-pack&include_banned=true")).body.nodes.map((n: Node) => n.id)).toEqual(["banned-pack"]);
     expect((await get("/nodes?node_id=nope")).body).toMatchObject({ nodes: [], total: 0 });
   });
+  it("without limit, one page holds every pack asked, past the 100 a limit may ask", async () => {
+    const ids = [...VERSIONED_CATALOG_LISTED, ...Array.from({ length: 150 }, (_, i) => `absent-${i}`)];
+    const page = SearchPage.parse((await get(`/nodes?${ids.map((id) => `node_id=${encodeURIComponent(id)}`).join("&")}`)).body);
+    expect(page).toMatchObject({ limit: ids.length, total: VERSIONED_CATALOG_LISTED.length, totalPages: 1 });
+    expect(page.nodes).toHaveLength(VERSIONED_CATALOG_LISTED.length);
+  });
   it("pages with an explicit limit and combines with search", async () => {
     const ids = VERSIONED_CATALOG_LISTED.map((id) => `node_id=${encodeURIComponent(id)}`).join("&");
     const first = SearchPage.parse((await get(`/nodes?${ids}&limit=10`)).body);
@@ -57,7 +63,7 @@ describe("GET /nodes?node_id=…", () => {
   });
   it("refuses more than 500 ids, also past the query parser's 1,000-key cap, rather than answer a cut list", async () => {
     for (const n of [501, 1200]) await expectError(`/nodes?${Array.from({ length: n }, (_, i) => `node_id=${i}`).join("&")}`, 400, "invalid_parameter", "node_id takes at most 500");
-    expect((await get(`/nodes?${Array.from({ length: 500 }, (_, i) => `node_id=${i}`).join("&")}`)).status).toBe(200);
+    expect((await get(`/nodes?${Array.from({ length: 500 }, (_, i) => `node_id=${i}`).join("&")}`)).body).toMatchObject({ limit: 500, total: 0 });
   });
   it("takes ComfyUI-Manager's comfyui_version and form_factor, and latest=true, answering what it answers without them", async () => {
     const plain = await get("/nodes?page=2&limit=30");
