@@ -183,3 +183,45 @@ describe("the ComfyUI frontend (src/services/comfyRegistryService.ts)", () => {
     expect(packs.map((n) => n.id)).toEqual(["comfyui-impact-pack", "comfyui-impact-subpack", "banned-pack"]);
   });
 });
+
+describe("behind a gateway that proxies to the search service (SEARCH_URL), as compose and Kubernetes run it", () => {
+  let proxied: string;
+  let stopProxied = async () => {};
+  let proxiedClosables: Closable[] = [];
+  beforeAll(async () => {
+    const logger = createLogger("registry-clients-proxy", "silent");
+    // The embedded gateway above answers every search route: it stands in for the search service.
+    const composed = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "proxied"), SEARCH_URL: base, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+    proxiedClosables = composed.closables;
+    const server = await serveOn(createGatewayApp({ services: composed.services, logger }));
+    proxied = server.url;
+    stopProxied = server.close;
+  });
+  afterAll(async () => {
+    await stopProxied();
+    for (const c of proxiedClosables) await c.close();
+  });
+
+  it.each([
+    "/nodes?node_id=comfyui-impact-pack&node_id=legacy-pack",
+    "/nodes/comfyui-impact-pack/install?version=8.7.0",
+    "/nodes/comfyui-kjnodes/versions",
+    "/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?page=1&limit=256",
+    "/versions?pageSize=3&page=2",
+    "/comfy-nodes/SAMLoader/node",
+    "/publishers/ltdrdata",
+    "/publishers/ltdrdata/nodes?include_banned=true",
+    "/versions?pageSize=101",
+  ])("%s answers as the search service does", async (path) => {
+    const [direct, viaProxy] = await Promise.all([getJson(`${base}${path}`), getJson(`${proxied}${path}`)]);
+    expect(viaProxy).toEqual(direct);
+  });
+
+  it("POST /bulk/nodes/versions and the 302 of an id in other capitals pass through", async () => {
+    const body = JSON.stringify({ node_versions: [{ node_id: "sam-tools", version: "2.0.0" }] });
+    const res = await fetch(`${proxied}/bulk/nodes/versions`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect(((await res.json()) as Json).node_versions[0].status).toBe("success");
+    const redirect = await fetch(`${proxied}/nodes/COMFYUI-KJNODES/install`, { redirect: "manual" });
+    expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "/nodes/ComfyUI-KJNodes/install"]);
+  });
+});
