@@ -1,5 +1,6 @@
 import type { Config, Logger } from "@app/platform";
 import { loadCatalog, type LoadProgress, type MirrorOptions } from "./adapters/catalog-source.ts";
+import { PermanentHttpError } from "./adapters/registry/http.ts";
 import { mirrorRegistry } from "./adapters/registry/mirror.ts";
 import type { CatalogSnapshot, SnapshotMeta } from "./adapters/snapshot.ts";
 import type { CatalogTracker } from "./catalog-status.ts";
@@ -54,12 +55,15 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
     return { records: known.records, meta };
   };
 
-  return async (from, ro) => {
+  /** Registries that answered `timestamp=` with a 400 (another instance of this service does): full passes only. */
+  const noTimestamp = new Set<string>();
+
+  const pass = async (from: string, ro: ReindexOptions): Promise<LoadProgress> => {
     const prev = await previous(from);
     const startedAt = new Date();
     const listedAt = startedAt.toISOString();
     const lastFull = prev?.meta.fullAt ? Date.parse(prev.meta.fullAt) : NaN;
-    const full = !!(ro.full || ro.force) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.config.CATALOG_FULL_REFRESH);
+    const full = !!(ro.full || ro.force) || noTimestamp.has(from) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.config.CATALOG_FULL_REFRESH);
     const since = prev?.meta.listedAt ? new Date(Date.parse(prev.meta.listedAt) - SINCE_MARGIN_MS).toISOString() : undefined;
     let fullAt = prev?.meta.fullAt;
     const outcome = await mirrorRegistry(from, prev?.records, {
@@ -113,5 +117,17 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
     }
     logger.info(summary, "catalog mirror pass done");
     return outcome.load;
+  };
+
+  return async (from, ro) => {
+    try {
+      return await pass(from, ro);
+    } catch (err) {
+      const refused = err instanceof PermanentHttpError && err.status === 400 && /[?&]timestamp=/.test(err.message);
+      if (!refused || ro.full) throw err;
+      noTimestamp.add(from);
+      logger.warn({ source: from, reason: err.message }, "the registry refused timestamp=: every refresh of it is a full pass");
+      return pass(from, { ...ro, full: true });
+    }
   };
 }

@@ -116,7 +116,8 @@ describe("mirror mode: a registry-compatible API", () => {
     // Asked with include_banned=true, the upstream answers every node but the deleted one: 26 of the fixtures.
     expect(progress).toEqual({ read: 26, indexed: 26, skipped: 0 });
     expect(new Set(records.map((r) => r.id)).size).toBe(26);
-    expect(requests).toEqual([1, 2, 3].map((p) => `/nodes?page=${p}&limit=10&sort=id&include_banned=true&latest=true`));
+    // This service refuses `sort` (400): the mirror says so and pages in its order instead.
+    expect(requests).toEqual(["/nodes?page=1&limit=10&sort=id&include_banned=true&latest=true", ...[1, 2, 3].map((p) => `/nodes?page=${p}&limit=10&include_banned=true&latest=true`)]);
     const impact = records.find((r) => r.id === "comfyui-impact-pack")!;
     expect(impact.repo_stars).toBe(2500);
     expect(impact).not.toHaveProperty("github_stars");

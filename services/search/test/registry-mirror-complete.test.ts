@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { generateCatalog, type RegistryNode } from "@app/testkit/catalog";
@@ -144,6 +146,22 @@ describe("classes and versions", () => {
     expect(hit.body.nodes.map((n: { id: string }) => n.id)).toContain(withClasses.id);
   });
 
+  it("a mirrored catalog answers the clients' /comfy-nodes/{name}/node and /nodes/{id}/install as the registry does, with a download URL", async () => {
+    const r = await registry([...NODES, PICKY]);
+    const d = await deps({ DATA_DIR: harness.path("client-routes"), CATALOG_SOURCE: r.url });
+    await mirrored(d);
+    const provider = await get(d, "/comfy-nodes/PickySampler/node");
+    expect(provider.status).toBe(200);
+    expect(provider.body).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0" } });
+    const upstream = (await (await fetch(`${r.url}/nodes/picky-pack/install`)).json()) as { version: string; downloadUrl: string };
+    const install = await get(d, "/nodes/picky-pack/install");
+    expect(install.status).toBe(200);
+    expect(install.body).toMatchObject({ node_id: "picky-pack", version: upstream.version, downloadUrl: upstream.downloadUrl });
+    expect(install.body.downloadUrl).not.toBe("");
+    // A class of a version the install does not take is no class of the pack's.
+    expect((await get(d, "/comfy-nodes/PickyTenClass/node")).status).toBe(404);
+  });
+
   it("the pack list is served before classes arrive, and /readyz shows the progress and the errors", async () => {
     const r = await registry();
     r.delayMs = 15;
@@ -226,6 +244,29 @@ describe("kept in step", () => {
     await d.reindex(r.url, { full: true });
     expect((await get(d, `/nodes/${removed}`)).status).toBe(404);
     expect(d.catalogStatus()).toMatchObject({ nodes: NODES.length, missing: null, mirror: { pass: "full" } });
+  });
+
+  it("mirrors another instance of this service, which refuses sort and timestamp: each refresh a full pass, classes and versions intact", async () => {
+    const r = await registry([...NODES, PICKY]);
+    const first = await deps({ DATA_DIR: harness.path("chain-upstream"), CATALOG_SOURCE: r.url });
+    await mirrored(first);
+    const upstream = createServer(createApp(first));
+    await new Promise<void>((ok) => upstream.listen(0, "127.0.0.1", ok));
+    try {
+      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      const second = await deps({ DATA_DIR: harness.path("chain-downstream"), CATALOG_SOURCE: url });
+      await mirrored(second);
+      await second.reindex(url);
+      // This service never lists a deleted pack; every other one comes through.
+      const listed = NODES.filter((n) => n.status !== "NodeStatusDeleted").length + 1;
+      expect(second.catalogStatus()).toMatchObject({ nodes: listed, missing: null, mirror: { pass: "full", errors: 0 } });
+      const found = await get(second, "/nodes/search?comfy_node_search=PickySampler");
+      expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https:/) } });
+      expect((await second.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
+    } finally {
+      upstream.closeAllConnections();
+      await new Promise<void>((ok) => upstream.close(() => ok()));
+    }
   });
 
   it("a restart with no registry serves the classes and versions from the snapshot", async () => {
