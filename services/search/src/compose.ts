@@ -123,7 +123,7 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
     return progress;
   };
 
-  const mirror = registryMirror({ config, logger, role, store, tracker, land, refuseShrink, signal: closing.signal, options: opts.mirror, memory: () => known, remember: (k) => (known = k) });
+  const mirror = registryMirror({ config, logger, role, store, tracker, land, refuseShrink, signal: closing.signal, options: opts.mirror, memory: () => known, remember: (k) => (known = k), shared: embedded ? undefined : () => engine.all() });
 
   const reindex = async (from: string, ro: ReindexOptions = {}): Promise<ReindexResult> => {
     const t0 = performance.now();

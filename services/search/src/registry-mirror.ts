@@ -31,6 +31,11 @@ export interface RegistryMirrorDeps {
   options?: MirrorOptions;
   memory(): KnownCatalog | undefined;
   remember(known: KnownCatalog): void;
+  /**
+   * An index every process shares (Meilisearch): the previous catalog is read from it, since this
+   * process's memory may be older than another worker's last pass (a pack deleted since would come back).
+   */
+  shared?: () => Promise<readonly StoredNode[]>;
 }
 
 /**
@@ -43,9 +48,15 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
   const { logger, tracker, role } = d;
 
   /** The catalog a mirror of `from` goes on from: the one last written, when it came from there. */
-  const previous = async (from: string): Promise<{ records: StoredNode[]; meta: SnapshotMeta } | undefined> => {
-    const meta = await d.store.readMeta();
-    if (!meta || meta.source !== from) return undefined;
+  const previous = async (from: string): Promise<{ records: readonly StoredNode[]; meta: SnapshotMeta } | undefined> => {
+    const read = await d.store.readMeta();
+    const meta = read?.source === from ? read : undefined;
+    if (d.shared) {
+      const records = await d.shared();
+      // No memory of a pass here: a full one, which still keeps the index's versions and classes.
+      return records.length === 0 ? undefined : { records, meta: meta ?? { source: from, indexedAt: "", nodes: records.length } };
+    }
+    if (!meta) return undefined;
     let known = d.memory();
     if (known?.indexedAt !== meta.indexedAt) {
       if (!(await d.store.exists())) return undefined;

@@ -8,8 +8,11 @@ import { createApp } from "../src/app.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import type { PackListReport } from "../src/adapters/registry/pack-list.ts";
 import type { MirrorOptions } from "../src/adapters/source-base.ts";
-import type { SearchDeps } from "../src/compose.ts";
-import { mirrorHarness } from "./helpers.ts";
+import { loadConfig } from "@app/platform";
+import { EmbeddedSearchEngine } from "../src/adapters/embedded/embedded-engine.ts";
+import type { SearchEngine } from "../src/adapters/search-engine.ts";
+import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
+import { mirrorHarness, silentLogger } from "./helpers.ts";
 
 /**
  * Issue 18: a mirror of a registry that behaves as the public one does (rows that move between
@@ -266,6 +269,35 @@ describe("kept in step", () => {
     } finally {
       upstream.closeAllConnections();
       await new Promise<void>((ok) => upstream.close(() => ok()));
+    }
+  });
+
+  it("at scale, a worker goes on from the shared index, not from its own older memory: a pack deleted since stays gone", async () => {
+    const r = await registry();
+    // One index both workers write, as Meilisearch is (an embedded index that says it is shared).
+    const inner = new EmbeddedSearchEngine();
+    const shared = new Proxy(inner, { get: (t, k) => (k === "kind" ? "meilisearch" : Reflect.get(t, k)) }) as SearchEngine;
+    const worker = (name: string) =>
+      createSearchDeps(loadConfig({ LOG_LEVEL: "silent", DATA_DIR: harness.path(name), CATALOG_SOURCE: "none" }), silentLogger, { role: "writer", engine: shared, mirror });
+    const a = await worker("worker-a");
+    const b = await worker("worker-b");
+    try {
+      await a.reindex(r.url);
+      await b.reindex(r.url);
+      const [gone, installed] = NODES.filter((n) => n.status === "NodeStatusActive").map((n) => n.id);
+      r.remove(gone!);
+      r.touch(installed!, { downloads: 123_456 }); // so that b's refresh has something to write
+      await a.reindex(r.url, { full: true });
+      expect(await shared.get(gone!, { includeBanned: true })).toBeUndefined();
+      const before = r.log.length;
+      await b.reindex(r.url); // incremental: b's own memory still holds the pack
+      expect(r.log.slice(before).every((q) => q.path !== "/nodes" || q.query.has("timestamp"))).toBe(true);
+      expect((await shared.get(installed!, { includeBanned: true }))?.downloads).toBe(123_456);
+      expect(await shared.get(gone!, { includeBanned: true })).toBeUndefined();
+      expect(await shared.count()).toBe(NODES.filter((n) => n.status !== "NodeStatusDeleted").length - 1);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 
