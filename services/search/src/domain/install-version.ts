@@ -1,7 +1,5 @@
 import type { NodeVersion } from "@app/contracts";
-
-/** The version statuses the registry's install path takes (registry-backend `GetLatestNodeVersion`). */
-const INSTALLABLE = new Set<NodeVersion["status"]>(["NodeVersionStatusActive", "NodeVersionStatusFlagged", "NodeVersionStatusPending"]);
+import { INSTALLABLE } from "./versions.ts";
 
 /**
  * The version `GET /nodes/{id}/install` answers without `?version=`: of the versions whose status
@@ -12,13 +10,8 @@ const INSTALLABLE = new Set<NodeVersion["status"]>(["NodeVersionStatusActive", "
 export function installPathVersion(versions: readonly NodeVersion[]): NodeVersion | undefined {
   let best: NodeVersion | undefined;
   for (const v of versions) {
-    if (!v.version || !INSTALLABLE.has(v.status)) continue;
+    if (!v.version || !v.status || !INSTALLABLE.has(v.status)) continue;
     if (!best || v.version > best.version!) best = v;
   }
   return best;
-}
-
-/** Newest `createdAt` first, as the catalog keeps a pack's versions. */
-export function newestFirst(versions: readonly NodeVersion[]): NodeVersion[] {
-  return [...versions].sort((a, b) => (Date.parse(b.createdAt ?? "") || 0) - (Date.parse(a.createdAt ?? "") || 0));
 }

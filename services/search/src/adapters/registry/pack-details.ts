@@ -1,6 +1,7 @@
 import { NodeVersion, NODE_VERSION_PUBLIC_ALIASES } from "@app/contracts";
 import { canonicalNames, dropNulls, type StoredNode } from "../../domain/catalog-record.ts";
-import { installPathVersion, newestFirst } from "../../domain/install-version.ts";
+import { installPathVersion } from "../../domain/install-version.ts";
+import { newestFirst } from "../../domain/versions.ts";
 import { PermanentHttpError, type RegistryHttp } from "./http.ts";
 
 /** Classes asked for per page, and the most pages read for one version. */
@@ -31,7 +32,7 @@ export async function readPackDetails(http: RegistryHttp, id: string, known?: { 
     throw err;
   }
   if (!Array.isArray(body)) throw new Error(`${http.base}${path}/versions: answer is not an array`);
-  const versions = newestFirst(body.flatMap((raw) => parseVersion(raw)));
+  const versions = body.flatMap((raw) => parseVersion(raw)).sort(newestFirst);
   const install = installPathVersion(versions);
   if (!install) return { versions };
   if (known?.version === install.version && known?.classes?.length) return { versions, classes: known.classes };
