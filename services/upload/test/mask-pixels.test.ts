@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp, { type Sharp } from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MASK_PIXEL_BUDGET, maskSlots } from "../src/jobs/mask-derive.ts";
+import { WeightedGate } from "../src/jobs/weighted-gate.ts";
 import { derivePaintLayers } from "../src/jobs/mask-pixels.ts";
 
 /**
@@ -120,4 +122,55 @@ describe("derivePaintLayers", () => {
       }
     });
   }
+});
+
+describe("maskSlots", () => {
+  it("mask jobs at once: WORKER_CONCURRENCY, but never more than libuv's threads less two, and at least one", () => {
+    expect(maskSlots(2)).toBe(2);
+    expect(maskSlots(8)).toBe(2);
+    expect(maskSlots(8, 16)).toBe(8);
+    expect(maskSlots(1, 2)).toBe(1);
+    expect(maskSlots(3, 1)).toBe(1);
+  });
+});
+
+describe("WeightedGate (the mask jobs' pixel budget)", () => {
+  /** Starts `weights` through the gate; each piece runs until released by hand. */
+  function pieces(gate: WeightedGate, weights: number[]) {
+    const running = new Set<number>();
+    const release = new Map<number, () => void>();
+    const done = weights.map((w, i) =>
+      gate.run(w, async () => {
+        running.add(i);
+        await new Promise<void>((r) => release.set(i, r));
+        running.delete(i);
+      }),
+    );
+    const settle = () => new Promise((r) => setImmediate(r));
+    const finish = async (i: number) => {
+      release.get(i)!();
+      await done[i];
+      await settle();
+    };
+    return { running, finish, settle };
+  }
+
+  it("a 64 MP job runs alone; smaller ones share the budget, within the slots, in arrival order", async () => {
+    const mp = 1024 * 1024;
+    const gate = new WeightedGate(MASK_PIXEL_BUDGET, 2);
+    const p = pieces(gate, [64 * mp, 16 * mp, 16 * mp, 16 * mp, 70 * mp]);
+    await p.settle();
+    expect([...p.running]).toEqual([0]);
+    await p.finish(0);
+    expect([...p.running].sort()).toEqual([1, 2]); // two slots
+    await p.finish(1);
+    expect([...p.running].sort()).toEqual([2, 3]);
+    await p.finish(2);
+    // The heavy one at the head waits for the whole budget; nothing behind it overtakes.
+    expect([...p.running]).toEqual([3]);
+    await p.finish(3);
+    expect([...p.running]).toEqual([4]); // over the budget: counted as the budget, alone
+    await p.finish(4);
+    expect(p.running.size).toBe(0);
+  });
 });

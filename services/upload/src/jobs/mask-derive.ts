@@ -10,7 +10,9 @@ import type { Logger } from "@app/platform";
 import { BlobNotFoundError, type BlobStore } from "../adapters/blob-store.ts";
 import { mergeRecord } from "../domain/asset-record.ts";
 import { assetName } from "../domain/naming.ts";
-import { derivePaintLayers, type MaskFiles } from "./mask-pixels.ts";
+import { MAX_PIXELS } from "../adapters/image-probe.ts";
+import { derivePaintLayers, displayedPixels, type PaintLayers } from "./mask-pixels.ts";
+import { WeightedGate } from "./weighted-gate.ts";
 
 export interface MaskDeriveDeps {
   store: BlobStore;
@@ -32,44 +34,49 @@ export function maskSlots(concurrency: number, threadpool = Number(process.env.U
 }
 
 /**
+ * Pixels being derived at once in this process: one 64 MP original (the upload limit) runs
+ * alone, smaller ones share. A job holds about 1.8 MiB a megapixel (P, one byte a pixel, plus
+ * libvips' buffers), so mask work stays within about 120 MiB whatever arrives.
+ */
+export const MASK_PIXEL_BUDGET = MAX_PIXELS;
+
+/**
  * The `mask.derive` job: applies the mask rules of `mask-pixels.ts` to the stored original and
  * mask and stores `painted` and `paint` as content-addressed PNGs tagged `derived`,
  * `original:<hash>`, `mask:<hash>`. Deterministic, so a rerun writes nothing new.
  *
  * Nothing here runs per pixel on the event loop: sharp reads the blobs from files (the store's
  * own, or a scratch copy streamed from S3), libvips does every pixel and writes the PNGs to
- * scratch files, which are then streamed into the store. What a job holds in memory is the
- * painted-alpha plane (one byte a pixel: 64 MiB at 64 MP) plus libvips' strips.
+ * scratch files, which are then streamed into the store.
  */
 export function createMaskDeriveHandler(deps: MaskDeriveDeps): JobHandler<"mask.derive"> {
   // One libvips thread per pipeline, and no operation cache: a cached 64 MP step would outlive its job.
   sharp.concurrency(1);
   sharp.cache(false);
-  const gate = new Semaphore(maskSlots(deps.concurrency ?? 2));
-  return async ({ originalHash, maskHash }) =>
-    gate.run(async () => {
-      const scratch = await mkdtemp(join(deps.scratchDir ?? tmpdir(), "mask-derive-"));
+  const gate = new WeightedGate(MASK_PIXEL_BUDGET, maskSlots(deps.concurrency ?? 2));
+  return async ({ originalHash, maskHash }) => {
+    const scratch = await mkdtemp(join(deps.scratchDir ?? tmpdir(), "mask-derive-"));
+    try {
+      const [original, mask] = await Promise.all([localFile(deps.store, originalHash, scratch), localFile(deps.store, maskHash, scratch)]);
+      let derived: PaintLayers;
       try {
-        const [original, mask] = await Promise.all([localFile(deps.store, originalHash, scratch), localFile(deps.store, maskHash, scratch)]);
-        const files: MaskFiles = { original, mask, scratch };
-        let derived: Awaited<ReturnType<typeof derivePaintLayers>>;
-        try {
-          derived = await derivePaintLayers(files);
-        } catch (err) {
-          // The client's bytes: no retry can decode them. The code reaches the route (400 invalid_image).
-          throw new UnrecoverableJobError(`cannot decode the original or the mask: ${(err as Error).message}`, "invalid_image");
-        }
-        const tags = ["derived", `original:${originalHash}`, `mask:${maskHash}`];
-        const { width, height } = derived;
-        const painted = await storePng(deps.store, derived.painted, width, height, [...tags, "painted"]);
-        const paint = await storePng(deps.store, derived.paint, width, height, [...tags, "paint"]);
-        deps.logger?.debug({ originalHash, maskHash, maskType: derived.maskType }, "mask derivatives stored");
-        const result: JobResult<"mask.derive"> = { maskType: derived.maskType, painted, paint };
-        return result;
-      } finally {
-        await rm(scratch, { recursive: true, force: true });
+        const pixels = await displayedPixels(original);
+        derived = await gate.run(pixels, () => derivePaintLayers({ original, mask, scratch }));
+      } catch (err) {
+        // The client's bytes: no retry can decode them. The code reaches the route (400 invalid_image).
+        throw new UnrecoverableJobError(`cannot decode the original or the mask: ${(err as Error).message}`, "invalid_image");
       }
-    });
+      const tags = ["derived", `original:${originalHash}`, `mask:${maskHash}`];
+      const { width, height } = derived;
+      const painted = await storePng(deps.store, derived.painted, width, height, [...tags, "painted"]);
+      const paint = await storePng(deps.store, derived.paint, width, height, [...tags, "paint"]);
+      deps.logger?.debug({ originalHash, maskHash, maskType: derived.maskType }, "mask derivatives stored");
+      const result: JobResult<"mask.derive"> = { maskType: derived.maskType, painted, paint };
+      return result;
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  };
 }
 
 async function storePng(store: BlobStore, path: string, width: number, height: number, tags: string[]): Promise<string> {
@@ -96,22 +103,4 @@ async function localFile(store: BlobStore, hash: string, scratch: string): Promi
     throw err;
   }
   return copy;
-}
-
-class Semaphore {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((r) => this.waiting.push(r));
-    else this.active++;
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    }
-  }
 }

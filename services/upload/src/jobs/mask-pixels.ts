@@ -42,12 +42,21 @@ export interface PaintLayers {
 const INPUT = { limitInputPixels: MAX_PIXELS, failOn: "error" } as const;
 const PNG = { compressionLevel: 6 } as const;
 
+/** The original's pixel count, from its header (what a job will hold in memory scales with it). */
+export async function displayedPixels(original: string): Promise<number> {
+  const { width, height } = displayedSize(await sharp(original, INPUT).metadata());
+  return width * height;
+}
+
+/** Sized as displayed: EXIF orientations 5-8 swap the edges (the output is rotated to match). */
+function displayedSize(meta: Metadata): { width: number; height: number } {
+  const swap = (meta.orientation ?? 1) >= 5;
+  return { width: swap ? meta.height! : meta.width!, height: swap ? meta.width! : meta.height! };
+}
+
 export async function derivePaintLayers(files: MaskFiles): Promise<PaintLayers> {
   const meta = await sharp(files.original, INPUT).metadata();
-  // Sized as displayed: EXIF orientations 5-8 swap the edges (the output is rotated to match).
-  const swap = (meta.orientation ?? 1) >= 5;
-  const width = swap ? meta.height! : meta.width!;
-  const height = swap ? meta.width! : meta.height!;
+  const { width, height } = displayedSize(meta);
   const maskType: MaskType = (await sharp(files.mask, INPUT).metadata()).hasAlpha ? "alpha" : "luminance";
   const alpha = await paintedAlphaPlane(files.mask, maskType, width, height);
   const plane = { raw: { width, height, channels: 1 as const } };
