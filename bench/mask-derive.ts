@@ -13,7 +13,7 @@ import { median } from "./lib/http-load.ts";
  * `pnpm start` does). Two loops, each one request at a time, probe `/healthz` and a search
  * while four masks on four 64 MP originals are derived at once; their p99 and max are the
  * pauses a user would see (goal: p99 < 50 ms, none over 100 ms), measured against the same loops
- * on the idle process just before. Also the gateway's peak RSS during those four jobs (goal
+ * on the idle process just before; and the gateway's own event-loop delay in each window. Also the gateway's peak RSS during those four jobs (goal
  * < 512 MiB) and the time of one mask upload (the job included) at 1, 16 and 64 MP.
  *
  * MASK_BENCH_BEFORE=<a checkout of the version to compare, e.g. `git worktree add --detach
@@ -32,8 +32,8 @@ interface ProbeFigures {
 
 export interface VersionFigures {
   /** The probes on the idle process, then while four 64 MP masks were derived at once. */
-  idle: { healthz: ProbeFigures; search: ProbeFigures };
-  fourMasks: { healthz: ProbeFigures; search: ProbeFigures; wallMs: number; peakRssMiB: number; rssBeforeMiB: number; rssAfter3sMiB: number };
+  idle: Window;
+  fourMasks: Window & { wallMs: number; peakRssMiB: number; rssBeforeMiB: number; rssAfter3sMiB: number };
   /** One mask upload at a time (a new mask each, so a new job): median ms. */
   maskMs: Record<keyof typeof EDGES, number>;
 }
@@ -80,16 +80,33 @@ function summarise(ms: number[]): ProbeFigures {
   return { requests: s.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: round(s[s.length - 1]!) };
 }
 
+/**
+ * The gateway's own event-loop delay (prom-client's histogram on `/metrics`, which starts afresh
+ * at each scrape): pauses of its event loop alone, whatever the probes' own process suffered.
+ */
+async function eventLoopDelay(base: string): Promise<{ p99Ms: number; maxMs: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const ms = (name: string) => round(Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? NaN) * 1000);
+  return { p99Ms: ms("nodejs_eventloop_lag_p99_seconds"), maxMs: ms("nodejs_eventloop_lag_max_seconds") };
+}
+
+interface Window {
+  healthz: ProbeFigures;
+  search: ProbeFigures;
+  eventLoopDelay: { p99Ms: number; maxMs: number };
+}
+
 /** Both probes for as long as `work` runs. */
-async function probing<T>(base: string, searchPath: () => string, work: () => Promise<T>): Promise<{ healthz: ProbeFigures; search: ProbeFigures; result: T }> {
+async function probing<T>(base: string, searchPath: () => string, work: () => Promise<T>): Promise<Window & { result: T }> {
   let end!: () => void;
   const stop = new Promise<void>((r) => (end = r));
+  await eventLoopDelay(base);
   const loops = Promise.all([probe(base, () => "/healthz", stop), probe(base, searchPath, stop)]);
   try {
     const result = await work();
     end();
     const [healthz, search] = await loops;
-    return { healthz: summarise(healthz), search: summarise(search), result };
+    return { healthz: summarise(healthz), search: summarise(search), eventLoopDelay: await eventLoopDelay(base), result };
   } finally {
     end();
   }
@@ -156,8 +173,8 @@ async function measure(root: string, images: Images, searchPath: () => string): 
       maskMs[label] = Math.round(median(times));
     }
     return {
-      idle: { healthz: idle.healthz, search: idle.search },
-      fourMasks: { healthz: four.healthz, search: four.search, wallMs: Math.round(wallMs), peakRssMiB: mib(peak), rssBeforeMiB: mib(rssBefore), rssAfter3sMiB: mib(rssAfter) },
+      idle: { healthz: idle.healthz, search: idle.search, eventLoopDelay: idle.eventLoopDelay },
+      fourMasks: { healthz: four.healthz, search: four.search, eventLoopDelay: four.eventLoopDelay, wallMs: Math.round(wallMs), peakRssMiB: mib(peak), rssBeforeMiB: mib(rssBefore), rssAfter3sMiB: mib(rssAfter) },
       maskMs,
     };
   } finally {
@@ -199,7 +216,8 @@ export async function run(): Promise<MaskFigures> {
   };
   const line = (v: VersionFigures, label: string) =>
     `mask ${label}: four 64 MP at once ${v.fourMasks.wallMs} ms; healthz p99 ${v.fourMasks.healthz.p99Ms} ms max ${v.fourMasks.healthz.maxMs} ms (idle p99 ${v.idle.healthz.p99Ms}); ` +
-    `search p99 ${v.fourMasks.search.p99Ms} ms max ${v.fourMasks.search.maxMs} ms (idle p99 ${v.idle.search.p99Ms}); peak RSS ${v.fourMasks.peakRssMiB} MiB (from ${v.fourMasks.rssBeforeMiB}); ` +
+    `search p99 ${v.fourMasks.search.p99Ms} ms max ${v.fourMasks.search.maxMs} ms (idle p99 ${v.idle.search.p99Ms}); ` +
+    `event-loop delay p99 ${v.fourMasks.eventLoopDelay.p99Ms} ms max ${v.fourMasks.eventLoopDelay.maxMs} ms (idle max ${v.idle.eventLoopDelay.maxMs}); peak RSS ${v.fourMasks.peakRssMiB} MiB (from ${v.fourMasks.rssBeforeMiB}); ` +
     `one mask ${Object.entries(v.maskMs).map(([k, ms]) => `${k} ${ms} ms`).join(", ")}`;
   return {
     catalog: benchCatalogDescription(),

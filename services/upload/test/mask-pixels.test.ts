@@ -55,6 +55,7 @@ const masks: [string, () => Promise<Buffer>][] = [
   ["RGB mask", () => pattern(12, 40, 3, 22).png().toBuffer()],
   ["grey + alpha mask", () => pattern(W, H, 2, 23).png().toBuffer()],
   ["16-bit grey mask", () => pattern(W, H, 1, 24).toColourspace("grey16").png().toBuffer()],
+  ["16-bit RGBA mask", () => pattern(W, H, 4, 25).toColourspace("rgb16").png().toBuffer()],
 ];
 
 /** The earlier version's derivation, step for step. */

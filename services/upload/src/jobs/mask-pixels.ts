@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import sharp, { type Metadata } from "sharp";
+import sharp, { type Metadata, type Sharp } from "sharp";
 import type { MaskType } from "@app/contracts";
 import { MAX_PIXELS } from "../adapters/image-probe.ts";
 
@@ -58,27 +58,32 @@ export async function derivePaintLayers(files: MaskFiles): Promise<PaintLayers> 
   const meta = await sharp(files.original, INPUT).metadata();
   const { width, height } = displayedSize(meta);
   const maskType: MaskType = (await sharp(files.mask, INPUT).metadata()).hasAlpha ? "alpha" : "luminance";
-  const alpha = await paintedAlphaPlane(files.mask, maskType, width, height);
-  const plane = { raw: { width, height, channels: 1 as const } };
+  const alpha = join(files.scratch, "alpha.v");
+  await paintedAlphaPlane(files.mask, maskType, width, height).toFile(alpha);
   const painted = join(files.scratch, "painted.png");
   const paint = join(files.scratch, "paint.png");
   // One pipeline at a time: a job holds one libuv thread (see maskSlots).
-  await sharp(await rgbSource(files, meta), INPUT).rotate().joinChannel(alpha, plane).png(PNG).toFile(painted);
+  await sharp(await rgbSource(files, meta), INPUT).rotate().joinChannel(alpha).png(PNG).toFile(painted);
   // White joined with P, every band inverted: (0, 0, 0, 255 − P).
   await sharp({ create: { width, height, channels: 3, background: { r: 255, g: 255, b: 255 } } })
-    .joinChannel(alpha, plane)
+    .joinChannel(alpha)
     .negate({ alpha: true })
     .png(PNG)
     .toFile(paint);
   return { painted, paint, width, height, maskType };
 }
 
-/** P, one byte a pixel at the original's displayed size. */
-function paintedAlphaPlane(mask: string, maskType: MaskType, width: number, height: number): Promise<Buffer> {
+/**
+ * P, one byte a pixel at the original's displayed size, to be written to a scratch file in
+ * libvips' own format (read back as it is, uncompressed). Not a Buffer: 64 MiB of external
+ * memory handed to JavaScript makes V8 run a full collection of the whole heap, a pause of the
+ * event loop (up to 200 ms measured in the gateway).
+ */
+function paintedAlphaPlane(mask: string, maskType: MaskType, width: number, height: number): Sharp {
   const resized = sharp(mask, INPUT).rotate().resize(width, height, { fit: "fill", kernel: "linear" }); // linear: no ringing at mask edges
   return maskType === "alpha"
-    ? resized.toColourspace("srgb").ensureAlpha().extractChannel(3).raw({ depth: "uchar" }).toBuffer()
-    : resized.toColourspace("b-w").extractChannel(0).negate().raw({ depth: "uchar" }).toBuffer();
+    ? resized.toColourspace("srgb").ensureAlpha().extractChannel(3)
+    : resized.toColourspace("b-w").extractChannel(0).negate();
 }
 
 /**
