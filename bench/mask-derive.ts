@@ -12,9 +12,10 @@ import { median } from "./lib/http-load.ts";
  * Mask derivation beside live traffic, embedded (the gateway process runs the jobs, as
  * `pnpm start` does). Two loops, each one request at a time, probe `/healthz` and a search
  * while four masks on four 64 MP originals are derived at once; their p99 and max are the
- * pauses a user would see (goal: p99 < 50 ms, none over 100 ms), measured against the same loops
- * on the idle process just before; and the gateway's own event-loop delay in each window. Also the gateway's peak RSS during those four jobs (goal
- * < 512 MiB) and the time of one mask upload (the job included) at 1, 16 and 64 MP.
+ * pauses a user would see (goal: p99 < 50 ms, none over 100 ms), measured against the same
+ * loops on the idle process for 15 s just before; and the gateway's own event-loop delay in each
+ * window. Also the gateway's peak RSS during those four jobs (goal < 512 MiB) and the time of
+ * one mask upload (the job included) at 1, 16 and 64 MP.
  *
  * MASK_BENCH_BEFORE=<a checkout of the version to compare, e.g. `git worktree add --detach
  * ../before main` with its `pnpm install`> measures that version too, in the same run.
@@ -141,7 +142,7 @@ async function measure(root: string, images: Images, searchPath: () => string): 
   try {
     const originals: string[] = [];
     for (const png of images.concurrent) originals.push(await uploadOriginal(gw.url, png.original));
-    const idleStop = sleep(3000);
+    const idleStop = sleep(15_000);
     const idle = await probing(gw.url, searchPath, () => idleStop);
 
     // Peak RSS of the four jobs alone: reset the high-water mark first (clear_refs 5), and sample too.
