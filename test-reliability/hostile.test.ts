@@ -227,6 +227,30 @@ function hostileSuite(mode: Mode): void {
         await send("search", `10 kB of metacharacters in ${p}`, { path: `/nodes/search?${p}=${encodeURIComponent("(a+)+$'--".repeat(1024).slice(0, 10_240))}` });
       }
       await send("search", "comfy_node_search and app_node_search disagree", { path: "/nodes/search?comfy_node_search=a&app_node_search=b" });
+      // The registry's read routes: every wrong parameter and body.
+      for (const path of [
+        "/nodes/comfyui-impact-pack/install?version=latest",
+        "/nodes/comfyui-impact-pack/install?version=1.2",
+        "/nodes/comfyui-impact-pack/install?version=1.0.0&version=2.0.0",
+        "/nodes/comfyui-impact-pack/versions?statuses=nope",
+        "/nodes/comfyui-impact-pack/versions?include_status_reason=2",
+        "/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?limit=0",
+        "/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?page=x",
+        "/versions?pageSize=101",
+        "/versions?page=0",
+        "/versions?nodeId=a&nodeId=b",
+        `/versions?status_reason=${"r".repeat(600)}`,
+        "/nodes?sort=id",
+        "/nodes?timestamp=2025-01-01T00:00:00Z",
+        `/nodes?${"node_id=x&".repeat(1001)}`,
+        "/publishers/x/nodes?include_banned=2",
+        "/comfy-nodes/%zz/node",
+      ]) {
+        await send("search", `registry read ${path.slice(0, 60)}`, { path });
+      }
+      for (const body of ["", "{", "[]", "null", '{"node_versions":{}}', '{"node_versions":[{"node_id":1,"version":"1"}]}', JSON.stringify({ node_versions: Array.from({ length: 1001 }, () => ({ node_id: "a", version: "1" })) }), JSON.stringify({ node_versions: [{ node_id: "x".repeat(300_000), version: "1" }] })]) {
+        await send("search", `bulk body ${body.slice(0, 30)}`, { method: "POST", path: "/bulk/nodes/versions", headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) }, body: Buffer.from(body) });
+      }
       for (const path of ["/nodes/%zz", "/nodes/search?search=%zz", `/nodes/${"x".repeat(5000)}`, "/nodes/..%2f..%2fetc%2fpasswd", "/nodes/%00", "/nodes/search?search[$ne]=1"]) {
         await send("search", `odd path ${path.slice(0, 30)}`, { path }, true);
       }
@@ -234,7 +258,7 @@ function hostileSuite(mode: Mode): void {
     });
 
     it("generated: random query strings on the search face", async () => {
-      const keys = fc.constantFrom("page", "limit", "search", "include_banned", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "x", "search[]", "page[a]");
+      const keys = fc.constantFrom("page", "limit", "search", "include_banned", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "node_id", "latest", "comfyui_version", "form_factor", "sort", "x", "search[]", "page[a]");
       const value = fc.oneof(fc.integer({ min: -1000, max: 100_000 }).map(String), nastyText, metaText, fc.constantFrom("true", "false", "", "1", "10", "100"));
       await fc.assert(
         fc.asyncProperty(fc.constantFrom("/nodes/search", "/nodes"), fc.array(fc.tuple(keys, value), { maxLength: 6 }), async (path, pairs) => {
