@@ -1,9 +1,9 @@
-import { readFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp, { type Sharp } from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MASK_PIXEL_BUDGET, maskSlots } from "../src/jobs/mask-derive.ts";
+import { MASK_PIXEL_BUDGET, maskSlots, SCRATCH_MAX_AGE_MS, sweepScratch } from "../src/jobs/mask-derive.ts";
 import { WeightedGate } from "../src/jobs/weighted-gate.ts";
 import { derivePaintLayers } from "../src/jobs/mask-pixels.ts";
 
@@ -173,5 +173,19 @@ describe("WeightedGate (the mask jobs' pixel budget)", () => {
     expect([...p.running]).toEqual([4]); // over the budget: counted as the budget, alone
     await p.finish(4);
     expect(p.running.size).toBe(0);
+  });
+});
+
+describe("sweepScratch", () => {
+  it("removes the scratch directories a crash left (older than an hour), keeps a running job's and anything else", async () => {
+    const root = await mkdtemp(join(dir, "tmp-"));
+    const old = (Date.now() - SCRATCH_MAX_AGE_MS - 60_000) / 1000;
+    for (const name of ["mask-derive-crashed", "mask-derive-running", "someone-elses"]) {
+      await mkdir(join(root, name));
+      await writeFile(join(root, name, "painted.png"), "x");
+      if (name !== "mask-derive-running") await utimes(join(root, name), old, old);
+    }
+    expect(await sweepScratch(root)).toBe(1);
+    expect((await readdir(root)).sort()).toEqual(["mask-derive-running", "someone-elses"]);
   });
 });

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -54,8 +54,10 @@ export function createMaskDeriveHandler(deps: MaskDeriveDeps): JobHandler<"mask.
   sharp.concurrency(1);
   sharp.cache(false);
   const gate = new WeightedGate(MASK_PIXEL_BUDGET, maskSlots(deps.concurrency ?? 2));
+  const scratchRoot = deps.scratchDir ?? tmpdir();
+  void sweepScratch(scratchRoot).catch((err: Error) => deps.logger?.warn({ err: err.message }, "could not sweep old mask scratch directories"));
   return async ({ originalHash, maskHash }) => {
-    const scratch = await mkdtemp(join(deps.scratchDir ?? tmpdir(), "mask-derive-"));
+    const scratch = await mkdtemp(join(scratchRoot, SCRATCH_PREFIX));
     try {
       const [original, mask] = await Promise.all([localFile(deps.store, originalHash, scratch), localFile(deps.store, maskHash, scratch)]);
       let derived: PaintLayers;
@@ -77,6 +79,24 @@ export function createMaskDeriveHandler(deps: MaskDeriveDeps): JobHandler<"mask.
       await rm(scratch, { recursive: true, force: true });
     }
   };
+}
+
+const SCRATCH_PREFIX = "mask-derive-";
+/** A job's scratch directory this old was left by a process that died mid-job (a 64 MP job takes seconds). */
+export const SCRATCH_MAX_AGE_MS = 60 * 60 * 1000;
+
+/** Remove the scratch directories of jobs cut off by a crash: at start, as the stores sweep their temporaries. */
+export async function sweepScratch(root: string, now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    const dir = join(root, name);
+    const modified = await stat(dir).then((s) => s.mtimeMs, () => now);
+    if (now - modified < SCRATCH_MAX_AGE_MS) continue;
+    await rm(dir, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }
 
 async function storePng(store: BlobStore, path: string, width: number, height: number, tags: string[]): Promise<string> {
