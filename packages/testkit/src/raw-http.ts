@@ -166,8 +166,12 @@ function parseAnswer(raw: Buffer): RawAnswer {
   return { status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? "")?.[1] ?? 0), headers, text: body, json };
 }
 
-/** The error code of an upload-face answer: `{code, …}` on the upload routes, `{error: {code, …}}` on the asset API's envelope. */
-export function errorCodeOf(json: Record<string, unknown> | null): unknown {
+/**
+ * The error code of an upload-face answer, lower-cased: `{code, …}` on the upload routes,
+ * `{error: {code, …}}` in capitals on the asset API's envelope (ComfyUI's).
+ */
+export function errorCodeOf(json: Record<string, unknown> | null): string | undefined {
   const error = json?.error;
-  return error !== null && typeof error === "object" ? (error as Record<string, unknown>).code : json?.code;
+  const code = error !== null && typeof error === "object" ? (error as Record<string, unknown>).code : json?.code;
+  return typeof code === "string" ? code.toLowerCase() : undefined;
 }
