@@ -9,7 +9,8 @@ import { pngClaiming, tinyPng } from "@app/testkit/png";
 import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
 import { testCatalog } from "@app/testkit/catalog";
 import { assetApiRequests } from "@app/testkit/asset-api-requests";
-import { multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
+import { errorCodeOf, multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
+import { trickleJsonBodies } from "@app/testkit/slow-json-bodies";
 
 /**
  * Hostile input end to end, through the gateway with the services mounted in it and through the
@@ -352,9 +353,29 @@ function hostileSuite(mode: Mode): void {
       sampleRss();
     });
 
+    it("a JSON body trickling in (a byte every 2 s) on each JSON route of the asset API: 408 at BODY_TIMEOUT_MS, the connection closed", async () => {
+      const made = await rawRequest(gw.url, { method: "POST", path: "/api/assets/from-hash", headers: { "X-API-Key": KEY, "Content-Type": "application/json" }, body: Buffer.from(JSON.stringify({ hash: `blake3:${original.name.slice(0, 64)}`, name: "slow target" })) });
+      expect(made.status).toBe(201);
+      // The stack's BODY_TIMEOUT_MS is 10 s: well before Node's own 300 s request timeout.
+      for (const a of await trickleJsonBodies(gw.url, { key: KEY, id: made.json!.id as string, everyMs: 2000, timeoutMs: 30_000 })) {
+        tally.cases++;
+        tally.refused++;
+        tally.byStatus.set(a.status, (tally.byStatus.get(a.status) ?? 0) + 1);
+        expect(a.status, `${a.route}: ${a.text}`).toBe(408);
+        expect(errorCodeOf(a.json), a.route).toBe("request_timeout");
+      }
+      const still = await rawRequest(gw.url, { path: `/api/assets/${made.json!.id as string}`, headers: { "X-API-Key": KEY } });
+      expect(still.json?.name).toBe("slow target");
+      sampleRss();
+    }, 60_000);
+
     it("after it all: the process is up, what it stored is intact, no temporary is left, memory stayed bounded", async () => {
       const health = await rawRequest(gw.url, { path: "/healthz" });
       expect(health.status).toBe(200);
+      for (const p of watched) {
+        expect((await rawRequest(p.url, { path: "/readyz" })).status, `${p.url}/readyz`).toBe(200);
+        expect(p.output.filter((line) => /"level":60\b/.test(line)), "no fatal log line").toEqual([]);
+      }
       const r = await view(gw.url, original.name);
       expect(r.status).toBe(200);
       expect(r.bytes.equals(original.bytes)).toBe(true);

@@ -163,7 +163,7 @@ const keyed = (operationId: string, extra: Record<string, unknown>, errors: Reco
 
 /** ComfyUI's asset API: the same operations with and without the /api prefix. */
 function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
-  const bodyErrors = { "400": "Bad JSON (`invalid_json`) or a field that does not validate (`invalid_body`, the message names it).", "413": "JSON body over 64 KiB." };
+  const bodyErrors = { "400": "Bad JSON (`invalid_json`) or a field that does not validate (`invalid_body`, the message names it).", "413": "JSON body over 64 KiB.", "408": "The body did not arrive within BODY_TIMEOUT_MS (`request_timeout`); the connection is closed." };
   return {
     [`${prefix}/assets/hash/{hash}`]: {
       head: {

@@ -6,7 +6,7 @@ import { assetHandlers } from "./routes/asset-routes.ts";
 import { keyedAccess } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 import { uploadErrorHandler } from "./routes/error-handler.ts";
-import { jsonBody } from "./routes/json-body.ts";
+import { timedJsonBody } from "./routes/json-body.ts";
 import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
 import { viewHandler } from "./routes/view-route.ts";
 
@@ -30,6 +30,7 @@ export function createRouter(deps: UploadDeps): Router {
   const mask = uploadMaskHandler(deps);
   const view = viewHandler(deps);
   const assets = assetHandlers(deps);
+  const jsonBody = timedJsonBody(deps.settings);
   for (const prefix of ["/api", ""]) {
     router.post(`${prefix}/upload/image`, uploadAuth, image);
     router.post(`${prefix}/upload/mask`, uploadAuth, mask);
