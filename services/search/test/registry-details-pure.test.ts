@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { NodeVersion } from "@app/contracts";
 import { toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
 import { detailsStale, withDetails } from "../src/adapters/registry/pack-details.ts";
-import { installPathVersion } from "../src/domain/install-version.ts";
+import { installPathVersion } from "../src/domain/versions.ts";
 
 const v = (version: string, status: NodeVersion["status"], createdAt: string): NodeVersion => ({ version, status, createdAt, downloadUrl: `https://cdn.example/${version}.zip` });
 const VERSIONS = [

@@ -1,6 +1,6 @@
 import { NodeVersion, NODE_VERSION_PUBLIC_ALIASES } from "@app/contracts";
 import { canonicalNames, dropNulls, type StoredNode } from "../../domain/catalog-record.ts";
-import { installPathVersion } from "../../domain/install-version.ts";
+import { installPathVersion } from "../../domain/versions.ts";
 import { newestFirst } from "../../domain/versions.ts";
 import { PermanentHttpError, type RegistryHttp } from "./http.ts";
 
