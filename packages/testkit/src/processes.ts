@@ -67,7 +67,26 @@ export async function startService(
   env: Record<string, string>,
   opts: { readyPath?: string; timeoutMs?: number; port?: number; root?: string } = {},
 ): Promise<Service> {
-  const port = opts.port ?? (await freePort());
+  // freePort() only says a port was free a moment ago; a client socket of a test running beside
+  // this one may take it before the child listens. A port we chose is chosen again; one the test
+  // asked for is its to keep.
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startServiceOnce(script, env, { ...opts, port: opts.port ?? (await freePort()) });
+    } catch (err) {
+      if (opts.port !== undefined || tries >= 3 || !(err instanceof PortTakenError)) throw err;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startServiceOnce(
+  script: string,
+  env: Record<string, string>,
+  opts: { readyPath?: string; timeoutMs?: number; port: number; root?: string },
+): Promise<Service> {
+  const port = opts.port;
   const root = opts.root ?? repoRoot;
   const child = spawn(process.execPath, [...startFlags(script, root), "--import", "tsx", script], {
     cwd: root,
@@ -89,6 +108,7 @@ export async function startService(
   }
   const url = `http://127.0.0.1:${port}`;
   const exited = once(child, "exit");
+  const closed = once(child, "close"); // after its output has been read whole
   const svc: Service = {
     url,
     port,
@@ -111,7 +131,11 @@ export async function startService(
   };
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}:\n${output.slice(-20).join("\n")}`);
+    if (child.exitCode !== null) {
+      await closed;
+      const why = `${script} exited with ${child.exitCode}:\n${output.slice(-20).join("\n")}`;
+      throw output.some((l) => l.includes("EADDRINUSE")) ? new PortTakenError(why) : new Error(why);
+    }
     try {
       const res = await fetch(url + (opts.readyPath ?? "/readyz"), { signal: AbortSignal.timeout(2_000) });
       if (res.ok) break;
