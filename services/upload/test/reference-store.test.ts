@@ -10,7 +10,7 @@ import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
 import { ReferenceStoreUnavailableError, type ReferenceStore } from "../src/adapters/reference-store.ts";
 import { toUploadFailure } from "../src/routes/error-handler.ts";
 import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
-import { describeReferenceStoreConformance } from "./reference-store-conformance.ts";
+import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 
 describeReferenceStoreConformance("SQLite file (embedded)", async () => {
   const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-"));
@@ -41,7 +41,7 @@ describe("PostgreSQL", () => {
       async cleanup() {
         await store.close();
         // The next test starts from empty tables of this run's own database.
-        await db.run("TRUNCATE asset_refs, asset_tags");
+        await db.run("TRUNCATE asset_refs, asset_tags, asset_tag_names, asset_meta");
       },
     };
   });
@@ -52,10 +52,10 @@ describe("PostgreSQL going away", () => {
     const gone = await createTestDatabase("refs_gone");
     const store = createPgReferenceStore(gone.url);
     await store.init();
-    await store.create({ hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] });
+    await store.create({ owner: OWNER, hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] });
     await gone.drop();
-    await expect(store.get("00000000-0000-4000-8000-000000000000")).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
-    await expect(store.create({ hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] })).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
+    await expect(store.get("00000000-0000-4000-8000-000000000000", OWNER)).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
+    await expect(store.create({ owner: OWNER, hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] })).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
     await expect(store.withHashLock("b".repeat(64), async () => 1)).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
     expect(await store.ping()).toBe(false);
     expect(toUploadFailure(new ReferenceStoreUnavailableError("x"))).toMatchObject({ code: "unavailable", status: 503 });
@@ -79,9 +79,9 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     });
     const here = createSqliteReferenceStore(file);
     await here.init();
-    expect((await here.get(id))?.name).toBe("held.png");
-    const mine = await here.create({ hash: "d".repeat(64), name: "mine.png", size: 1, mimeType: "image/png", tags: ["held"] });
-    expect((await here.list({ includeTags: ["held"], excludeTags: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(2);
+    expect((await here.get(id, OWNER))?.name).toBe("held.png");
+    const mine = await here.create({ owner: OWNER, hash: "d".repeat(64), name: "mine.png", size: 1, mimeType: "image/png", tags: ["held"] });
+    expect((await here.list({ ...NO_FILTER, tagsAll: ["held"], tagsNone: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(2);
     child.kill("SIGKILL");
     await once(child, "exit");
     // A process killed inside a transaction leaves the library's lock directory behind; once it is
@@ -89,11 +89,11 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     mkdirSync(`${file}.lock`);
     const old = new Date(Date.now() - 60_000);
     utimesSync(`${file}.lock`, old, old);
-    expect((await here.get(mine.reference.id))?.name).toBe("mine.png");
+    expect((await here.get(mine.reference.id, OWNER))?.name).toBe("mine.png");
     await here.close();
     const reopened = createSqliteReferenceStore(file);
     await reopened.init();
-    expect((await reopened.get(id))?.name).toBe("held.png");
+    expect((await reopened.get(id, OWNER))?.name).toBe("held.png");
     await reopened.close();
     await rm(dir, { recursive: true, force: true });
   });
@@ -107,18 +107,18 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
 describe("records holding a tag the database folds onto another (written before such text was refused)", () => {
   async function addsTheFoldedTag(store: ReferenceStore, kept: string, folded: string) {
     await store.init();
-    const { reference } = await store.create({ hash: "e".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: ["keep", kept] });
-    const added = await store.addTags(reference.id, [folded]);
+    const { reference } = await store.create({ owner: OWNER, hash: "e".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: ["keep", kept] });
+    const added = await store.addTags(reference.id, OWNER, [folded]);
     expect(added).toMatchObject({ added: [folded], alreadyPresent: [] });
     expect(added!.reference.tags).toEqual(["keep", kept, folded]);
-    const replaced = await store.update(reference.id, { tags: [folded, kept, "other"] });
+    const replaced = await store.update(reference.id, OWNER, { tags: [folded, kept, "other"] });
     expect(replaced!.tags).toEqual([folded, kept, "other"]);
-    const removed = await store.removeTags(reference.id, [kept]);
+    const removed = await store.removeTags(reference.id, OWNER, [kept]);
     expect(removed!.reference.tags).toEqual([folded, "other"]);
-    const counts = await store.tagCounts({ order: "name_asc", limit: 10, offset: 0 });
+    const counts = await store.tagCounts({ owner: OWNER, includeZero: false, order: "name_asc", limit: 10, offset: 0 });
     expect(counts.total).toBe(2);
     expect(counts.tags).toEqual(expect.arrayContaining([{ name: folded, count: 1 }, { name: "other", count: 1 }]));
-    expect((await store.list({ includeTags: [folded], excludeTags: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(1);
+    expect((await store.list({ ...NO_FILTER, tagsAll: [folded], tagsNone: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(1);
   }
 
   it("SQLite: '.\\u0000' kept as '.', then '.' added, replaced and removed around it", async () => {
