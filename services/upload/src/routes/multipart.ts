@@ -183,6 +183,8 @@ function streamParts(
         stream.on("data", (chunk: Buffer) => (drainedBytes += chunk.length));
         stream.on("end", done);
         stream.on("error", () => done());
+        // A part paused explicitly (while the route decided) does not flow for a new 'data' listener alone.
+        stream.resume();
       });
 
     bb.on("file", (name, stream, filename) => {
@@ -196,6 +198,8 @@ function streamParts(
       filePresent = true;
       fileName = typeof filename === "string" ? filename : null;
       fileStream = stream;
+      // fail() destroys the part with its reason: heard here even before a consumer is attached (every failure is answered through fail()).
+      stream.on("error", () => undefined);
       stream.on("limit", () => fail(tooLarge(limits.maxBytes)));
       if (!options.beforeFile) return stage(stream);
       // The part waits in busboy (and the body in the socket) while the route decides.
@@ -203,9 +207,9 @@ function streamParts(
       draining = options.beforeFile(fields).then(
         (choice) => {
           if (settled) return;
+          // Either consumer resumes the part when it starts reading (the store's pipe does so only once its file is open).
           if (choice === "drain") return drain(stream);
           stage(stream);
-          stream.resume();
         },
         (err: unknown) => fail(err instanceof Error ? err : new Error(String(err))),
       );
