@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { mkdirSync, utimesSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
@@ -10,6 +11,7 @@ import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
 import { ReferenceStoreUnavailableError, type ReferenceStore } from "../src/adapters/reference-store.ts";
 import { toUploadFailure } from "../src/routes/error-handler.ts";
 import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
+import { metadataConditions } from "../src/domain/metadata-index.ts";
 import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 
 describeReferenceStoreConformance("SQLite file (embedded)", async () => {
@@ -132,6 +134,75 @@ describe("records holding a tag the database folds onto another (written before 
     const store = createPgReferenceStore(db.url);
     try {
       await addsTheFoldedTag(store, "\ud800", "\ufffd");
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+});
+
+/**
+ * A store an earlier version made (before owners, previews, last access and the metadata index),
+ * on an existing DATA_DIR or database: init brings it up to date in place, its records kept, owned
+ * by "" until ASSET_LEGACY_OWNER hands them to a key's principal.
+ */
+describe("a store made before owners is brought up to date in place", () => {
+  const OLD_SCHEMA = [
+    `CREATE TABLE asset_refs (
+      id TEXT PRIMARY KEY, hash TEXT NOT NULL, name TEXT NOT NULL, name_folded TEXT NOT NULL, size INTEGER NOT NULL,
+      mime_type TEXT NOT NULL, tags TEXT NOT NULL, user_metadata TEXT NOT NULL, system_metadata TEXT, origin TEXT,
+      created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+    "CREATE TABLE asset_tags (ref_id TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (ref_id, tag))",
+    "CREATE UNIQUE INDEX asset_refs_origin ON asset_refs (hash, origin) WHERE origin IS NOT NULL",
+    "CREATE INDEX asset_refs_created ON asset_refs (created_at, id)",
+    "CREATE INDEX asset_tags_tag ON asset_tags (tag, ref_id)",
+    `INSERT INTO asset_refs VALUES ('11111111-1111-4111-8111-111111111111', '${"a".repeat(64)}', 'old.png', 'old.png', 5, 'image/png',
+      '["input","old"]', '{"epoch":3}', NULL, 'upload:input:', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+    "INSERT INTO asset_tags VALUES ('11111111-1111-4111-8111-111111111111', 'input'), ('11111111-1111-4111-8111-111111111111', 'old')",
+  ];
+  const OLD_ID = "11111111-1111-4111-8111-111111111111";
+
+  async function upgrades(store: ReferenceStore) {
+    await store.init();
+    await store.init(); // and again: nothing changes
+    expect(await store.get(OLD_ID, OWNER)).toBeNull();
+    expect(await store.adoptUnowned(OWNER)).toBe(1);
+    const old = (await store.get(OLD_ID, OWNER))!;
+    expect(old).toMatchObject({ name: "old.png", tags: ["input", "old"], userMetadata: { epoch: 3 }, previewId: null, lastAccessTime: "2025-01-01T00:00:00.000Z" });
+    const metadata = metadataConditions({ epoch: 3 });
+    expect((await store.list({ ...NO_FILTER, tagsAll: ["old"], metadata, sort: "last_access_time", order: "desc", limit: 10, offset: 0 })).total).toBe(1);
+    expect((await store.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([
+      { name: "input", count: 1 },
+      { name: "old", count: 1 },
+    ]);
+    // The (owner, hash, origin) rule replaced (hash, origin): the same upload by another owner gets its own record.
+    const again = await store.create({ owner: "other", hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" });
+    expect(again.created).toBe(true);
+    expect((await store.create({ owner: OWNER, hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" })).reference.id).toBe(OLD_ID);
+  }
+
+  it("SQLite: an existing DATA_DIR's assets.sqlite", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "refs-upgrade-"));
+    const file = join(dir, "assets.sqlite");
+    const { Database } = createRequire(import.meta.url)("node-sqlite3-wasm") as typeof import("node-sqlite3-wasm");
+    const old = new Database(file);
+    for (const statement of OLD_SCHEMA) old.exec(statement);
+    old.close();
+    const store = createSqliteReferenceStore(file);
+    try {
+      await upgrades(store);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("PostgreSQL: an existing database", async () => {
+    const db = await createTestDatabase("refs_upgrade");
+    for (const statement of OLD_SCHEMA) await db.run(statement);
+    const store = createPgReferenceStore(db.url);
+    try {
+      await upgrades(store);
     } finally {
       await store.close();
       await db.drop();

@@ -46,7 +46,8 @@ export async function migrateSchema(tx: SqlExecutor, db: SqlDriver): Promise<voi
   for (const name of OLD_INDEXES) await tx.run(`DROP INDEX IF EXISTS ${name}`);
   for (const statement of INDEXES) await tx.run(statement);
   if (fromBeforeOwners) {
-    await tx.run("INSERT INTO asset_tag_names (owner, tag) SELECT DISTINCT owner, tag FROM asset_tags ON CONFLICT DO NOTHING");
+    // "WHERE true": SQLite reads ON CONFLICT after a bare SELECT as part of a join.
+    await tx.run("INSERT INTO asset_tag_names (owner, tag) SELECT DISTINCT owner, tag FROM asset_tags WHERE true ON CONFLICT DO NOTHING");
     for (const row of await tx.all("SELECT id, owner, user_metadata FROM asset_refs")) {
       await insertMetadata(tx, String(row.id), String(row.owner), JSON.parse(String(row.user_metadata)) as Record<string, unknown>);
     }
