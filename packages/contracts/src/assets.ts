@@ -56,8 +56,11 @@ const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 
  * would set the copy's prototype and drop the key), and its nesting is bounded.
  */
 export const UserMetadata = z
-  .custom<Record<string, unknown>>(isJsonObject, "must be a JSON object")
-  .refine((v) => !nestingExceeds(v, MAX_METADATA_DEPTH), `must not nest objects and arrays more than ${MAX_METADATA_DEPTH} levels deep`);
+  .unknown()
+  .refine(isJsonObject, "must be a JSON object")
+  .refine((v) => !nestingExceeds(v, MAX_METADATA_DEPTH), `must not nest objects and arrays more than ${MAX_METADATA_DEPTH} levels deep`)
+  // The documents say what it is (a custom type cannot be written as JSON Schema).
+  .meta({ type: "object", additionalProperties: true }) as unknown as z.ZodType<Record<string, unknown>>;
 
 export const Asset = z.object({
   id: z.uuid(),
