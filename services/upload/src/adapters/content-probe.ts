@@ -16,7 +16,7 @@ const OCTET_STREAM: ContentInfo = { ext: "bin", mime: "application/octet-stream"
 
 /**
  * Sniffs the first bytes (the multipart parser keeps 1 MiB): a format `file-type` knows by its
- * signature (images, video, audio, archives, fonts, …), then text (UTF-8 without NUL): SVG,
+ * signature (images, video, audio, archives, fonts, …), then text (UTF-8 without binary control characters): SVG,
  * HTML or plain; anything else is `application/octet-stream` (model weights such as
  * safetensors have no signature). Raster images are probed by sharp for their dimensions from
  * the header only (`input`: the staged file when the store has one, else the head).
@@ -44,6 +44,9 @@ async function dimensions(input: string | Buffer): Promise<{ width?: number; hei
 }
 
 
+/** Control characters text does not hold (tab, newlines, form feed and escape aside). */
+const BINARY_CONTROL = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\u007f]/;
+
 function textKind(head: Buffer): ContentInfo | null {
   if (head.includes(0)) return null;
   let text: string;
@@ -53,6 +56,7 @@ function textKind(head: Buffer): ContentInfo | null {
   } catch {
     return null;
   }
+  if (BINARY_CONTROL.test(text)) return null;
   const start = text.slice(0, 1024).trimStart().toLowerCase();
   if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!doctype svg[^>]*>\s*)?<svg[\s>]/.test(start)) return { ext: "svg", mime: "image/svg+xml" };
   if (/^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>]|<script[\s>])/.test(start)) return { ext: "html", mime: "text/html" };
