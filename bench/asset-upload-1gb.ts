@@ -94,7 +94,6 @@ export async function run(): Promise<AssetUploadFigures> {
       const newContentMBps = await postFile(gateway.url, "/api/assets", mib, seed, peak);
       const knownContentMBps = await postFile(gateway.url, "/api/assets", mib, seed, peak);
       rounds.push({ baselineMBps: round(baselineMBps), newContentMBps: round(newContentMBps), knownContentMBps: round(knownContentMBps) });
-      rmSync(join(dataDir, "blobs"), { recursive: true, force: true }); // the disk holds one round's file at a time
     }
     const figures = {
       fileMiB: mib,
@@ -112,6 +111,9 @@ export async function run(): Promise<AssetUploadFigures> {
         `POST /api/assets, ${mib} MiB file: ${figures.newContentMBps} MB/s new (${figures.newContentRatio} of the bare blake3 sink's ${figures.baselineMBps} MB/s), ${figures.knownContentMBps} MB/s known (${figures.knownContentRatio}); gateway peak RSS ${figures.gatewayPeakRssMiB} MiB`,
       ],
     };
+  } catch (err) {
+    if (gateway) console.error(gateway.output.slice(-20).join("\n"));
+    throw err;
   } finally {
     await gateway?.stop();
     await baseline?.stop();
