@@ -9,7 +9,8 @@ import { pngClaiming, tinyPng } from "@app/testkit/png";
 import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
 import { testCatalog } from "@app/testkit/catalog";
 import { ASSET_QUERY_KEYS, assetApiFixedCases, assetApiRequests } from "@app/testkit/asset-api-requests";
-import { multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
+import { errorCodeOf, multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
+import { trickleJsonBodies } from "@app/testkit/slow-json-bodies";
 
 /**
  * Hostile input end to end, through the gateway with the services mounted in it and through the
@@ -234,6 +235,30 @@ function hostileSuite(mode: Mode): void {
         await send("search", `10 kB of metacharacters in ${p}`, { path: `/nodes/search?${p}=${encodeURIComponent("(a+)+$'--".repeat(1024).slice(0, 10_240))}` });
       }
       await send("search", "comfy_node_search and app_node_search disagree", { path: "/nodes/search?comfy_node_search=a&app_node_search=b" });
+      // The registry's read routes: every wrong parameter and body.
+      for (const path of [
+        "/nodes/comfyui-impact-pack/install?version=latest",
+        "/nodes/comfyui-impact-pack/install?version=1.2",
+        "/nodes/comfyui-impact-pack/install?version=1.0.0&version=2.0.0",
+        "/nodes/comfyui-impact-pack/versions?statuses=nope",
+        "/nodes/comfyui-impact-pack/versions?include_status_reason=2",
+        "/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?limit=0",
+        "/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?page=x",
+        "/versions?pageSize=101",
+        "/versions?page=0",
+        "/versions?nodeId=a&nodeId=b",
+        `/versions?status_reason=${"r".repeat(600)}`,
+        "/nodes?sort=id",
+        "/nodes?timestamp=2025-01-01T00:00:00Z",
+        `/nodes?${"node_id=x&".repeat(1001)}`,
+        "/publishers/x/nodes?include_banned=2",
+        "/comfy-nodes/%zz/node",
+      ]) {
+        await send("search", `registry read ${path.slice(0, 60)}`, { path });
+      }
+      for (const body of ["", "{", "[]", "null", '{"node_versions":{}}', '{"node_versions":[{"node_id":1,"version":"1"}]}', JSON.stringify({ node_versions: Array.from({ length: 1001 }, () => ({ node_id: "a", version: "1" })) }), JSON.stringify({ node_versions: [{ node_id: "x".repeat(300_000), version: "1" }] })]) {
+        await send("search", `bulk body ${body.slice(0, 30)}`, { method: "POST", path: "/bulk/nodes/versions", headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) }, body: Buffer.from(body) });
+      }
       for (const path of ["/nodes/%zz", "/nodes/search?search=%zz", `/nodes/${"x".repeat(5000)}`, "/nodes/..%2f..%2fetc%2fpasswd", "/nodes/%00", "/nodes/search?search[$ne]=1"]) {
         await send("search", `odd path ${path.slice(0, 30)}`, { path }, true);
       }
@@ -241,7 +266,7 @@ function hostileSuite(mode: Mode): void {
     });
 
     it("generated: random query strings on the search face", async () => {
-      const keys = fc.constantFrom("page", "limit", "search", "include_banned", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "x", "search[]", "page[a]");
+      const keys = fc.constantFrom("page", "limit", "search", "include_banned", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "node_id", "latest", "comfyui_version", "form_factor", "sort", "x", "search[]", "page[a]");
       const value = fc.oneof(fc.integer({ min: -1000, max: 100_000 }).map(String), nastyText, metaText, fc.constantFrom("true", "false", "", "1", "10", "100"));
       await fc.assert(
         fc.asyncProperty(fc.constantFrom("/nodes/search", "/nodes"), fc.array(fc.tuple(keys, value), { maxLength: 6 }), async (path, pairs) => {
@@ -358,9 +383,29 @@ function hostileSuite(mode: Mode): void {
       sampleRss();
     });
 
+    it("a JSON body trickling in (a byte every 2 s) on each JSON route of the asset API: 408 at BODY_TIMEOUT_MS, the connection closed", async () => {
+      const made = await rawRequest(gw.url, { method: "POST", path: "/api/assets/from-hash", headers: { "X-API-Key": KEY, "Content-Type": "application/json" }, body: Buffer.from(JSON.stringify({ hash: `blake3:${original.name.slice(0, 64)}`, name: "slow target" })) });
+      expect(made.status).toBe(201);
+      // The stack's BODY_TIMEOUT_MS is 10 s: well before Node's own 300 s request timeout.
+      for (const a of await trickleJsonBodies(gw.url, { key: KEY, id: made.json!.id as string, everyMs: 2000, timeoutMs: 30_000 })) {
+        tally.cases++;
+        tally.refused++;
+        tally.byStatus.set(a.status, (tally.byStatus.get(a.status) ?? 0) + 1);
+        expect(a.status, `${a.route}: ${a.text}`).toBe(408);
+        expect(errorCodeOf(a.json), a.route).toBe("request_timeout");
+      }
+      const still = await rawRequest(gw.url, { path: `/api/assets/${made.json!.id as string}`, headers: { "X-API-Key": KEY } });
+      expect(still.json?.name).toBe("slow target");
+      sampleRss();
+    }, 60_000);
+
     it("after it all: the process is up, what it stored is intact, no temporary is left, memory stayed bounded", async () => {
       const health = await rawRequest(gw.url, { path: "/healthz" });
       expect(health.status).toBe(200);
+      for (const p of watched) {
+        expect((await rawRequest(p.url, { path: "/readyz" })).status, `${p.url}/readyz`).toBe(200);
+        expect(p.output.filter((line) => /"level":60\b/.test(line)), "no fatal log line").toEqual([]);
+      }
       const r = await view(gw.url, original.name);
       expect(r.status).toBe(200);
       expect(r.bytes.equals(original.bytes)).toBe(true);

@@ -21,12 +21,15 @@ export interface GatewayRig {
   stop(): Promise<void>;
 }
 
-/** `sample`: the paths whose mean answer size the baseline's page matches (asked once each, before any load). */
-export async function startGatewayRig(sample: readonly string[]): Promise<GatewayRig> {
+/**
+ * `sample`: the paths whose mean answer size the baseline's page matches (asked once each, before
+ * any load). `catalogFile`: another catalog than the bench one (e.g. one with versions).
+ */
+export async function startGatewayRig(sample: readonly string[], catalogFile = benchCatalogFile()): Promise<GatewayRig> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));
   const gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), {
     DATA_DIR: dataDir,
-    CATALOG_SOURCE: benchCatalogFile(),
+    CATALOG_SOURCE: catalogFile,
   });
   try {
     const page = await pageOfMeanSize(gateway.url, sample);

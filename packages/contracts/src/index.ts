@@ -1,4 +1,5 @@
 export * from "./registry.ts";
+export * from "./registry-reads.ts";
 export * from "./search-query.ts";
 export * from "./upload.ts";
 export * from "./assets.ts";

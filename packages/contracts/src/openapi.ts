@@ -16,7 +16,8 @@ import {
   UpdateAssetBody,
 } from "./assets.ts";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
-import { ComfyNodesPage, ErrorResponse, Node, SearchPage } from "./registry.ts";
+import { ComfyNodesPage, ErrorResponse, Node, NodeVersion, Publisher, SearchPage } from "./registry.ts";
+import { AllVersionsQueryWire, BulkNodeVersionsRequest, BulkNodeVersionsResponse, ComfyNodesQueryWire, InstallQueryWire, NodeVersionsQueryWire, VersionsPage } from "./registry-reads.ts";
 import { SearchQueryWire } from "./search-query.ts";
 import { MaskUploadResult, UploadError, UploadResult } from "./upload.ts";
 
@@ -27,8 +28,12 @@ import { MaskUploadResult, UploadError, UploadResult } from "./upload.ts";
 const components = z.registry<{ id: string }>();
 const named = {
   Node,
+  NodeVersion,
+  Publisher,
   SearchPage,
   ComfyNodesPage,
+  VersionsPage,
+  BulkNodeVersionsResponse,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
@@ -46,6 +51,7 @@ for (const [id, schema] of Object.entries(named)) components.add(schema, { id })
 
 const ref = (id: keyof typeof named) => ({ $ref: `#/components/schemas/${id}` });
 const json = (id: keyof typeof named, description: string) => ({ description, content: { "application/json": { schema: ref(id) } } });
+const jsonArray = (id: keyof typeof named, description: string) => ({ description, content: { "application/json": { schema: { type: "array", items: ref(id) } } } });
 
 function toSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
@@ -71,6 +77,10 @@ const searchParameters = [
     supported_os: "A ` :: `-separated path (e.g. `Windows`, `Microsoft :: Windows`, `POSIX :: Linux`).",
     supported_accelerator: "A ` :: `-separated path (e.g. `CUDA`, `GPU :: NVIDIA CUDA`, `ROCm`, `Metal`, `DirectML`, `CPU`).",
     include_banned: "Include banned nodes (deleted nodes are never returned).",
+    node_id: "Only these packs (repeat the parameter: `node_id=a&node_id=b`), under every other parameter. At most 500. Without `limit`, the page holds as many as were asked.",
+    latest: "Accepted for the registry's clients; this service has no list cache to bypass.",
+    comfyui_version: "Accepted (ComfyUI-Manager sends it on every list page); every pack is answered either way.",
+    form_factor: "Accepted (ComfyUI-Manager sends it on every list page); every pack is answered either way.",
   }),
   { name: "comfy_node_search", in: "query", required: false, schema: { type: "string", maxLength: 512 }, description: "The public registry's name for `app_node_search`." },
 ];
@@ -79,6 +89,11 @@ const registryErrors = {
   "400": json("ErrorResponse", "Invalid input; the message names the parameter and why."),
   "500": json("ErrorResponse", "Internal server error."),
 };
+
+const nodeIdParam = { name: "nodeId", in: "path", required: true, schema: { type: "string" }, description: "The node's id; in other capitals the answer is a 302 to the canonical id." };
+const versionParam = (description: string) => ({ name: "version", in: "path", required: true, schema: { type: "string" }, description });
+const publisherIdParam = { name: "publisherId", in: "path", required: true, schema: { type: "string" } };
+const redirect = { description: "The id differs from a node's only by case: `Location` is the same URL with the node's id.", headers: { Location: { schema: { type: "string" } } } };
 
 const uploadErrors = (statuses: Record<string, string>) =>
   Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, json("UploadError", description)]));
@@ -100,6 +115,7 @@ const searchOperation = (operationId: string, summary: string) => ({
     operationId,
     tags: ["Registry"],
     summary,
+    description: "The registry's `sort` and `timestamp` are refused with 400 (`invalid_parameter`): the order here is relevance, then popularity, then id, and the catalog keeps no per-pack update times.",
     parameters: searchParameters,
     responses: { "200": json("SearchPage", "A page of nodes."), ...registryErrors },
   },
@@ -171,7 +187,7 @@ const uploadAssetForm = {
 
 /** ComfyUI's asset API: the same operations with and without the /api prefix. */
 function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
-  const bodyErrors = { "400": "Bad JSON (`INVALID_JSON`) or a field that does not validate (`INVALID_BODY`, the message names it).", "413": "JSON body over 64 KiB." };
+  const bodyErrors = { "400": "Bad JSON (`INVALID_JSON`) or a field that does not validate (`INVALID_BODY`, the message names it).", "413": "JSON body over 64 KiB.", "408": "The body did not arrive within BODY_TIMEOUT_MS (`REQUEST_TIMEOUT`); the connection is closed." };
   return {
     [`${prefix}/assets/hash/{hash}`]: {
       head: {
@@ -300,20 +316,86 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
             { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
           ],
-          responses: { "200": json("Node", "The node."), "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
+          responses: { "200": json("Node", "The node."), "302": redirect, "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
         },
       },
       "/nodes/{nodeId}/versions/{version}/comfy-nodes": {
         get: {
           operationId: "ListComfyNodes",
           tags: ["Registry"],
-          summary: "The node classes a node provides (the catalog knows its latest version's)",
-          parameters: [
-            { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
-            { name: "version", in: "path", required: true, schema: { type: "string" }, description: "The latest version's number, or `latest`." },
-            { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
-          ],
-          responses: { "200": json("ComfyNodesPage", "The node classes, on one page."), "404": json("ErrorResponse", "Unknown node, or a version other than the latest."), ...registryErrors },
+          summary: "The node classes of a version, paged (the catalog holds one version's classes per node)",
+          parameters: [nodeIdParam, versionParam("The version the catalog holds the classes of (the install-path version unless the catalog says), or `latest`."), ...queryParameters(ComfyNodesQueryWire)],
+          responses: { "200": json("ComfyNodesPage", "A page of node classes."), "302": redirect, "403": json("ErrorResponse", "The node is banned (without include_banned=true)."), "404": json("ErrorResponse", "Unknown node, or a version whose classes the catalog does not hold."), ...registryErrors },
+        },
+      },
+      "/nodes/{nodeId}/install": {
+        get: {
+          operationId: "InstallNode",
+          tags: ["Registry"],
+          summary: "The version to install: the install-path version, or the one asked (whatever its status)",
+          parameters: [nodeIdParam, ...queryParameters(InstallQueryWire)],
+          responses: { "200": json("NodeVersion", "The version, with its `downloadUrl`."), "302": redirect, "403": json("ErrorResponse", "The node is banned."), "404": json("ErrorResponse", "Unknown or deleted node, or no such version (or none installable) in the catalog."), ...registryErrors },
+        },
+      },
+      "/nodes/{nodeId}/versions": {
+        get: {
+          operationId: "ListNodeVersions",
+          tags: ["Registry"],
+          summary: "Every version the catalog knows of a node, newest first",
+          parameters: [nodeIdParam, ...queryParameters(NodeVersionsQueryWire, { statuses: "Repeatable (`statuses=A&statuses=B`); absent = every status.", include_status_reason: "Answer `status_reason` too." })],
+          responses: { "200": jsonArray("NodeVersion", "The versions."), "302": redirect, "403": json("ErrorResponse", "The node is banned."), "404": json("ErrorResponse", "Unknown or deleted node."), ...registryErrors },
+        },
+      },
+      "/nodes/{nodeId}/versions/{version}": {
+        get: {
+          operationId: "GetNodeVersion",
+          tags: ["Registry"],
+          parameters: [nodeIdParam, versionParam("The version's number (not a UUID), or `latest` for the install-path version.")],
+          responses: { "200": json("NodeVersion", "The version."), "302": redirect, "403": json("ErrorResponse", "The node is banned."), "404": json("ErrorResponse", "Unknown node or version."), ...registryErrors },
+        },
+      },
+      "/versions": {
+        get: {
+          operationId: "ListAllNodeVersions",
+          tags: ["Registry"],
+          summary: "Every version of every pack not banned, newest first, paged",
+          parameters: queryParameters(AllVersionsQueryWire, { statuses: "Repeatable; absent = every status.", status_reason: "A case-insensitive substring of `status_reason`." }),
+          responses: { "200": json("VersionsPage", "A page of versions."), "403": json("ErrorResponse", "`nodeId` names a banned node."), ...registryErrors },
+        },
+      },
+      "/bulk/nodes/versions": {
+        post: {
+          operationId: "GetBulkNodeVersions",
+          tags: ["Registry"],
+          summary: "Many node versions at once, each `success` or `not_found`, in the order asked",
+          requestBody: jsonBody(BulkNodeVersionsRequest),
+          responses: { "200": json("BulkNodeVersionsResponse", "One result per identifier."), "413": json("ErrorResponse", "A body over 256 KiB."), ...registryErrors },
+        },
+      },
+      "/comfy-nodes/{comfyNodeName}/node": {
+        get: {
+          operationId: "GetNodeByComfyNodeName",
+          tags: ["Registry"],
+          summary: "The pack that provides a node class: one that preempts the name first, then the lower search_ranking, then more downloads",
+          parameters: [{ name: "comfyNodeName", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": json("Node", "The pack."), "404": json("ErrorResponse", "No pack provides that class."), ...registryErrors },
+        },
+      },
+      "/publishers/{publisherId}": {
+        get: {
+          operationId: "GetPublisher",
+          tags: ["Registry"],
+          summary: "A publisher, as its packs embed it",
+          parameters: [publisherIdParam],
+          responses: { "200": json("Publisher", "The publisher."), "404": json("ErrorResponse", "No pack of this publisher in the catalog."), ...registryErrors },
+        },
+      },
+      "/publishers/{publisherId}/nodes": {
+        get: {
+          operationId: "ListNodesForPublisher",
+          tags: ["Registry"],
+          parameters: [publisherIdParam, { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } }],
+          responses: { "200": jsonArray("Node", "The publisher's packs, most popular first (empty for an unknown publisher)."), ...registryErrors },
         },
       },
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),

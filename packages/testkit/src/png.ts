@@ -1,3 +1,4 @@
+import sharp from "sharp";
 import { crc32, deflateSync } from "node:zlib";
 
 /**
@@ -44,4 +45,32 @@ export function tinyPng(seed: number, width = 8, height = 8): Buffer {
 /** A valid-looking grayscale PNG whose IHDR claims `width`×`height` over 1 KiB of pixels. */
 export function pngClaiming(width: number, height: number): Buffer {
   return Buffer.concat([SIGNATURE, chunk("IHDR", ihdr(width, height, 0)), chunk("IDAT", deflateSync(Buffer.alloc(1024))), chunk("IEND", Buffer.alloc(0))]);
+}
+
+/**
+ * A photo-like PNG of `width` × `height`: smooth colour noise, so that a 64 MP original (about
+ * 21 MB) stays under the 50 MiB upload limit. `seed` changes its bytes (its stated density), not its pixels.
+ */
+export async function smoothPng(width: number, height: number, seed: number): Promise<Buffer> {
+  const small = await sharp({ create: { width: Math.ceil(width / 256), height: Math.ceil(height / 256), channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 50 } } })
+    .png()
+    .toBuffer();
+  return sharp(small).resize(width, height, { kernel: "cubic" }).png({ compressionLevel: 6 }).withMetadata({ density: 72 + seed }).toBuffer();
+}
+
+/**
+ * An alpha mask as ComfyUI's mask editor uploads it: the original's size, opaque, with
+ * transparent (masked) discs; `seed` moves them.
+ */
+export function discMaskPng(width: number, height: number, seed: number): Promise<Buffer> {
+  const discs = Array.from({ length: 6 }, (_, i) => {
+    const x = ((seed * 7919 + i * 104729) % 1000) / 1000;
+    const y = ((seed * 104729 + i * 7919) % 1000) / 1000;
+    return `<circle cx="${Math.round(x * width)}" cy="${Math.round(y * height)}" r="${Math.round(Math.min(width, height) / 10)}"/>`;
+  });
+  const svg = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${discs.join("")}</svg>`);
+  return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } }, limitInputPixels: false })
+    .composite([{ input: svg, blend: "dest-out", limitInputPixels: false }])
+    .png()
+    .toBuffer();
 }

@@ -60,15 +60,17 @@ export interface Service {
  * Run one of the stack's entry points as its own process (`node --import tsx <script>`, as
  * `pnpm start` does) on a loopback port, and wait until `readyPath` answers 200. CATALOG_SOURCE
  * is `none` unless the test gives one (no test mirrors the public registry); `""` leaves the default.
+ * `root`: another checkout of the repository to run it from (a bench comparing with an earlier version).
  */
 export async function startService(
   script: string,
   env: Record<string, string>,
-  opts: { readyPath?: string; timeoutMs?: number; port?: number } = {},
+  opts: { readyPath?: string; timeoutMs?: number; port?: number; root?: string } = {},
 ): Promise<Service> {
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, [...startFlags(script), "--import", "tsx", script], {
-    cwd: repoRoot,
+  const root = opts.root ?? repoRoot;
+  const child = spawn(process.execPath, [...startFlags(script, root), "--import", "tsx", script], {
+    cwd: root,
     env: { ...cleanEnv(), LOG_LEVEL: "warn", CATALOG_SOURCE: "none", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -129,10 +131,10 @@ export async function startService(
  * The node flags (V8's among them) a service's start script gives its main file, e.g.
  * `node --heap-growing-percent=200 --import tsx src/main.ts`, so a test runs it as `pnpm start` does.
  */
-function startFlags(script: string): string[] {
-  const m = /^(services\/[^/]+)\/src\/main\.ts$/.exec(script.startsWith(repoRoot) ? script.slice(repoRoot.length + 1) : script);
+function startFlags(script: string, root: string): string[] {
+  const m = /^(services\/[^/]+)\/src\/main\.ts$/.exec(script.startsWith(root) ? script.slice(root.length + 1) : script);
   if (!m) return [];
-  const start = (JSON.parse(readFileSync(join(repoRoot, m[1]!, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
+  const start = (JSON.parse(readFileSync(join(root, m[1]!, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
   return /^node\s+((?:--\S+\s+)*)--import\s+tsx\s/.exec(start)?.[1]!.split(/\s+/).filter(Boolean) ?? [];
 }
 

@@ -1,4 +1,5 @@
 import { Agent, request } from "node:http";
+import { connect } from "node:net";
 
 export interface RawAnswer {
   status: number;
@@ -101,4 +102,76 @@ export function multipart(parts: Part[], boundary = "----reliability7MA4YWxk"): 
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+export interface TrickleAnswer extends RawAnswer {
+  /** Body bytes sent before the server closed the connection. */
+  bytesSent: number;
+}
+
+/**
+ * A client that sends its request head at once and then its body one byte every `everyMs`
+ * (declared whole in Content-Length). Resolves once the server has closed the connection, with
+ * what it answered; rejects if the connection is still open after `timeoutMs`.
+ */
+export function trickleRequest(
+  base: string,
+  opts: { method: string; path: string; headers: Record<string, string | number>; body: Buffer; everyMs: number; timeoutMs: number },
+): Promise<TrickleAnswer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    let sent = 0;
+    let tick: NodeJS.Timeout | undefined;
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", () => undefined);
+    const timer = setTimeout(() => {
+      clearInterval(tick);
+      socket.destroy();
+      reject(new Error(`the server kept the connection open for ${opts.timeoutMs} ms (${sent} bytes sent; received ${JSON.stringify(Buffer.concat(chunks).toString("latin1").slice(0, 200))})`));
+    }, opts.timeoutMs);
+    socket.once("close", () => {
+      clearTimeout(timer);
+      clearInterval(tick);
+      resolve({ ...parseAnswer(Buffer.concat(chunks)), bytesSent: sent });
+    });
+    const head = Object.entries({ Host: url.host, ...opts.headers, "Content-Length": opts.body.length }).map(([k, v]) => `${k}: ${v}\r\n`);
+    socket.write(`${opts.method} ${opts.path} HTTP/1.1\r\n${head.join("")}\r\n`);
+    tick = setInterval(() => {
+      if (sent >= opts.body.length || socket.destroyed || chunks.length > 0) return void clearInterval(tick);
+      socket.write(opts.body.subarray(sent, sent + 1));
+      sent++;
+    }, opts.everyMs);
+  });
+}
+
+/** A whole HTTP/1.1 answer as read off a socket (a body with Content-Length, as our errors are sent). */
+function parseAnswer(raw: Buffer): RawAnswer {
+  const text = raw.toString("utf8");
+  const split = text.indexOf("\r\n\r\n");
+  const [statusLine, ...lines] = (split < 0 ? text : text.slice(0, split)).split("\r\n");
+  const headers: RawAnswer["headers"] = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  const body = split < 0 ? "" : text.slice(split + 4);
+  let json: Record<string, unknown> | null = null;
+  try {
+    json = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    json = null;
+  }
+  return { status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? "")?.[1] ?? 0), headers, text: body, json };
+}
+
+/**
+ * The error code of an upload-face answer, lower-cased: `{code, …}` on the upload routes,
+ * `{error: {code, …}}` in capitals on the asset API's envelope (ComfyUI's).
+ */
+export function errorCodeOf(json: Record<string, unknown> | null): string | undefined {
+  const error = json?.error;
+  const code = error !== null && typeof error === "object" ? (error as Record<string, unknown>).code : json?.code;
+  return typeof code === "string" ? code.toLowerCase() : undefined;
 }

@@ -10,7 +10,8 @@ export interface ComposedGateway {
   closables: Closable[];
 }
 
-export const SEARCH_PATHS = ["/nodes"];
+/** The search service's routes: the search and list, and the registry's other read routes. */
+export const SEARCH_PATHS = ["/nodes", "/versions", "/comfy-nodes", "/bulk/nodes", "/publishers"];
 export const UPLOAD_PATHS = ["/api/upload", "/upload", "/api/view", "/view", "/api/assets", "/assets", "/api/tags", "/tags"];
 
 const searchUnavailable = (message: string) => ({ error: "service_unavailable", message });

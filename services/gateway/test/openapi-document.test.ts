@@ -26,6 +26,14 @@ describe("GET /openapi.json", () => {
         "/nodes/search",
         "/nodes/{nodeId}",
         "/nodes/{nodeId}/versions/{version}/comfy-nodes",
+        "/nodes/{nodeId}/install",
+        "/nodes/{nodeId}/versions",
+        "/nodes/{nodeId}/versions/{version}",
+        "/versions",
+        "/bulk/nodes/versions",
+        "/comfy-nodes/{comfyNodeName}/node",
+        "/publishers/{publisherId}",
+        "/publishers/{publisherId}/nodes",
         "/readyz",
         "/upload/image",
         "/upload/mask",
@@ -35,7 +43,7 @@ describe("GET /openapi.json", () => {
     );
     const search = doc.paths["/nodes/search"].get;
     expect(search.parameters.map((p: { name: string }) => p.name)).toEqual(
-      expect.arrayContaining(["page", "limit", "search", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "include_banned"]),
+      expect.arrayContaining(["page", "limit", "search", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "include_banned", "node_id"]),
     );
     expect(doc.components.schemas.ErrorResponse.required).toEqual(["error", "message"]);
   });

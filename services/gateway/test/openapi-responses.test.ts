@@ -8,6 +8,7 @@ import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestListener } from "node:http";
 import { buildOpenApiDocument } from "@app/contracts";
+import { VERSIONED_CATALOG } from "@app/testkit/registry-versions-catalog";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
 import { createGatewayApp } from "../src/app.ts";
 import { composeGateway } from "../src/compose.ts";
@@ -33,27 +34,8 @@ function expectConforms(path: string, method: string, res: Response): void {
   expect(ok, `${method.toUpperCase()} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`).toBe(true);
 }
 
-const CATALOG = [
-  {
-    id: "comfyui-impact-pack",
-    name: "ComfyUI Impact Pack",
-    description: "Detector and detailer nodes",
-    author: "Dr.Lt.Data",
-    repository: "https://github.com/ltdrdata/ComfyUI-Impact-Pack",
-    repo_stars: 3262,
-    downloads: 100,
-    status: "NodeStatusActive",
-    tags: ["detailer"],
-    supported_os: ["OS Independent"],
-    publisher: { id: "ltdrdata", name: "Dr.Lt.Data" },
-    latest_version: { version: "8.0.0", createdAt: "2025-01-01T00:00:00Z", comfy_node_extract_status: "success" },
-    github_stars: 3262,
-    app_node_names: ["FaceDetailer"],
-    created_at: "2023-05-03T02:35:14Z",
-  },
-  { id: "banned-pack", name: "Banned Pack", status: "NodeStatusBanned" },
-  { id: "deleted-pack", name: "Deleted Pack", status: "NodeStatusDeleted" },
-];
+/** Packs with versions, classes, a banned and a deleted one: every registry route has something to answer. */
+const CATALOG = VERSIONED_CATALOG;
 
 describe("every route answers what /openapi.json declares", () => {
   let app: RequestListener;
@@ -96,6 +78,43 @@ describe("every route answers what /openapi.json declares", () => {
     expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes").expect(200));
     expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/0.0.0/comfy-nodes").expect(404));
     expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?include_banned=x").expect(400));
+  });
+
+  it("the registry's read routes: answers, redirects and errors", async () => {
+    const cases: [path: string, url: string, status: number][] = [
+      ["/nodes/{nodeId}", "/nodes/comfyui-kjnodes", 302],
+      ["/nodes/{nodeId}/install", "/nodes/comfyui-impact-pack/install", 200],
+      ["/nodes/{nodeId}/install", "/nodes/comfyui-impact-pack/install?version=8.7.0", 200],
+      ["/nodes/{nodeId}/install", "/nodes/COMFYUI-KJNODES/install", 302],
+      ["/nodes/{nodeId}/install", "/nodes/comfyui-impact-pack/install?version=latest", 400],
+      ["/nodes/{nodeId}/install", "/nodes/banned-pack/install", 403],
+      ["/nodes/{nodeId}/install", "/nodes/unversioned-pack/install", 404],
+      ["/nodes/{nodeId}/versions", "/nodes/comfyui-impact-pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending", 200],
+      ["/nodes/{nodeId}/versions", "/nodes/comfyui-impact-pack/versions?statuses=nope", 400],
+      ["/nodes/{nodeId}/versions", "/nodes/banned-pack/versions", 403],
+      ["/nodes/{nodeId}/versions", "/nodes/no-such-pack/versions", 404],
+      ["/nodes/{nodeId}/versions/{version}", "/nodes/comfyui-impact-pack/versions/8.8.1", 200],
+      ["/nodes/{nodeId}/versions/{version}", "/nodes/comfyui-impact-pack/versions/9.9.9", 404],
+      ["/nodes/{nodeId}/versions/{version}", "/nodes/banned-pack/versions/1.0.0", 403],
+      ["/nodes/{nodeId}/versions/{version}/comfy-nodes", "/nodes/comfyui-impact-pack/versions/8.8.1/comfy-nodes?limit=2", 200],
+      ["/nodes/{nodeId}/versions/{version}/comfy-nodes", "/nodes/banned-pack/versions/latest/comfy-nodes", 403],
+      ["/versions", "/versions?pageSize=5", 200],
+      ["/versions", "/versions?pageSize=500", 400],
+      ["/versions", "/versions?nodeId=banned-pack", 403],
+      ["/comfy-nodes/{comfyNodeName}/node", "/comfy-nodes/SAMLoader/node", 200],
+      ["/comfy-nodes/{comfyNodeName}/node", "/comfy-nodes/NoSuchClass/node", 404],
+      ["/publishers/{publisherId}", "/publishers/ltdrdata", 200],
+      ["/publishers/{publisherId}", "/publishers/nobody", 404],
+      ["/publishers/{publisherId}/nodes", "/publishers/ltdrdata/nodes", 200],
+      ["/publishers/{publisherId}/nodes", "/publishers/ltdrdata/nodes?include_banned=x", 400],
+      ["/nodes", "/nodes?node_id=comfyui-impact-pack&node_id=legacy-pack", 200],
+      ["/nodes", "/nodes?sort=downloads", 400],
+    ];
+    for (const [path, url, status] of cases) expectConforms(path, "get", await request(app).get(url).expect(status));
+    const bulk = "/bulk/nodes/versions";
+    expectConforms(bulk, "post", await request(app).post(bulk).send({ node_versions: [{ node_id: "comfyui-impact-pack", version: "8.8.1" }, { node_id: "x", version: "1.0.0" }] }).expect(200));
+    expectConforms(bulk, "post", await request(app).post(bulk).set("content-type", "application/json").send("{nope").expect(400));
+    expectConforms(bulk, "post", await request(app).post(bulk).send({ node_versions: [{ node_id: "x".repeat(300_000), version: "1" }] }).expect(413));
   });
 
   it("upload routes, with and without /api: results and errors", async () => {

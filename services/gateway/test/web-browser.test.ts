@@ -154,7 +154,7 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(new URL(page.url()).searchParams.get("page")).toBeNull();
   }, 60_000);
 
-  it("a result opens the node page: everything the API says, its node classes, the install hint; back returns to the search", async () => {
+  it("a result opens the node page: everything the API says, its node classes, its versions, the install hint; back returns to the search", async () => {
     await page.goto(`${base}/?q=impact`);
     await waitFirstResult("ComfyUI Impact Pack");
     await page.click(".results .result-title a");
@@ -166,6 +166,16 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     const body = await page.$eval("main", (m) => m.textContent ?? "");
     for (const fact of ["8.8.1", "Dr.Lt.Data", "3,262", "181,234", "ultralytics", "https://github.com/ltdrdata/ComfyUI-Impact-Pack"]) expect(body).toContain(fact);
     expect(await page.$eval("article p:first-child a", (a) => a.getAttribute("href"))).toBe("/?q=impact");
+    // Its versions, newest first, each with its status; the one an install takes is marked.
+    await waitFor(`document.querySelectorAll("table.versions tbody tr").length === 4`);
+    const rows = await page.$$eval("table.versions tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).slice(0, 3).map((td) => td.textContent?.trim() ?? "")));
+    expect(rows).toEqual([
+      ["8.9.0", "Jul 1, 2025", "banned"],
+      ["8.8.1installs", "Jun 1, 2025", "active"],
+      ["8.8.0", "May 1, 2025", "pending"],
+      ["8.7.0", "Apr 1, 2025", "activedeprecated"],
+    ]);
+    expect(await page.$eval("tr[data-version='8.8.1'] a", (a) => a.getAttribute("href"))).toBe("https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.8.1/node.zip");
     await screenshot("node", 1440, true);
     await screenshot("node", 375, true);
     await page.goBack();

@@ -7,6 +7,15 @@ import type { CatalogRecord } from "@app/contracts";
  */
 const fillerOs = (i: number): string[] => (i % 3 === 0 ? ["MacOS"] : i % 3 === 1 ? ["Microsoft :: Windows"] : ["POSIX :: Linux", "Microsoft :: Windows"]);
 
+const IMPACT_LATEST = {
+  version: "8.8.1",
+  changelog: "Faster SAM loading",
+  createdAt: "2025-06-01T00:00:00Z",
+  dependencies: ["ultralytics", "segment-anything"],
+  status: "NodeVersionStatusActive" as const,
+  downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.8.1/node.zip",
+};
+
 export const WEB_CATALOG: CatalogRecord[] = [
   {
     id: "comfyui-impact-pack",
@@ -21,7 +30,14 @@ export const WEB_CATALOG: CatalogRecord[] = [
     status: "NodeStatusActive",
     created_at: "2024-02-01T10:00:00Z",
     publisher: { id: "ltdrdata", name: "Dr.Lt.Data" },
-    latest_version: { version: "8.8.1", changelog: "Faster SAM loading", createdAt: "2025-06-01T00:00:00Z", dependencies: ["ultralytics", "segment-anything"], status: "NodeVersionStatusActive" },
+    latest_version: IMPACT_LATEST,
+    // Newest first, as a mirror stores them: the newest is banned, so installs take 8.8.1.
+    versions: [
+      { version: "8.9.0", createdAt: "2025-07-01T00:00:00Z", status: "NodeVersionStatusBanned", downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.9.0/node.zip" },
+      IMPACT_LATEST,
+      { version: "8.8.0", createdAt: "2025-05-01T00:00:00Z", status: "NodeVersionStatusPending", downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.8.0/node.zip" },
+      { version: "8.7.0", createdAt: "2025-04-01T00:00:00Z", status: "NodeVersionStatusActive", deprecated: true, downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.7.0/node.zip" },
+    ],
     supported_os: ["Microsoft :: Windows", "POSIX :: Linux"],
     supported_accelerators: ["GPU :: NVIDIA CUDA"],
     app_node_names: ["FaceDetailer", "SAMLoader", "DetailerForEach"],

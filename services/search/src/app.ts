@@ -1,9 +1,9 @@
 import type { RequestListener } from "node:http";
-import type { Router } from "express";
+import { Router } from "express";
 import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } from "@app/platform";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import type { CatalogStatus } from "./catalog-status.ts";
-import { nodesRoutes } from "./routes/nodes.ts";
+import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
 import { registerMemoMetrics } from "./memo-metrics.ts";
@@ -30,7 +30,11 @@ export interface SearchRoutes {
 export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   registerMemoMetrics();
   const list = searchListHandler(deps.engine, deps.logger);
-  const router = nodesRoutes(deps.engine, list);
+  const router = Router();
+  // Any spelling of the list paths the direct route does not take (a trailing slash, capitals) reaches the same handler here.
+  router.get("/nodes/search", list);
+  router.get("/nodes", list);
+  router.use(registryReadRoutes(deps.engine));
   router.use(searchErrorHandler(deps.logger));
   return { router, direct: [{ paths: ["/nodes/search", "/nodes"], handle: list }] };
 }

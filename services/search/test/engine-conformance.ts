@@ -357,6 +357,56 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       expect(await engine.count()).toBe(30_000);
     });
 
+    describe("the registry read routes' lookups", () => {
+      beforeAll(async () => {
+        await load([
+          node("ComfyUI-Mixed-Case", { name: "Mixed", downloads: 5, publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode", "OnlyMixed"] }),
+          node("popular", { name: "Popular", downloads: 900, publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode"] }),
+          node("preempter", { name: "Preempter", downloads: 1, publisher: { id: "pub-b", name: "B" }, preempted_app_node_names: ["SharedNode"] }),
+          node("banned-one", { name: "Banned One", downloads: 1000, status: "NodeStatusBanned", publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode"] }),
+          node("gone", { name: "Gone", status: "NodeStatusDeleted", publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode"] }),
+          ...Array.from({ length: 12 }, (_, i) => node(`filler-${i}`, { name: `Filler ${i}`, downloads: 100 + i })),
+        ]);
+      });
+      it("ids: only those packs, under every other filter, paged, in popularity order", async () => {
+        const only = await engine.search(q({ ids: ["filler-1", "popular", "ComfyUI-Mixed-Case", "unknown", "gone", "banned-one"] }));
+        expect(only.nodes.map((n) => n.id)).toEqual(["popular", "filler-1", "ComfyUI-Mixed-Case"]);
+        expect(only.total).toBe(3);
+        expect((await engine.search(q({ ids: ["banned-one", "popular"], includeBanned: true }))).nodes.map((n) => n.id)).toEqual(["banned-one", "popular"]);
+        expect(await ids({ ids: ["filler-1", "popular", "ComfyUI-Mixed-Case"], offset: 1, limit: 1 })).toEqual(["filler-1"]);
+        expect(await ids({ ids: ["filler-1", "popular"], search: "filler" })).toEqual(["filler-1"]);
+        expect(await ids({ ids: ["filler-1", "popular"], appNode: "SharedNode" })).toEqual(["popular"]);
+        expect(await ids({ ids: ["nothing-here"] })).toEqual([]);
+      });
+      it("resolveId: an id in other capitals finds the pack's own id; an exact or unknown id finds itself or nothing", async () => {
+        expect(await engine.resolveId("comfyui-mixed-case")).toBe("ComfyUI-Mixed-Case");
+        expect(await engine.resolveId("COMFYUI-MIXED-CASE")).toBe("ComfyUI-Mixed-Case");
+        expect(await engine.resolveId("Popular")).toBe("popular");
+        expect(await engine.resolveId("BANNED-ONE")).toBe("banned-one");
+        expect(await engine.resolveId("gone")).toBeUndefined();
+        expect(await engine.resolveId("no-such-pack")).toBeUndefined();
+      });
+      it("providersOf: packs providing or preempting the exact class name, never banned or deleted", async () => {
+        expect((await engine.providersOf("SharedNode")).map((n) => n.id)).toEqual(["popular", "ComfyUI-Mixed-Case", "preempter"]);
+        expect((await engine.providersOf("OnlyMixed")).map((n) => n.id)).toEqual(["ComfyUI-Mixed-Case"]);
+        expect(await engine.providersOf("sharednode")).toEqual([]);
+        expect(await engine.providersOf("Shared")).toEqual([]);
+      });
+      it("publishedBy: a publisher's packs, banned ones only when asked, deleted never", async () => {
+        expect((await engine.publishedBy("pub-a", { includeBanned: false })).map((n) => n.id)).toEqual(["popular", "ComfyUI-Mixed-Case"]);
+        expect((await engine.publishedBy("pub-a", { includeBanned: true })).map((n) => n.id)).toEqual(["banned-one", "popular", "ComfyUI-Mixed-Case"]);
+        expect(await engine.publishedBy("PUB-A", { includeBanned: true })).toEqual([]);
+        expect(await engine.publishedBy("nobody", { includeBanned: true })).toEqual([]);
+      });
+      it("all: every pack but the deleted, banned included, in popularity order", async () => {
+        const all = (await engine.all()).map((n) => n.id);
+        expect(all).toHaveLength(16);
+        expect(all.slice(0, 2)).toEqual(["banned-one", "popular"]);
+        expect(all).not.toContain("gone");
+        expect(all.at(-1)).toBe("preempter");
+      });
+    });
+
     describe("a search box typed keystroke by keystroke", () => {
       // One- and two-character prefixes span thousands of terms in a real dictionary; every
       // step must still count every match and rank the obvious pack first, the same each time.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { meiliUid, toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
-import { planMeiliQuery, quote, sliceSegments } from "../src/adapters/meilisearch/query.ts";
+import { exactKey, meiliUid, toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
+import { idsFilter, lookupFilters, planMeiliQuery, quote, sliceSegments } from "../src/adapters/meilisearch/query.ts";
 import { MEILI_SETTINGS } from "../src/adapters/meilisearch/settings.ts";
 import { passesPlatformFilter } from "../src/domain/platform-values.ts";
 
@@ -109,6 +109,30 @@ describe("Meilisearch query translation", () => {
         expect(meili, `${v} vs ${f}`).toBe(passesPlatformFilter([v], f, "os"));
       }
     }
+  });
+});
+
+describe("the registry read routes' lookups on Meilisearch", () => {
+  it("documents carry the lower-cased id and exact keys of the id, the class names (provided and preempted) and the publisher", () => {
+    const doc = toMeiliDocument({ id: "ComfyUI-X", app_node_names: ["A", "B"], preempted_app_node_names: ["B", "C"], publisher: { id: "pub" } }, 0);
+    expect(doc).toMatchObject({ id_lower: "comfyui-x", id_key: exactKey("ComfyUI-X"), class_keys: ["A", "B", "C"].map(exactKey), publisher_key: exactKey("pub") });
+    expect(toMeiliDocument({ id: "bare" }, 0)).toMatchObject({ id_lower: "bare", class_keys: [], publisher_key: "" });
+  });
+  it("exact keys tell apart what differs only by case, and are what a case-blind comparison cannot confuse", () => {
+    expect(exactKey("SAMLoader")).not.toBe(exactKey("samloader"));
+    expect(exactKey("SAMLoader")).toBe(exactKey("SAMLoader").toLowerCase());
+    expect(exactKey("Ünïcode")).toMatch(/^[0-9a-f]+$/);
+  });
+  it("node_id and the lookups filter on those fields, quoted", () => {
+    expect(idsFilter(["a", 'we"ird'])).toBe(`id_key IN [${quote(exactKey("a"))}, ${quote(exactKey('we"ird'))}]`);
+    expect(planMeiliQuery(q({ ids: ["a"] })).base).toEqual(["banned = false", idsFilter(["a"])]);
+    expect(lookupFilters.lowerId("ComfyUI-X")).toEqual(['id_lower = "comfyui-x"']);
+    expect(lookupFilters.providersOf("SAMLoader")).toEqual([`class_keys = "${exactKey("SAMLoader")}"`, "banned = false"]);
+    expect(lookupFilters.publishedBy("pub", true)).toEqual([`publisher_key = "${exactKey("pub")}"`]);
+    expect(lookupFilters.publishedBy("pub", false)).toEqual([`publisher_key = "${exactKey("pub")}"`, "banned = false"]);
+  });
+  it("the settings make each of those fields filterable", () => {
+    for (const f of ["id_lower", "id_key", "class_keys", "publisher_key"]) expect(MEILI_SETTINGS.filterableAttributes).toContain(f);
   });
 });
 

@@ -276,10 +276,15 @@ describe("GET /nodes/:nodeId/versions/:version/comfy-nodes", () => {
     const version = (await get("/nodes/comfyui-impact-pack")).body.latest_version.version;
     expect((await get(`/nodes/comfyui-impact-pack/versions/${version}/comfy-nodes`)).body).toEqual(byWord.body);
   });
-  it("a node with no class names answers an empty list", async () => {
-    expect((await get("/nodes/banned-pack/versions/latest/comfy-nodes?include_banned=true")).body).toEqual({ comfy_nodes: [], totalNumberOfPages: 1 });
+  it("a node with no class names answers an empty list, on no pages", async () => {
+    expect((await get("/nodes/banned-pack/versions/latest/comfy-nodes?include_banned=true")).body).toEqual({ comfy_nodes: [], totalNumberOfPages: 0 });
   });
-  it.each([["/nodes/unknown-pack/versions/latest/comfy-nodes"], ["/nodes/banned-pack/versions/latest/comfy-nodes"], ["/nodes/comfyui-impact-pack/versions/0.0.0-old/comfy-nodes"]])("404 {error, message} for %s", async (url) => {
+  it("a banned node answers 403 {error: forbidden}, as the registry's version routes do", async () => {
+    const res = await get("/nodes/banned-pack/versions/latest/comfy-nodes");
+    expect(res.status).toBe(403);
+    expect(ErrorResponse.strict().parse(res.body).error).toBe("forbidden");
+  });
+  it.each([["/nodes/unknown-pack/versions/latest/comfy-nodes"], ["/nodes/comfyui-impact-pack/versions/0.0.0-old/comfy-nodes"]])("404 {error, message} for %s", async (url) => {
     const res = await get(url);
     expect(res.status).toBe(404);
     expect(ErrorResponse.strict().parse(res.body).error).toBe("not_found");

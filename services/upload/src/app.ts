@@ -7,7 +7,7 @@ import { keyedAccess } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 import { assetShape, uploadErrorHandler } from "./routes/error-handler.ts";
 import { assetUploadHandler } from "./routes/asset-upload.ts";
-import { jsonBody } from "./routes/json-body.ts";
+import { timedJsonBody } from "./routes/json-body.ts";
 import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
 import { viewHandler } from "./routes/view-route.ts";
 
@@ -49,6 +49,8 @@ function assetRouter(deps: UploadDeps, auth: RequestHandler, uploadAuth: Request
   const router = Router();
   const assets = assetHandlers(deps);
   const upload = assetUploadHandler(deps);
+  // Every JSON body under the one body timeout (BODY_TIMEOUT_MS).
+  const jsonBody = timedJsonBody(deps.settings);
   for (const prefix of ["/api", ""]) {
     router.head(`${prefix}/assets/hash/:hash`, auth, assets.headByHash);
     router.post(`${prefix}/assets/from-hash`, auth, jsonBody, assets.createFromHash);

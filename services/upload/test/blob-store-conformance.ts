@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { blake3 } from "@napi-rs/blake-hash";
 import type { AssetRecord } from "@app/contracts";
@@ -165,6 +166,23 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect((await bytesOf(await store.read(h, { start: 10, end: 19 }))).equals(bytes.subarray(10, 20))).toBe(true);
       expect((await bytesOf(await store.read(h, { start: 99_999, end: 99_999 }))).equals(bytes.subarray(99_999))).toBe(true);
       expect((await bytesOf(await store.read(h, { start: 50_000, end: 99_999 }))).equals(bytes.subarray(50_000))).toBe(true);
+    });
+
+    it("localPath: a file holding a committed blob's bytes, or null where the store has none (then read); never a path from something that is not a hash", async () => {
+      const bytes = randomBytes(50_000);
+      const staged = await store.stage(chunked(bytes));
+      await staged.commit(recordFor(bytes, []));
+      const path = store.localPath(staged.hash);
+      if (path !== null) expect(readFileSync(path).equals(bytes)).toBe(true);
+      for (const bad of ["../../etc/passwd", "../" + "a".repeat(61), "A".repeat(64)]) {
+        let local: string | null = null;
+        try {
+          local = store.localPath(bad);
+        } catch (err) {
+          expect(err).toBeInstanceOf(BlobNotFoundError);
+        }
+        expect(local).toBeNull();
+      }
     });
 
     it("merges tags from concurrent record updates without losing any", async () => {

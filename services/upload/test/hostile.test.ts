@@ -5,6 +5,8 @@ import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ASSET_QUERY_KEYS, assetApiFixedCases, assetApiRequests } from "@app/testkit/asset-api-requests";
+import { errorCodeOf } from "@app/testkit/raw-http";
+import { trickleJsonBodies } from "@app/testkit/slow-json-bodies";
 import { blake3Hex, KEY, makeTestApp, multipart, noisePng, pngClaiming, type TestApp } from "./helpers.ts";
 
 /**
@@ -224,6 +226,24 @@ describe("hostile input to the asset API", () => {
     // Whatever was renamed or retagged, the record and its bytes are still there, and nothing was deleted.
     expect((await request(server).get(`/api/assets/${id}`).set("X-API-Key", KEY)).status).toBe(200);
     expect(await t.store.list()).toContain(blake3Hex(validPng));
+  });
+
+  it("a JSON body trickling in on each JSON route: 408 request_timeout once BODY_TIMEOUT_MS has passed, the connection closed", async () => {
+    const created = await request(server).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash: `blake3:${blake3Hex(validPng)}`, name: "slow target" });
+    expect(created.status).toBe(201);
+    const { bodyTimeoutMs } = t.deps.settings;
+    t.deps.settings.bodyTimeoutMs = 500;
+    try {
+      const port = (server.address() as AddressInfo).port;
+      for (const a of await trickleJsonBodies(`http://127.0.0.1:${port}`, { key: KEY, id: created.body.id, everyMs: 200, timeoutMs: 10_000 })) {
+        cases++;
+        expect(a.status, `${a.route}: ${a.text}`).toBe(408);
+        expect(errorCodeOf(a.json), a.route).toBe("request_timeout");
+      }
+    } finally {
+      t.deps.settings.bodyTimeoutMs = bodyTimeoutMs;
+    }
+    expect((await request(server).get(`/api/assets/${created.body.id}`).set("X-API-Key", KEY)).body.name).toBe("slow target");
   });
 });
 

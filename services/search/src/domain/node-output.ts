@@ -1,13 +1,15 @@
-import { NODE_FIELDS, NODE_PUBLIC_ALIASES, NODE_VERSION_PUBLIC_ALIASES, type Node, type SearchPage } from "@app/contracts";
+import { NODE_FIELDS, NODE_PUBLIC_ALIASES, type Node, type SearchPage } from "@app/contracts";
 import type { StoredNode } from "./catalog-record.ts";
+import { toApiVersion } from "./versions.ts";
 
 const FIELDS = new Set<string>(NODE_FIELDS);
 const cache = new WeakMap<StoredNode, Node>();
 const jsonCache = new WeakMap<StoredNode, string>();
 
 /**
- * A stored record as the API answers it: only Node fields (no `app_node_names`, nothing
- * unknown), no nulls, and beside each renamed field the public registry's name for it.
+ * A stored record as the API answers it: only Node fields (no `app_node_names` or `versions`,
+ * nothing unknown), no nulls, beside each renamed field the public registry's name for it, and
+ * `latest_version` as the version routes answer it (see `toApiVersion`).
  * Records are immutable once indexed, so the answer is computed once per record.
  */
 export function toApiNode(r: StoredNode): Node {
@@ -21,13 +23,7 @@ export function toApiNode(r: StoredNode): Node {
   for (const [ours, theirs] of Object.entries(NODE_PUBLIC_ALIASES)) {
     if (out[ours] !== undefined) out[theirs] = out[ours];
   }
-  if (r.latest_version) {
-    const lv: Record<string, unknown> = { ...r.latest_version };
-    for (const [ours, theirs] of Object.entries(NODE_VERSION_PUBLIC_ALIASES)) {
-      if (lv[ours] !== undefined) lv[theirs] = lv[ours];
-    }
-    out.latest_version = lv;
-  }
+  if (r.latest_version) out.latest_version = toApiVersion(r.id, r.latest_version);
   const node = out as Node;
   cache.set(r, node);
   return node;

@@ -1,4 +1,5 @@
-import { SearchQueryParams, type SearchQuery } from "@app/contracts";
+import type { z } from "zod";
+import { SearchQueryFields, SearchQueryParams, type SearchQuery } from "@app/contracts";
 import type { EngineQuery } from "../adapters/search-engine.ts";
 
 export type QueryParseResult = { ok: true; query: SearchQuery } | { ok: false; message: string };
@@ -32,6 +33,7 @@ export function toEngineQuery(q: SearchQuery): EngineQuery {
     os: q.supported_os,
     accelerator: q.supported_accelerator,
     includeBanned: q.include_banned,
+    ids: q.node_id,
     offset: (q.page - 1) * q.limit,
     limit: q.limit,
   };
@@ -39,7 +41,16 @@ export function toEngineQuery(q: SearchQuery): EngineQuery {
 
 /** Only `include_banned` matters for GET /nodes/:id. */
 export function parseIncludeBanned(raw: Record<string, unknown>): { ok: true; includeBanned: boolean } | { ok: false; message: string } {
-  const parsed = SearchQueryParams.pick({ include_banned: true }).safeParse({ include_banned: raw.include_banned });
+  const parsed = SearchQueryFields.pick({ include_banned: true }).safeParse({ include_banned: raw.include_banned });
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => i.message).join("; ") };
   return { ok: true, includeBanned: parsed.data.include_banned };
+}
+
+export type ParamsResult<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/** Any route's parameters or body against its contract schema; the message names each refused parameter and why. */
+export function parseParams<S extends z.ZodType>(schema: S, raw: unknown): ParamsResult<z.output<S>> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => (i.code === "custom" || i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ") };
+  return { ok: true, value: parsed.data };
 }

@@ -7,6 +7,7 @@ import type { Logger } from "@app/platform";
 export const SearchErrorCode = {
   invalidParameter: "invalid_parameter",
   notFound: "not_found",
+  forbidden: "forbidden",
   internal: "internal_error",
 } as const;
 
@@ -39,4 +40,10 @@ export function searchErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (!res.headersSent) sendError(res, status, SearchErrorCode.invalidParameter, err instanceof Error ? err.message : "bad request");
   };
+}
+
+/** A value as JSON, by the same single write as every other search answer. */
+export function sendJson(res: ServerResponse, value: unknown): void {
+  const json = JSON.stringify(value);
+  sendJsonText(res, { json, bytes: Buffer.byteLength(json) });
 }

@@ -34,6 +34,12 @@ export interface BlobStore {
   list(): Promise<string[]>;
   /** Remove temporaries left by a crash; run at start, before serving. Returns how many were removed. */
   sweepTemporaries(): Promise<number>;
+  /**
+   * The file holding a committed blob's bytes when the store keeps them on this machine's disk
+   * (fs), so sharp can read them in place; null when it has none (S3: `read` them). The file
+   * may not exist: `stat` says whether the blob does.
+   */
+  localPath(hash: string): string | null;
   /** A short-lived URL a client can fetch the bytes from directly, or null when the store has none (fs). */
   presignedUrl(hash: string, opts: { seconds: number; contentType?: string }): Promise<string | null>;
   /** Cheap liveness probe of the backend. */

@@ -181,6 +181,10 @@ export class FsBlobStore implements BlobStore {
     return removed.filter(Boolean).length;
   }
 
+  localPath(hash: string): string | null {
+    return this.blobPath(hash);
+  }
+
   async presignedUrl(): Promise<string | null> {
     return null;
   }

@@ -255,6 +255,10 @@ export class S3BlobStore implements BlobStore {
     return (await this.keys(TMP)).map((k) => k.slice(TMP.length));
   }
 
+  localPath(): string | null {
+    return null;
+  }
+
   async presignedUrl(hash: string, opts: { seconds: number; contentType?: string }): Promise<string | null> {
     return guard(() =>
       this.client.presignedGetObject(this.opts.bucket, BLOBS + hash, opts.seconds, opts.contentType ? { "response-content-type": opts.contentType } : {}),

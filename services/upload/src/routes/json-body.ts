@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from "express";
 import type { z } from "zod";
 import { UploadFailure } from "../domain/errors.ts";
+import type { UploadSettings } from "./deps.ts";
 
 /** Asset API bodies are small JSON objects; nothing larger is read. */
 const JSON_LIMIT = "64kb";
@@ -24,6 +25,26 @@ export const jsonBody: RequestHandler = (req, res, next) => {
     next(err);
   });
 };
+
+/**
+ * `jsonBody` under the one body timeout every upload body has (`BODY_TIMEOUT_MS`, read at each
+ * request): a body still arriving then is answered 408 `request_timeout` and its connection
+ * closed (the error handler), instead of holding the connection until Node's own 300 s limit.
+ */
+export function timedJsonBody(settings: Pick<UploadSettings, "bodyTimeoutMs">): RequestHandler {
+  return (req, res, next) => {
+    const ms = settings.bodyTimeoutMs;
+    let settled = false;
+    const done = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      next(err);
+    };
+    const timer = setTimeout(() => done(new UploadFailure("request_timeout", `the request body did not arrive within ${ms} ms`)), ms);
+    jsonBody(req, res, done);
+  };
+}
 
 /**
  * The parsed body checked against its schema; the message names the first bad field (a `name`

@@ -1,4 +1,4 @@
-import type { ComfyNodesPage, Node, SearchPage } from "@app/contracts";
+import type { ComfyNodesPage, Node, NodeVersion, SearchPage } from "@app/contracts";
 import { getJson } from "./http.ts";
 
 /** The parameters of GET /nodes/search this page sends (names as the API spells them). */
@@ -28,7 +28,12 @@ export function getNode(id: string, includeBanned: boolean, signal: AbortSignal)
   return getJson<Node>(`/nodes/${encodeURIComponent(id)}${includeBanned ? "?include_banned=true" : ""}`, { signal });
 }
 
-/** The node classes of one version, as the public registry's route answers them. */
+/** The node classes of one version, on one page as large as the ComfyUI frontend asks for (the route pages by 10 unless told). */
 export function getComfyNodes(id: string, version: string, signal: AbortSignal): Promise<ComfyNodesPage> {
-  return getJson<ComfyNodesPage>(`/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes`, { signal });
+  return getJson<ComfyNodesPage>(`/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes?limit=8192`, { signal });
+}
+
+/** Every version of a pack the catalog knows, newest first (all statuses). */
+export function getVersions(id: string, signal: AbortSignal): Promise<NodeVersion[]> {
+  return getJson<NodeVersion[]>(`/nodes/${encodeURIComponent(id)}/versions`, { signal });
 }

@@ -6,11 +6,12 @@ import { PlatformList } from "../ui/platform-list.tsx";
 import { useLatest } from "../ui/use-latest.ts";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { lastSearch } from "../search/search-state.ts";
+import { VersionList } from "./version-list.tsx";
 
 const count = new Intl.NumberFormat("en");
 const date = (iso?: string) => (iso ? new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" }) : undefined);
 
-/** /ui/nodes/{id}: one node as GET /nodes/{id} answers it, with its node classes and how to install it. */
+/** /ui/nodes/{id}: one node as GET /nodes/{id} answers it, with its node classes, its versions and how to install it. */
 export function NodePage({ id, includeBanned }: { id: string; includeBanned: boolean }) {
   const node = useLatest(`${id}|${includeBanned}`, (signal) => getNode(id, includeBanned, signal));
   const classes = useLatest(`${id}|classes`, (signal) => getComfyNodes(id, "latest", signal));
@@ -64,6 +65,7 @@ export function NodePage({ id, includeBanned }: { id: string; includeBanned: boo
               </section>
             )}
           </div>
+          <VersionList id={n.id ?? id} installs={n.latest_version?.version} />
           <details class="card">
             <summary>Everything the API answered (GET /nodes/{n.id})</summary>
             <pre class="json">{JSON.stringify(n, null, 2)}</pre>

@@ -1,6 +1,7 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../search-engine.ts";
 import { buildIndex } from "./build-index.ts";
+import { lookupsOf } from "./lookups.ts";
 import { IndexSearcher } from "./search-index.ts";
 
 /**
@@ -23,6 +24,27 @@ export class EmbeddedSearchEngine implements SearchEngine {
     if (data === undefined || d === undefined) return undefined;
     if (!includeBanned && data.banned[d] === 1) return undefined;
     return data.docs[d];
+  }
+
+  async resolveId(id: string): Promise<string | undefined> {
+    const data = this.current?.data;
+    return data ? lookupsOf(data).idByLowerCase.get(id.toLowerCase()) : undefined;
+  }
+
+  async providersOf(name: string): Promise<StoredNode[]> {
+    const data = this.current?.data;
+    const list = data ? lookupsOf(data).byClass.get(name) : undefined;
+    return (list ?? []).filter((r) => r.status !== "NodeStatusBanned");
+  }
+
+  async publishedBy(publisherId: string, { includeBanned }: { includeBanned: boolean }): Promise<StoredNode[]> {
+    const data = this.current?.data;
+    const list = data ? lookupsOf(data).byPublisher.get(publisherId) : undefined;
+    return (list ?? []).filter((r) => includeBanned || r.status !== "NodeStatusBanned");
+  }
+
+  async all(): Promise<readonly StoredNode[]> {
+    return this.current?.data.docs ?? [];
   }
 
   replaceAll(records: readonly StoredNode[], onProgress?: (p: IndexProgress) => void): Promise<void> {

@@ -11,7 +11,8 @@ const byLength = (v: number[]) => v.length;
 /** Every field of the query in a fixed order; strings are length-prefixed, so no value can spell another query's key. */
 function resultKey(q: EngineQuery): string {
   const f = (v: string | undefined) => (v === undefined ? "-" : `${v.length}:${v}`);
-  return `${f(q.search)}|${f(q.repositoryUrl)}|${f(q.appNode)}|${f(q.os)}|${f(q.accelerator)}|${q.includeBanned ? 1 : 0}|${q.offset}|${q.limit}`;
+  const ids = q.ids === undefined ? "-" : `${q.ids.length}:${q.ids.map(f).join("")}`;
+  return `${f(q.search)}|${f(q.repositoryUrl)}|${f(q.appNode)}|${f(q.os)}|${f(q.accelerator)}|${q.includeBanned ? 1 : 0}|${ids}|${q.offset}|${q.limit}`;
 }
 
 /** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
@@ -43,6 +44,7 @@ export class IndexSearcher {
   private readonly cost: Int32Array;
   private readonly repoStamp: Int32Array;
   private readonly appStamp: Int32Array;
+  private readonly idStamp: Int32Array;
   private readonly appRel: Uint8Array;
   private readonly keys: Float64Array;
   /**
@@ -71,6 +73,7 @@ export class IndexSearcher {
     this.cost = new Int32Array(n);
     this.repoStamp = new Int32Array(n);
     this.appStamp = new Int32Array(n);
+    this.idStamp = new Int32Array(n);
     this.appRel = new Uint8Array(n);
     this.keys = new Float64Array(n);
   }
@@ -83,6 +86,7 @@ export class IndexSearcher {
       this.tokStamp.fill(0);
       this.repoStamp.fill(0);
       this.appStamp.fill(0);
+      this.idStamp.fill(0);
     }
     return ++this.gen;
   }
@@ -109,19 +113,23 @@ export class IndexSearcher {
     if (q.repositoryUrl !== undefined) repoDocs = this.markRepository(q.repositoryUrl, gen);
     let appDocs: number[] | undefined;
     if (q.appNode !== undefined) appDocs = this.markAppNode(q.appNode, gen);
+    let idDocs: number[] | undefined;
+    if (q.ids !== undefined) idDocs = this.markIds(q.ids, gen);
     const repoStamp = this.repoStamp;
     const appStamp = this.appStamp;
+    const idStamp = this.idStamp;
     const appRel = this.appRel;
     const hasApp = appDocs !== undefined;
 
-    const restricted = osPass !== undefined || accPass !== undefined || repoDocs !== undefined || appDocs !== undefined;
+    const restricted = osPass !== undefined || accPass !== undefined || repoDocs !== undefined || appDocs !== undefined || idDocs !== undefined;
     const passes = (d: number): boolean =>
       (includeBanned || banned[d] === 0) &&
       (!restricted ||
         ((osPass === undefined || osPass[osSetOf[d]!] === 1) &&
           (accPass === undefined || accPass[accSetOf[d]!] === 1) &&
           (repoDocs === undefined || repoStamp[d] === gen) &&
-          (appDocs === undefined || appStamp[d] === gen)));
+          (appDocs === undefined || appStamp[d] === gen) &&
+          (idDocs === undefined || idStamp[d] === gen)));
 
     const keys = this.keys;
     let nk = 0;
@@ -151,7 +159,7 @@ export class IndexSearcher {
       // A search made only of separators matches nothing that a person could mean.
       return { nodes: [], total: 0 };
     } else {
-      const source = appDocs ?? repoDocs;
+      const source = appDocs ?? repoDocs ?? idDocs;
       if (source) {
         for (const d of source) if (passes(d)) keys[nk++] = (hasApp ? 2 - appRel[d]! : 0) * DOC_SPACE + d;
       } else {
@@ -292,6 +300,18 @@ export class IndexSearcher {
   }
 
   /** Substring of the normalised repository URL; marks docs with `gen`, returns them (in no order: the page is ranked by key). */
+  /** The docs of these ids (the list's `node_id`), stamped with this generation. */
+  private markIds(ids: readonly string[], gen: number): number[] {
+    const out: number[] = [];
+    for (const id of ids) {
+      const d = this.data.byId.get(id);
+      if (d === undefined || this.idStamp[d] === gen) continue;
+      this.idStamp[d] = gen;
+      out.push(d);
+    }
+    return out;
+  }
+
   private markRepository(query: string, gen: number): number[] {
     const D = this.data;
     const needle = normaliseRepositoryUrl(query);

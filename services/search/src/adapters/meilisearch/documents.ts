@@ -18,6 +18,15 @@ export interface MeiliDocument {
   /** identityKey of id, name and repository name: the "exact match" rule. */
   identity: string[];
   app_names_lower: string[];
+  /** The id lower-cased: an id in other capitals finds its pack (the registry's 302). */
+  id_lower: string;
+  /**
+   * Exact keys (see `exactKey`) of the id, of the app node names and preempted names (the packs
+   * of a node class), and of the publisher id.
+   */
+  id_key: string;
+  class_keys: string[];
+  publisher_key: string;
   repo_norm: string;
   os_any: boolean;
   /** Every level-prefix of every value, and the full values, for the ` :: ` path rule. */
@@ -27,6 +36,14 @@ export interface MeiliDocument {
   acc_prefixes: string[];
   acc_values: string[];
   record: StoredNode;
+}
+
+/**
+ * A value for a filter that must match exactly: Meilisearch compares filter strings without
+ * regard to case, so case-sensitive values (ids, class names) are compared as lower-case hex.
+ */
+export function exactKey(value: string): string {
+  return Buffer.from(value, "utf8").toString("hex");
 }
 
 /** Meilisearch ids allow only [A-Za-z0-9_-]: node ids are carried as base64url. */
@@ -57,6 +74,10 @@ export function toMeiliDocument(r: StoredNode, rank: number): MeiliDocument {
     other_text: [r.description, r.author, r.publisher?.id, r.publisher?.name].filter(Boolean).map((s) => tokenise(s!).join(" ")).join(" "),
     identity: [...new Set([r.id, r.name, repoName].filter((s): s is string => !!s).map(identityKey).filter(Boolean))],
     app_names_lower: [...new Set((r.app_node_names ?? []).map((n) => n.toLowerCase()))],
+    id_lower: r.id.toLowerCase(),
+    id_key: exactKey(r.id),
+    class_keys: [...new Set([...(r.app_node_names ?? []), ...(r.preempted_app_node_names ?? [])])].map(exactKey),
+    publisher_key: r.publisher?.id ? exactKey(r.publisher.id) : "",
     repo_norm: r.repository ? normaliseRepositoryUrl(r.repository) : "",
     os_any: os.any,
     os_prefixes: os.prefixes,

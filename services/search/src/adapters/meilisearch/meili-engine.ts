@@ -3,8 +3,10 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { byPopularity } from "../embedded/build-index.ts";
 import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../search-engine.ts";
 import { meiliUid, toMeiliDocument, type MeiliDocument } from "./documents.ts";
-import { planMeiliQuery, sliceSegments } from "./query.ts";
+import { lookupFilters, planMeiliQuery, sliceSegments } from "./query.ts";
 import { MEILI_SETTINGS } from "./settings.ts";
+
+const LOOKUP_PAGE = 1000;
 
 export interface MeiliOptions {
   host: string;
@@ -80,6 +82,35 @@ export class MeiliSearchEngine implements SearchEngine {
       if ((err as { cause?: { code?: string } }).cause?.code === "document_not_found") return undefined;
       throw err;
     }
+  }
+
+  /** Every match of these filters, in popularity order (lookups match a handful of packs). */
+  private async matching(filter: string[]): Promise<StoredNode[]> {
+    await this.prepare();
+    const index = this.client.index<MeiliDocument>(this.opts.index);
+    const out: StoredNode[] = [];
+    for (let offset = 0; ; offset += LOOKUP_PAGE) {
+      const page = await index.search("", { filter, sort: ["rank:asc"], attributesToRetrieve: ["record"], offset, limit: LOOKUP_PAGE });
+      out.push(...page.hits.map((h) => (h as unknown as { record: StoredNode }).record));
+      if (page.hits.length < LOOKUP_PAGE) return out;
+    }
+  }
+
+  async resolveId(id: string): Promise<string | undefined> {
+    const lower = id.toLowerCase();
+    return (await this.matching(lookupFilters.lowerId(id))).find((r) => r.id.toLowerCase() === lower)?.id;
+  }
+
+  async providersOf(name: string): Promise<StoredNode[]> {
+    return this.matching(lookupFilters.providersOf(name));
+  }
+
+  async publishedBy(publisherId: string, { includeBanned }: { includeBanned: boolean }): Promise<StoredNode[]> {
+    return this.matching(lookupFilters.publishedBy(publisherId, includeBanned));
+  }
+
+  async all(): Promise<readonly StoredNode[]> {
+    return this.matching([]);
   }
 
   async replaceAll(records: readonly StoredNode[], onProgress?: (p: IndexProgress) => void): Promise<void> {

@@ -2,6 +2,7 @@ import type { EngineQuery } from "../search-engine.ts";
 import { platformLevels } from "../../domain/platform-values.ts";
 import { identityKey, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { MAX_QUERY_TOKENS } from "../embedded/search-index.ts";
+import { exactKey } from "./documents.ts";
 
 /** A value inside a Meilisearch filter string: double-quoted, with `\` and `"` escaped. */
 export function quote(v: string): string {
@@ -16,6 +17,18 @@ function platformFilter(filter: string, prefix: "os" | "acc"): string | undefine
   // Passes when the list is open, or F is a level-prefix of a value, or a value is a level-prefix of F.
   return `(${prefix}_any = true OR ${prefix}_prefixes = ${quote(f)} OR ${prefix}_values IN [${ancestors.map(quote).join(", ")}])`;
 }
+
+/** The list's `node_id`, on the ids' exact keys. */
+export function idsFilter(ids: readonly string[]): string {
+  return `id_key IN [${ids.map((id) => quote(exactKey(id))).join(", ")}]`;
+}
+
+/** The registry read routes' lookups, as filters over the document fields made for them. */
+export const lookupFilters = {
+  lowerId: (id: string): string[] => [`id_lower = ${quote(id.toLowerCase())}`],
+  providersOf: (name: string): string[] => [`class_keys = ${quote(exactKey(name))}`, "banned = false"],
+  publishedBy: (publisherId: string, includeBanned: boolean): string[] => [`publisher_key = ${quote(exactKey(publisherId))}`, ...(includeBanned ? [] : ["banned = false"])],
+};
 
 export interface MeiliPlan {
   q: string;
@@ -32,6 +45,7 @@ export interface MeiliPlan {
 export function planMeiliQuery(q: EngineQuery): MeiliPlan {
   const base: string[] = [];
   if (!q.includeBanned) base.push("banned = false");
+  if (q.ids !== undefined) base.push(idsFilter(q.ids));
   if (q.os !== undefined) {
     const f = platformFilter(q.os, "os");
     if (f) base.push(f);

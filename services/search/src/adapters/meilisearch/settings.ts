@@ -11,6 +11,10 @@ export const MEILI_SETTINGS: Settings = {
   displayedAttributes: ["record"],
   filterableAttributes: [
     "banned",
+    "id_lower",
+    "id_key",
+    "class_keys",
+    "publisher_key",
     "identity",
     "app_names_lower",
     "repo_norm",

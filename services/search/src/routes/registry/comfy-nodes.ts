@@ -1,0 +1,45 @@
+import { ComfyNodesQuery, type ComfyNodesPage } from "@app/contracts";
+import type { Router } from "express";
+import type { SearchEngine } from "../../adapters/search-engine.ts";
+import { bestProvider } from "../../domain/class-providers.ts";
+import { toApiNodeJson } from "../../domain/node-output.ts";
+import { parseParams } from "../../domain/query.ts";
+import { classesVersion, versionNamed } from "../../domain/versions.ts";
+import { SearchErrorCode, sendError, sendJson, sendJsonText } from "../errors.ts";
+import { findPack, quoted } from "./pack.ts";
+
+/** A version's node classes, paged as the registry pages them, and the pack that provides a class. */
+export function comfyNodeRoutes(router: Router, engine: SearchEngine): void {
+  // The catalog holds the classes of one version per pack (`app_node_names_version`, else the
+  // install-path version): that version's number or `latest` answers them; another version the
+  // catalog knows answers 404 saying so, as does an unknown one.
+  router.get("/nodes/:nodeId/versions/:version/comfy-nodes", async (req, res) => {
+    const parsed = parseParams(ComfyNodesQuery, req.query);
+    if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
+    const { page, limit, include_banned } = parsed.value;
+    const pack = await findPack(engine, req, res, { includeBanned: include_banned, bannedStatus: 403 });
+    if (!pack) return;
+    const asked = req.params.version;
+    const known = classesVersion(pack);
+    if (asked !== "latest" && asked !== known) {
+      const which = known ? `version ${known} (or \`latest\`) only` : "`latest` only";
+      const exists = versionNamed(pack, asked) ? `version ${quoted(asked, 100)} exists, but ` : "";
+      return sendError(res, 404, SearchErrorCode.notFound, `${exists}the catalog holds the node classes of ${quoted(pack.id)} for ${which}`);
+    }
+    const names = pack.app_node_names ?? [];
+    const body: ComfyNodesPage = {
+      comfy_nodes: names.slice((page - 1) * limit, page * limit).map((name) => ({ comfy_node_name: name })),
+      totalNumberOfPages: Math.ceil(names.length / limit),
+    };
+    sendJson(res, body);
+  });
+
+  // The frontend asks this for each node of a workflow it has no definition for.
+  router.get("/comfy-nodes/:name/node", async (req, res) => {
+    const name = req.params.name;
+    const pack = bestProvider(name, await engine.providersOf(name));
+    if (!pack) return sendError(res, 404, SearchErrorCode.notFound, `no node pack provides the node class ${quoted(name)}`);
+    const json = toApiNodeJson(pack);
+    sendJsonText(res, { json, bytes: Buffer.byteLength(json) });
+  });
+}
