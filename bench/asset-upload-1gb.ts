@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, startService, type Service } from "@app/testkit/processes";
+import { postMultipart } from "./lib/multipart-post.ts";
 
 /**
  * `POST /api/assets` with a 1 GiB file (a model's size) through the real gateway (its own
@@ -37,25 +37,8 @@ function postFile(url: string, path: string, mib: number, seed: string, peak: ()
   );
   const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
   const block = randomBytes(CHUNK);
-  const u = new URL(url);
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: u.hostname,
-      port: u.port,
-      method: "POST",
-      path,
-      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, "content-length": head.length + mib * CHUNK + tail.length, "x-api-key": KEY },
-    });
-    req.on("response", (res) => {
-      let text = "";
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${path} answered ${res.statusCode}: ${text}`));
-        resolve((mib * CHUNK) / 1e6 / ((performance.now() - started) / 1000));
-      });
-    });
-    req.on("error", reject);
+  return postMultipart(url, path, { boundary: BOUNDARY, key: KEY, length: head.length + mib * CHUNK + tail.length }, (req) => {
     req.write(head);
     let i = 0;
     const pump = () => {
@@ -70,6 +53,9 @@ function postFile(url: string, path: string, mib: number, seed: string, peak: ()
       req.end(tail);
     };
     pump();
+  }).then(({ status, body }) => {
+    if (status >= 300) throw new Error(`${path} answered ${status}: ${body}`);
+    return (mib * CHUNK) / 1e6 / ((performance.now() - started) / 1000);
   });
 }
 
