@@ -116,7 +116,8 @@ const PreviewId = z.uuid().transform((id) => id.toLowerCase());
 
 /** POST /api/assets/from-hash. */
 export const CreateFromHashBody = z.object({
-  hash: AssetHash,
+  /** Read trimmed and lower-cased, as ComfyUI reads it. */
+  hash: z.string().trim().toLowerCase().pipe(AssetHash),
   name: Name.optional(),
   tags: TagList.default([]),
   user_metadata: UserMetadata.default({}),

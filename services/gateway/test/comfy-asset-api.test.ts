@@ -104,6 +104,8 @@ describe.each(assetModes)("ComfyUI's asset API tests, through the gateway: $name
     const fromHash = await json("post", "/api/assets/from-hash", { hash: first.body.asset_hash, name: "from_hash_copy.safetensors", tags: [...MODEL, "spoofed", "models:foo", "temporary:true"] });
     expect(fromHash.status).toBe(201);
     expect(fromHash.body).toMatchObject({ created_new: false, tags: [...MODEL, "spoofed", "models:foo", "temporary:true"] });
+    const upper = await json("post", "/api/assets/from-hash", { hash: ` ${first.body.asset_hash.toUpperCase()} `, name: "upper.bin" });
+    expect([upper.status, upper.body.asset_hash]).toEqual([201, first.body.asset_hash]);
     const missing = await json("post", "/api/assets/from-hash", { hash: `blake3:${"0".repeat(64)}`, name: "nonexistent.bin", tags: ["models"] });
     expect([missing.status, errorCode(missing)]).toEqual([404, "ASSET_NOT_FOUND"]);
 
