@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig } from "@app/platform";
 import { createSearchDeps, loadCatalog } from "@app/search";
-import { fixtureCatalog, generateCatalog, writeCatalogFile } from "@app/testkit/catalog";
+import { fixtureCatalog, generateCatalog, testCatalog, writeCatalogFile, type RegistryNode } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
 import { SCRIPTS, startService } from "@app/testkit/processes";
 import { median } from "./lib/http-load.ts";
@@ -16,6 +16,27 @@ export interface CatalogMirrorFigures {
   mirrorMs: { concurrency4: number; concurrency1: number; fileBaseline: number; ratioToFile: number; speedupVsSequential: number };
   /** One refresh of a serving index (read, build, swap, snapshot) vs the first read into an empty one. */
   refresh: { firstMs: number; refreshMs: number; refreshCpuMs: number; ratio: number };
+  /** Issue 18: the whole mirror (list, every pack's versions and classes) and its refreshes, against a registry answering in 50 ms. */
+  passes: MirrorPassFigures;
+}
+
+interface Pass {
+  ms: number;
+  requests: number;
+}
+
+export interface MirrorPassFigures {
+  catalog: string;
+  /** The pack list alone, as the mirror read it before issue 18: the baseline. */
+  listOnly: Pass;
+  /** The first mirror: list, then versions and classes of every pack (8 at a time). */
+  fullFirst: Pass;
+  /** A refresh where nothing changed (timestamp=). */
+  refreshUnchanged: Pass;
+  /** A refresh after 10 packs published a new version with a new class. */
+  refreshTenChanged: Pass;
+  /** A full pass over the same catalog (the daily one), for comparison with the refreshes. */
+  fullAgain: Pass;
 }
 
 const round = (x: number) => Math.round(x);
@@ -44,7 +65,41 @@ async function timed(fn: () => Promise<unknown>, runs: number): Promise<number> 
  * How long the service takes to be ready when its catalog is a registry it cannot reach, how
  * long a 6k-node mirror takes, and what a refresh costs. Each against a baseline of the same run.
  */
-export async function run(opts = { readyRuns: 5, mirrorRuns: 3 }): Promise<CatalogMirrorFigures> {
+/** The whole mirror and its refreshes, on the real catalog when it is beside the repository (else the fixture). */
+async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
+  const cat = testCatalog();
+  const nodes = readFileSync(cat.path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as RegistryNode);
+  const registry = await new FakeRegistry(nodes).start();
+  registry.delayMs = delayMs;
+  const dir = mkdtempSync(join(tmpdir(), "bench-passes-"));
+  const pass = async (fn: () => Promise<unknown>): Promise<Pass> => {
+    const before = registry.log.length;
+    const t0 = performance.now();
+    await fn();
+    return { ms: round(performance.now() - t0), requests: registry.log.length - before };
+  };
+  try {
+    const listOnly = await pass(() => loadCatalog(registry.url));
+    const deps = await createSearchDeps(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
+    await deps.started;
+    const fullFirst = await pass(() => deps.reindex(registry.url));
+    const refreshUnchanged = await pass(() => deps.reindex(registry.url));
+    const active = nodes.filter((n) => n.status === "NodeStatusActive").slice(0, 10);
+    active.forEach((n, i) => registry.publish(n.id, "99.0.0", [`BenchChangedClass${i}`]));
+    const refreshTenChanged = await pass(() => deps.reindex(registry.url));
+    const fullAgain = await pass(() => deps.reindex(registry.url, { full: true }));
+    await deps.close();
+    const figures = { catalog: `${cat.description}, served by the testkit's fake registry answering every request after ${delayMs} ms`, listOnly, fullFirst, refreshUnchanged, refreshTenChanged, fullAgain };
+    console.log(JSON.stringify(figures, null, 2));
+    return figures;
+  } finally {
+    await registry.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: false }): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures }> {
+  if (opts.passesOnly) return { passes: await mirrorPasses(50) };
   const nodes = [...fixtureCatalog(), ...generateCatalog({ seed: 99, nodes: 2000 })].slice(0, 6000);
   const pageDelayMs = 50;
   const catalog = `a fake registry on loopback serving ${nodes.length} generated nodes (testkit fixture), 100 a page, each page answered after ${pageDelayMs} ms as across the internet`;
@@ -73,7 +128,7 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3 }): Promise<Catal
     await deps.started;
     const firstMs = await timed(() => deps.reindex(registry.url), 1);
     const cpu0 = process.cpuUsage();
-    const refreshMs = await timed(() => deps.reindex(registry.url), 1);
+    const refreshMs = await timed(() => deps.reindex(registry.url, { full: true }), 1);
     const cpu = process.cpuUsage(cpu0);
     await deps.close();
     return {
@@ -87,6 +142,7 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3 }): Promise<Catal
         speedupVsSequential: Math.round((concurrency1 / concurrency4) * 100) / 100,
       },
       refresh: { firstMs: round(firstMs), refreshMs: round(refreshMs), refreshCpuMs: round((cpu.user + cpu.system) / 1000), ratio: Math.round((refreshMs / firstMs) * 100) / 100 },
+      passes: await mirrorPasses(pageDelayMs),
     };
   } finally {
     await registry.stop();

@@ -11,8 +11,11 @@ export const MaskDeriveJob = z.object({
 
 export const CatalogReindexJob = z.object({
   name: z.literal("catalog.reindex"),
-  /** `force` swaps in a catalog even when it is empty or less than half the size of the indexed one. */
-  data: z.object({ source: z.string().min(1), force: z.boolean().optional() }),
+  /**
+   * `force` swaps in a catalog even when it is empty or less than half the size of the indexed one;
+   * `full` reads a registry whole (every pack and its versions), not only what changed since the last read.
+   */
+  data: z.object({ source: z.string().min(1), force: z.boolean().optional(), full: z.boolean().optional() }),
 });
 
 export const Job = z.discriminatedUnion("name", [MaskDeriveJob, CatalogReindexJob]);

@@ -13,18 +13,28 @@ export const PUBLIC_REGISTRY = "https://api.comfy.org";
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+function durationMs(v: string): number {
+  const [, n, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(v)!;
+  return Number(n) * DURATION_UNITS_MS[unit!]!;
+}
+
 /** `off` → 0, `90s`/`30m`/`1h`/`1d`/`500ms` → milliseconds; unset → undefined (the default follows the source). */
 const refreshInterval = z
   .string()
   .trim()
   .toLowerCase()
   .regex(/^(off|\d+(ms|s|m|h|d))$/, "must be off or a duration such as 30s, 15m, 1h, 1d")
-  .transform((v) => {
-    if (v === "off") return 0;
-    const [, n, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(v)!;
-    return Number(n) * DURATION_UNITS_MS[unit!]!;
-  })
+  .transform((v) => (v === "off" ? 0 : durationMs(v)))
   .optional();
+/** A duration only (no `off`): `0s` is allowed. */
+const duration = (def: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^\d+(ms|s|m|h|d)$/, "must be a duration such as 0s, 12h, 1d")
+    .default(def)
+    .transform(durationMs);
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 /** A per-minute limit: 0 = none. */
 const perMinute = z.coerce.number().int().min(0).max(1_000_000_000).default(0);
@@ -49,6 +59,11 @@ export const ConfigSchema = z
       .transform((v) => (v.toLowerCase() === "none" ? undefined : v)),
     /** How often the catalog is read again (ms; 0 = never). Unset: 1h for a URL source, never for a file. */
     CATALOG_REFRESH: refreshInterval,
+    /**
+     * A registry refresh reads only the packs updated since the last one (`timestamp=`), except
+     * when the last full pass (every pack, so deletions show) is older than this (ms; 0 = every refresh is full).
+     */
+    CATALOG_FULL_REFRESH: duration("1d"),
 
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),

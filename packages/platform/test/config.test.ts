@@ -26,6 +26,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ CATALOG_SOURCE: "./nodes.ndjson" }).CATALOG_SOURCE).toBe("./nodes.ndjson");
   });
 
+  it("CATALOG_FULL_REFRESH is a duration, one day by default; 0s makes every refresh full; off is refused", () => {
+    expect(loadConfig({}).CATALOG_FULL_REFRESH).toBe(86_400_000);
+    expect(loadConfig({ CATALOG_FULL_REFRESH: "12h" }).CATALOG_FULL_REFRESH).toBe(43_200_000);
+    expect(loadConfig({ CATALOG_FULL_REFRESH: "0s" }).CATALOG_FULL_REFRESH).toBe(0);
+    for (const bad of ["off", "1", "daily"]) expect(() => loadConfig({ CATALOG_FULL_REFRESH: bad })).toThrow(/CATALOG_FULL_REFRESH/);
+  });
+
   it("CATALOG_REFRESH takes off or a duration, in milliseconds; unset is left to the source's kind", () => {
     expect(loadConfig({}).CATALOG_REFRESH).toBeUndefined();
     expect(loadConfig({ CATALOG_REFRESH: "off" }).CATALOG_REFRESH).toBe(0);

@@ -1,3 +1,14 @@
+import type { MirrorProgress } from "./adapters/registry/mirror.ts";
+
+/** Packs a registry counts that the last full list read did not return, after its re-reads. */
+export interface CatalogMissing {
+  /** How many: the registry's total less the distinct packs read. */
+  count: number;
+  /** Packs served from the previous catalog because the list did not return them (at most 50 named). */
+  kept: string[];
+  at: string;
+}
+
 /**
  * What /readyz says about the catalog. `fresh`: the index came from its source at the last read
  * this process knows of. `stale`: it is serving an older index (restored from the snapshot at
@@ -9,6 +20,10 @@ export interface CatalogStatus {
   indexedAt: string | null;
   nodes: number;
   lastError: string | null;
+  /** A registry source: the current (or last) mirror pass, its progress and errors. */
+  mirror?: MirrorProgress | null;
+  /** A registry source: what the last full list read could not find (null: nothing). */
+  missing?: CatalogMissing | null;
 }
 
 export class CatalogTracker {
@@ -17,8 +32,23 @@ export class CatalogTracker {
   private indexedAt: string | null = null;
   private indexedFrom: string | null = null;
   private lastError: string | null = null;
+  private mirror: MirrorProgress | null = null;
+  private missing: CatalogMissing | null = null;
 
-  constructor(private readonly source: string | null) {}
+  constructor(
+    private readonly source: string | null,
+    private readonly mirrors = false,
+  ) {}
+
+  /** A mirror pass moved on. */
+  progress(p: MirrorProgress): void {
+    this.mirror = p;
+  }
+
+  /** A full list read ended: with packs missing, or (null) complete. */
+  listed(missing: CatalogMissing | null): void {
+    this.missing = missing;
+  }
 
   /** A new index is being served: read just now from its source (fresh) or restored from disk (not). */
   indexed(nodes: number, at: { indexedAt: string | null; source?: string | null }, fresh: boolean): void {
@@ -42,6 +72,7 @@ export class CatalogTracker {
       indexedAt: this.indexedAt,
       nodes: this.nodes,
       lastError: this.lastError,
+      ...(this.mirrors && { mirror: this.mirror, missing: this.missing }),
     };
   }
 }

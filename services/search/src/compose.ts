@@ -5,10 +5,12 @@ import { metrics } from "@app/platform";
 import type { CatalogReindexResult } from "@app/contracts";
 import type { z } from "zod";
 import { isRegistryUrl, loadCatalog, type LoadProgress, type MirrorOptions } from "./adapters/catalog-source.ts";
-import { describe } from "./adapters/registry-source.ts";
+import { describe } from "./adapters/registry/http.ts";
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 import type { SearchEngine } from "./adapters/search-engine.ts";
-import { CatalogSnapshot } from "./adapters/snapshot.ts";
+import { CatalogSnapshot, type SnapshotMeta } from "./adapters/snapshot.ts";
+import { registryMirror, type KnownCatalog } from "./registry-mirror.ts";
+import type { StoredNode } from "./domain/catalog-record.ts";
 import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
 import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, REFRESH_RETRY } from "./catalog-refresh.ts";
 import { createReindexHandler } from "./jobs/reindex-handler.ts";
@@ -17,8 +19,10 @@ export type ReindexResult = z.infer<typeof CatalogReindexResult>;
 export type ReindexProgressEvent = LoadProgress & { phase: "reading" | "indexing" | "done" };
 
 export interface ReindexOptions {
-  /** Swap the new catalog in even when it is empty or less than half the size of the indexed one. */
+  /** Swap the new catalog in even when it is empty or less than half the size of the indexed one (a registry: a full pass). */
   force?: boolean;
+  /** A registry: a full pass (every pack and its versions) whenever the last one was. */
+  full?: boolean;
   onProgress?: (p: ReindexProgressEvent) => void;
 }
 
@@ -65,7 +69,10 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
   const embedded = engine.kind === "embedded";
   const snapshot = embedded ? new CatalogSnapshot(config.DATA_DIR) : undefined;
   const source = config.CATALOG_SOURCE;
-  const tracker = new CatalogTracker(source ?? null);
+  const tracker = new CatalogTracker(source ?? null, !!source && isRegistryUrl(source));
+  // A registry mirror's memory (the last catalog and when it was read), whatever the engine.
+  const store = snapshot ?? new CatalogSnapshot(config.DATA_DIR);
+  let known: KnownCatalog | undefined;
   const closing = new AbortController();
   let ready = false;
 
@@ -84,30 +91,46 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
     return text.split("\n").filter((l) => l.trim() !== "").length;
   };
 
+  const refuseShrink = async (from: string, nodes: number, ro: ReindexOptions) => {
+    const previous = await indexedCount();
+    if (!ro.force && previous > 0 && nodes < previous / 2) {
+      throw new CatalogRefusedError(
+        `refused the catalog read from ${from}: ${nodes} nodes, less than half of the ${previous} indexed; ` +
+          "the old index keeps serving (`pnpm reindex --force` swaps it in anyway)",
+      );
+    }
+  };
+
+  /** A new catalog is served: persisted (the snapshot, or a mirror's memory), swapped in, reported. */
+  const land = async (records: StoredNode[], meta: Omit<SnapshotMeta, "nodes" | "indexedAt">) => {
+    const indexedAt = new Date().toISOString();
+    if (snapshot || isRegistryUrl(meta.source)) await store.write(records, { ...meta, indexedAt });
+    known = { records, indexedAt };
+    if (role === "server" || !embedded) await swapIn(records);
+    if (role === "server") tracker.indexed(records.length, { indexedAt, source: meta.source }, true);
+  };
+
+  const readFileSource = async (from: string, ro: ReindexOptions): Promise<LoadProgress> => {
+    const { records, progress } = await loadCatalog(from, {
+      onProgress: (p) => ro.onProgress?.({ ...p, phase: "reading" }),
+      onBadRecord: (b) => logger.warn({ source: from, where: b.where, reason: b.reason }, "catalog record skipped"),
+      onWarning: (message) => logger.warn({ source: from }, message),
+      signal: closing.signal,
+    });
+    await refuseShrink(from, records.length, ro);
+    ro.onProgress?.({ ...progress, phase: "indexing" });
+    await land(records, { source: from });
+    return progress;
+  };
+
+  const mirror = registryMirror({ config, logger, role, store, tracker, land, refuseShrink, signal: closing.signal, options: opts.mirror, memory: () => known, remember: (k) => (known = k), shared: embedded ? undefined : () => engine.all() });
+
   const reindex = async (from: string, ro: ReindexOptions = {}): Promise<ReindexResult> => {
     const t0 = performance.now();
     // Shutting down: no read starts, and a retry of one cut short is not worth its tries.
     if (closing.signal.aborted) throw new UnrecoverableJobError("the search service is closing");
     try {
-      const { records, progress } = await loadCatalog(from, {
-        onProgress: (p) => ro.onProgress?.({ ...p, phase: "reading" }),
-        onBadRecord: (b) => logger.warn({ source: from, where: b.where, reason: b.reason }, "catalog record skipped"),
-        onWarning: (message) => logger.warn({ source: from }, message),
-        mirror: opts.mirror,
-        signal: closing.signal,
-      });
-      const previous = await indexedCount();
-      if (!ro.force && previous > 0 && records.length < previous / 2) {
-        throw new CatalogRefusedError(
-          `refused the catalog read from ${from}: ${records.length} nodes, less than half of the ${previous} indexed; ` +
-            "the old index keeps serving (`pnpm reindex --force` swaps it in anyway)",
-        );
-      }
-      ro.onProgress?.({ ...progress, phase: "indexing" });
-      const indexedAt = new Date().toISOString();
-      if (snapshot) await snapshot.write(records, { source: from, indexedAt });
-      if (role === "server" || !embedded) await swapIn(records);
-      if (role === "server") tracker.indexed(records.length, { indexedAt, source: from }, true);
+      const progress = isRegistryUrl(from) ? await mirror(from, ro) : await readFileSource(from, ro);
       const result = { ...progress, durationMs: Math.round(performance.now() - t0) };
       ro.onProgress?.({ ...progress, phase: "done" });
       logger.info({ source: from, ...result }, "catalog reindexed");
@@ -126,6 +149,7 @@ export async function createSearchDeps(config: Config, logger: Logger, opts: Sea
     const { records, progress } = await loadCatalog(snapshot!.path);
     await swapIn(records);
     const meta = await snapshot!.readMeta();
+    if (meta) known = { records, indexedAt: meta.indexedAt };
     const indexedAt = meta?.indexedAt ?? (await stat(snapshot!.path)).mtime.toISOString();
     tracker.indexed(records.length, { indexedAt, source: meta?.source }, fresh);
     return progress;

@@ -1,55 +1,27 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import request from "supertest";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "@app/platform";
+import { describe, expect, it } from "vitest";
 import { generateCatalog } from "@app/testkit/catalog";
-import { FakeRegistry } from "@app/testkit/fake-registry";
 import { runScript, SCRIPTS, waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
-import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
-import { silentLogger } from "./helpers.ts";
+import { mirrorHarness } from "./helpers.ts";
 
 /** The search service keeping a registry mirrored: background start, refresh, refusal, --force. */
 const NODES = generateCatalog({ seed: 11, nodes: 600 });
-const mirror = { pageSize: 50, retryDelayMs: 10, headersTimeoutMs: 30_000 };
-let dir: string;
-const open: SearchDeps[] = [];
-const registries: FakeRegistry[] = [];
-const deps = async (env: Record<string, string>) => {
-  const d = await createSearchDeps(loadConfig({ LOG_LEVEL: "silent", ...env }), silentLogger, { mirror });
-  open.push(d);
-  return d;
-};
-const registry = async (nodes = NODES) => {
-  const r = await new FakeRegistry(nodes).start();
-  registries.push(r);
-  return r;
-};
+const harness = mirrorHarness("search-mirror", { pageSize: 50, retryDelayMs: 10, headersTimeoutMs: 30_000 });
+const deps = (env: Record<string, string>) => harness.deps(env);
+const registry = (nodes = NODES) => harness.registry(nodes);
 const until = waitUntil;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "search-mirror-"));
-});
-afterEach(async () => {
-  for (const d of open.splice(0)) await d.close();
-  for (const r of registries.splice(0)) await r.stop();
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
 describe("a registry source", () => {
   it("is ready before the registry answers, says the catalog is empty and why, and closes at once", async () => {
     const r = await registry();
     r.stallPage.set(1, 99);
-    const d = await deps({ DATA_DIR: join(dir, "stalled"), CATALOG_SOURCE: r.url });
+    const d = await deps({ DATA_DIR: harness.path("stalled"), CATALOG_SOURCE: r.url });
     await d.started;
     expect(d.isReady()).toBe(true);
     const res = await request(createApp(d)).get("/readyz");
     expect(res.status).toBe(200);
-    expect(res.body.catalog).toEqual({ state: "empty", source: r.url, indexedAt: null, nodes: 0, lastError: null });
+    expect(res.body.catalog).toMatchObject({ state: "empty", source: r.url, indexedAt: null, nodes: 0, lastError: null, missing: null });
     expect((await request(createApp(d)).get("/nodes/search")).body).toMatchObject({ nodes: [], total: 0 });
     await until(() => r.pages.length > 0, "the first page to be asked for");
   });
@@ -58,7 +30,7 @@ describe("a registry source", () => {
     const r = await registry();
     const url = r.url;
     await r.stop();
-    const d = await deps({ DATA_DIR: join(dir, "unreachable"), CATALOG_SOURCE: url });
+    const d = await deps({ DATA_DIR: harness.path("unreachable"), CATALOG_SOURCE: url });
     await d.started;
     expect(d.isReady()).toBe(true);
     await until(() => d.catalogStatus().lastError !== null, "the first failure to be reported");
@@ -67,7 +39,7 @@ describe("a registry source", () => {
 
   it("mirrors in the background, serves it as fresh, and a restart serves the snapshot as stale until the next read", async () => {
     const r = await registry();
-    const dataDir = join(dir, "mirror");
+    const dataDir = harness.path("mirror");
     const d = await deps({ DATA_DIR: dataDir, CATALOG_SOURCE: r.url });
     await until(() => d.catalogStatus().state === "fresh", "the first mirror");
     expect(d.catalogStatus()).toMatchObject({ source: r.url, nodes: 600, lastError: null });
@@ -84,7 +56,8 @@ describe("a registry source", () => {
 
   it("refreshes every CATALOG_REFRESH, refuses a catalog that shrank by more than half, and keeps serving the old one", async () => {
     const r = await registry();
-    const d = await deps({ DATA_DIR: join(dir, "refresh"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "300ms" });
+    // Every refresh a full pass: only a full pass sees packs that are gone.
+    const d = await deps({ DATA_DIR: harness.path("refresh"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "300ms", CATALOG_FULL_REFRESH: "0s" });
     await until(() => r.mirrorsStarted >= 2 && d.catalogStatus().state === "fresh", "a second mirror");
     r.nodes = NODES.slice(0, 100);
     // A mirror under way at the switch reads pages of both (its moving total is reported, not
@@ -105,7 +78,7 @@ describe("a registry source", () => {
 
   it("CATALOG_REFRESH=off reads once", async () => {
     const r = await registry();
-    const d = await deps({ DATA_DIR: join(dir, "once"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "off" });
+    const d = await deps({ DATA_DIR: harness.path("once"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "off" });
     await until(() => d.catalogStatus().state === "fresh", "the one read");
     expect(r.mirrorsStarted).toBe(1);
   });
@@ -114,7 +87,7 @@ describe("a registry source", () => {
 describe("pnpm reindex against a registry", () => {
   it("refuses a catalog less than half the indexed one, and --force swaps it in", async () => {
     const r = await registry();
-    const env = { DATA_DIR: join(dir, "cli"), LOG_LEVEL: "silent" };
+    const env = { DATA_DIR: harness.path("cli"), LOG_LEVEL: "silent" };
     expect((await runScript(SCRIPTS.reindex, ["--source", r.url], env)).code).toBe(0);
     r.nodes = NODES.slice(0, 100);
     const refused = await runScript(SCRIPTS.reindex, ["--source", r.url], env);

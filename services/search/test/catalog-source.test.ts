@@ -113,10 +113,11 @@ describe("mirror mode: a registry-compatible API", () => {
   it("pages through GET /nodes and yields every record once", async () => {
     requests = [];
     const { records, progress } = await loadCatalog(base, { mirror: { pageSize: 10 } });
-    // The upstream answers active and not-banned nodes: 25 of the fixtures.
-    expect(progress).toEqual({ read: 25, indexed: 25, skipped: 0 });
-    expect(new Set(records.map((r) => r.id)).size).toBe(25);
-    expect(requests).toEqual(["/nodes?page=1&limit=10", "/nodes?page=2&limit=10", "/nodes?page=3&limit=10"]);
+    // Asked with include_banned=true, the upstream answers every node but the deleted one: 26 of the fixtures.
+    expect(progress).toEqual({ read: 26, indexed: 26, skipped: 0 });
+    expect(new Set(records.map((r) => r.id)).size).toBe(26);
+    // This service refuses `sort` (400): the mirror says so and pages in its order instead.
+    expect(requests).toEqual(["/nodes?page=1&limit=10&sort=id&include_banned=true&latest=true", ...[1, 2, 3].map((p) => `/nodes?page=${p}&limit=10&include_banned=true&latest=true`)]);
     const impact = records.find((r) => r.id === "comfyui-impact-pack")!;
     expect(impact.repo_stars).toBe(2500);
     expect(impact).not.toHaveProperty("github_stars");

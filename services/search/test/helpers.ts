@@ -1,5 +1,13 @@
+import { mkdtemp, rm } from "node:fs/promises";
 import type { RequestListener } from "node:http";
-import { createLogger } from "@app/platform";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { createLogger, loadConfig } from "@app/platform";
+import type { RegistryNode } from "@app/testkit/catalog";
+import { FakeRegistry } from "@app/testkit/fake-registry";
+import type { MirrorOptions } from "../src/adapters/source-base.ts";
+import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
 import { EmbeddedSearchEngine } from "../src/adapters/embedded/embedded-engine.ts";
 import type { StoredNode } from "../src/domain/catalog-record.ts";
 import { createApp } from "../src/app.ts";
@@ -61,3 +69,38 @@ export const FIXTURES: StoredNode[] = [
   { id: "deleted-pack", name: "Deleted Pack", status: "NodeStatusDeleted", repo_stars: 6 },
   ...Array.from({ length: 23 }, (_, i): StoredNode => ({ id: `filler-${String(i).padStart(2, "0")}`, name: `Filler Pack ${i}`, repo_stars: i, supported_os: i % 2 ? ["MacOS"] : ["POSIX :: Linux"] })),
 ];
+
+/**
+ * A test file's fake registries and search services, each closed after its test, with data
+ * folders under one temporary folder removed after the file.
+ */
+export function mirrorHarness(name: string, mirror: MirrorOptions) {
+  let dir = "";
+  const open: SearchDeps[] = [];
+  const registries: FakeRegistry[] = [];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), `${name}-`));
+  });
+  afterEach(async () => {
+    for (const d of open.splice(0)) await d.close();
+    for (const r of registries.splice(0)) await r.stop();
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    /** A folder for one test's DATA_DIR. */
+    path: (sub: string) => join(dir, sub),
+    /** A fake registry over its own copy of `nodes` (tests change it). */
+    async registry(nodes: RegistryNode[]): Promise<FakeRegistry> {
+      const r = await new FakeRegistry(structuredClone(nodes), { seed: 5 }).start();
+      registries.push(r);
+      return r;
+    },
+    async deps(env: Record<string, string>, extra: MirrorOptions = {}): Promise<SearchDeps> {
+      const d = await createSearchDeps(loadConfig({ LOG_LEVEL: "silent", ...env }), silentLogger, { mirror: { ...mirror, ...extra } });
+      open.push(d);
+      return d;
+    },
+  };
+}

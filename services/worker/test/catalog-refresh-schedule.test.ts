@@ -47,5 +47,12 @@ describe("the catalog refresh on BullMQ", () => {
     expect(registry.mirrorsStarted, workers.flatMap((w) => w.output).join("\n")).toBe(completed);
     const snapshot = readFileSync(join(dataDir, "search", "catalog.ndjson"), "utf8").trim().split("\n");
     expect(snapshot).toHaveLength(300);
+    // The first run read every pack's versions; later ones (a run that starts while the first still
+    // reads has no earlier pass to go on from, so it is full too) asked only for what changed since.
+    const withVersions = snapshot.map((l) => JSON.parse(l) as { status?: string; versions?: unknown[] }).filter((n) => n.status !== "NodeStatusBanned");
+    expect(withVersions.every((n) => Array.isArray(n.versions) && n.versions.length > 0)).toBe(true);
+    const firstPages = registry.requests(/^\/nodes$/).filter((q) => q.query.get("page") === "1");
+    expect(firstPages[0]!.query.has("timestamp")).toBe(false);
+    expect(firstPages.some((q) => q.query.has("timestamp"))).toBe(true);
   }, 120_000);
 });

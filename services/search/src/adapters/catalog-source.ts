@@ -1,6 +1,6 @@
 import type { StoredNode } from "../domain/catalog-record.ts";
 import { FileSource } from "./file-source.ts";
-import { RegistryApiSource } from "./registry-source.ts";
+import { RegistryApiSource } from "./registry/registry-source.ts";
 import type { CatalogSource, LoadOptions, LoadProgress } from "./source-base.ts";
 
 export type { BadRecord, CatalogSource, LoadOptions, LoadProgress, MirrorOptions } from "./source-base.ts";

@@ -17,6 +17,10 @@ export interface SnapshotMeta {
   source: string;
   indexedAt: string;
   nodes: number;
+  /** A registry mirror: when the last pass began (the next one asks for packs updated since then). */
+  listedAt?: string;
+  /** A registry mirror: when the last full pass began. */
+  fullAt?: string;
 }
 
 export class CatalogSnapshot {
@@ -47,12 +51,7 @@ export class CatalogSnapshot {
   async write(records: readonly StoredNode[], meta?: Omit<SnapshotMeta, "nodes">): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     // The meta first: a reader woken by the new snapshot finds the meta that goes with it.
-    if (meta) {
-      // Unique per write: two refreshes may write at once in one worker (WORKER_CONCURRENCY).
-      const tmpMeta = `${this.metaPath}.${process.pid}.${randomUUID()}.tmp`;
-      await writeFile(tmpMeta, JSON.stringify({ ...meta, nodes: records.length }));
-      await rename(tmpMeta, this.metaPath);
-    }
+    if (meta) await this.writeMeta({ ...meta, nodes: records.length });
     const tmp = `${this.path}.${process.pid}.${randomUUID()}.tmp`;
     try {
       const out = createWriteStream(tmp, { encoding: "utf8" });
@@ -74,6 +73,15 @@ export class CatalogSnapshot {
     }
     const s = await stat(this.path);
     this.ownMtimes.add(s.mtimeMs);
+  }
+
+  /** The meta alone (a mirror pass that changed nothing moves its `listedAt` on). */
+  async writeMeta(meta: SnapshotMeta): Promise<void> {
+    await mkdir(dirname(this.metaPath), { recursive: true });
+    // Unique per write: two refreshes may write at once in one worker (WORKER_CONCURRENCY).
+    const tmpMeta = `${this.metaPath}.${process.pid}.${randomUUID()}.tmp`;
+    await writeFile(tmpMeta, JSON.stringify(meta));
+    await rename(tmpMeta, this.metaPath);
   }
 
   /** Call `onChange` when another process replaces the snapshot (polled: works on every filesystem and volume). */

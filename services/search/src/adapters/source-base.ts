@@ -1,3 +1,4 @@
+import type { PackListReport } from "./registry/pack-list.ts";
 import { parseCatalogRecord, type StoredNode } from "../domain/catalog-record.ts";
 
 export interface LoadProgress {
@@ -18,7 +19,13 @@ export interface MirrorOptions {
   pageSize?: number;
   /** Pages in flight at once. */
   concurrency?: number;
-  /** Tries per page, the first included; 5xx, 429, network errors and timeouts are retried. */
+  /** Per-pack requests (versions, classes) in flight at once. */
+  detailConcurrency?: number;
+  /** Further passes over the list when one yields fewer distinct packs than the registry's total. */
+  rereads?: number;
+  /** While packs' details are read, the catalog so far is served this often. */
+  landEveryMs?: number;
+  /** Tries per request (a list page, a pack's versions or classes), the first included; 5xx, 429, network errors and timeouts are retried. */
   attempts?: number;
   /** First wait before a page is tried again; doubles with each further try. */
   retryDelayMs?: number;
@@ -38,6 +45,8 @@ export interface LoadOptions {
   /** fetch for mirror mode (tests may pass their own agent-bound fetch); defaults to global fetch. */
   fetch?: typeof fetch;
   mirror?: MirrorOptions;
+  /** What a registry's list read found (its total, the distinct packs, what is missing). */
+  onListReport?: (report: PackListReport) => void;
   /** Stops a mirror in flight (shutdown). */
   signal?: AbortSignal;
 }

@@ -7,7 +7,8 @@ import { reindexJobId } from "../jobs/reindex-handler.ts";
 /**
  * pnpm reindex [--source <file|url>] [--force]
  *
- * The source defaults to CATALOG_SOURCE (the public registry when unset). A catalog that is
+ * The source defaults to CATALOG_SOURCE (the public registry when unset); a registry is read
+ * whole (a full pass: every pack, its versions and classes). A catalog that is
  * empty or less than half the size of the indexed one is refused unless --force is given.
  *
  * With REDIS_URL: enqueues `catalog.reindex` and follows the job's progress (a worker runs it).
@@ -32,7 +33,7 @@ try {
     const queue = createJobQueue(config, { logger });
     // A forced run must not join an unforced one of the same minute (which would refuse).
     const jobId = reindexJobId(source) + (force ? ":force" : "");
-    const result = await queue.run("catalog.reindex", { source, ...(force && { force }) }, {
+    const result = await queue.run("catalog.reindex", { source, full: true, ...(force && { force }) }, {
       jobId,
       timeoutMs: Number(values.timeout ?? 30 * 60_000),
       onProgress: (p) => show(p as Partial<ReindexProgressEvent>),
@@ -41,7 +42,7 @@ try {
     process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped} (job ${jobId})\n`);
   } else {
     const deps = await createSearchDeps(config, logger, { role: "writer" });
-    const result = await deps.reindex(source, { force, onProgress: show });
+    const result = await deps.reindex(source, { force, full: true, onProgress: show });
     await deps.close();
     const where = deps.engine.kind === "embedded" ? `snapshot written under ${config.DATA_DIR}/search; a running server swaps it in within a few seconds` : `Meilisearch index ${config.MEILI_INDEX} swapped`;
     process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped}; ${where}\n`);

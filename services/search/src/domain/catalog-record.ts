@@ -2,7 +2,7 @@ import { CatalogRecord, NODE_PUBLIC_ALIASES, NODE_VERSION_PUBLIC_ALIASES } from 
 
 export type StoredNode = CatalogRecord;
 
-function dropNulls(v: unknown): unknown {
+export function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.filter((x) => x !== null).map(dropNulls);
   if (v && typeof v === "object") {
     const out: Record<string, unknown> = {};
@@ -13,7 +13,7 @@ function dropNulls(v: unknown): unknown {
 }
 
 /** Public registry names load into ours; our name wins when a record carries both. */
-function canonicalNames(o: Record<string, unknown>, aliases: Record<string, string>): void {
+export function canonicalNames(o: Record<string, unknown>, aliases: Record<string, string>): void {
   for (const [ours, theirs] of Object.entries(aliases)) {
     if (o[ours] === undefined && o[theirs] !== undefined) o[ours] = o[theirs];
     delete o[theirs];
@@ -32,6 +32,7 @@ export function parseCatalogRecord(raw: unknown): ParsedRecord {
   canonicalNames(o, NODE_PUBLIC_ALIASES);
   const lv = o.latest_version;
   if (lv && typeof lv === "object" && !Array.isArray(lv)) canonicalNames(lv as Record<string, unknown>, NODE_VERSION_PUBLIC_ALIASES);
+  if (Array.isArray(o.versions)) for (const v of o.versions) if (v && typeof v === "object") canonicalNames(v as Record<string, unknown>, NODE_VERSION_PUBLIC_ALIASES);
   const parsed = CatalogRecord.safeParse(o);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

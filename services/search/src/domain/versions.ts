@@ -11,7 +11,7 @@ import type { StoredNode } from "./catalog-record.ts";
  */
 
 /** The statuses the registry's install path takes its latest version from (registry-backend GetLatestNodeVersion). */
-const INSTALLABLE: ReadonlySet<VersionStatus> = new Set(["NodeVersionStatusActive", "NodeVersionStatusFlagged", "NodeVersionStatusPending"]);
+export const INSTALLABLE: ReadonlySet<VersionStatus> = new Set(["NodeVersionStatusActive", "NodeVersionStatusFlagged", "NodeVersionStatusPending"]);
 
 const cache = new WeakMap<StoredNode, NodeVersion[]>();
 
@@ -38,13 +38,28 @@ export function newestFirst(a: NodeVersion, b: NodeVersion): number {
 
 /**
  * The version `/nodes/{id}/install` answers without `?version=`: the record's `latest_version`
- * (the install-path version, by the shared model), else the newest installable one it lists.
+ * (the install-path version, by the shared model), else the install-path rule over what it lists.
  */
 export function installVersion(r: StoredNode): NodeVersion | undefined {
   const all = versionsOf(r);
   const latest = r.latest_version;
   if (latest?.version) return all.find((v) => v.version === latest.version) ?? toApiVersion(r.id, latest);
-  return all.find((v) => v.status === undefined || INSTALLABLE.has(v.status));
+  return installPathVersion(all);
+}
+
+/**
+ * The registry's install-path version (registry-backend GetLatestNodeVersion): of the versions
+ * whose status is active, flagged or pending, the first by the version column descending. That
+ * column is text, so the registry installs 1.9.0 before 1.10.0, and so does a faithful mirror.
+ * Not the list's `latest_version`, which is the newest by creation time whatever its status.
+ */
+export function installPathVersion(versions: readonly NodeVersion[]): NodeVersion | undefined {
+  let best: NodeVersion | undefined;
+  for (const v of versions) {
+    if (!v.version || (v.status && !INSTALLABLE.has(v.status))) continue;
+    if (!best || v.version > best.version!) best = v;
+  }
+  return best;
 }
 
 /** One version by its number, whatever its status (the registry answers a named version as it is). */

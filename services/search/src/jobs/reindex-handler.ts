@@ -9,6 +9,7 @@ export function createReindexHandler(deps: Pick<SearchDeps, "reindex">): JobHand
     try {
       return await deps.reindex(data.source, {
         force: data.force,
+        full: data.full,
         onProgress: (p) => {
           // Progress is a Redis write under BullMQ: a few per second is plenty.
           const now = Date.now();

@@ -1,0 +1,106 @@
+import { NodeVersion, NODE_VERSION_PUBLIC_ALIASES } from "@app/contracts";
+import { canonicalNames, dropNulls, type StoredNode } from "../../domain/catalog-record.ts";
+import { installPathVersion } from "../../domain/versions.ts";
+import { newestFirst } from "../../domain/versions.ts";
+import { PermanentHttpError, type RegistryHttp } from "./http.ts";
+
+/** Classes asked for per page, and the most pages read for one version. */
+const CLASS_PAGE = 100;
+const MAX_CLASS_PAGES = 50;
+
+export interface PackDetails {
+  /** Every version, newest `createdAt` first. */
+  versions: NodeVersion[];
+  /** The install-path version's class names, when that version has one. */
+  classes?: string[];
+}
+
+/**
+ * A pack's versions (`GET /nodes/{id}/versions`: every status, with download URLs) and the class
+ * names of its install-path version (`GET /nodes/{id}/versions/{v}/comfy-nodes`, page by page).
+ * `known` are the classes already held for that version: a version's classes do not change
+ * once extracted, so they are not asked for again. Undefined: the registry keeps the pack's
+ * versions to itself (403 for a banned pack, 404 for one deleted meanwhile).
+ */
+export async function readPackDetails(http: RegistryHttp, id: string, known?: { version?: string; classes?: string[] }): Promise<PackDetails | undefined> {
+  const path = `/nodes/${encodeURIComponent(id)}`;
+  let body: unknown;
+  try {
+    body = await http.get(`${path}/versions`);
+  } catch (err) {
+    if (err instanceof PermanentHttpError && (err.status === 403 || err.status === 404)) return undefined;
+    throw err;
+  }
+  if (!Array.isArray(body)) throw new Error(`${http.base}${path}/versions: answer is not an array`);
+  const versions = body.flatMap((raw) => parseVersion(raw)).sort(newestFirst);
+  const install = installPathVersion(versions);
+  if (!install) return { versions };
+  if (known?.version === install.version && known?.classes?.length) return { versions, classes: known.classes };
+  const classes: string[] = [];
+  for (let page = 1, pages = 1; page <= Math.min(pages, MAX_CLASS_PAGES); page++) {
+    const q = `${path}/versions/${encodeURIComponent(install.version!)}/comfy-nodes?page=${page}&limit=${CLASS_PAGE}`;
+    let b: { comfy_nodes?: unknown; totalNumberOfPages?: unknown };
+    try {
+      b = (await http.get(q)) as typeof b;
+    } catch (err) {
+      // No class list for this version (not extracted yet): the pack has no classes to offer.
+      if (err instanceof PermanentHttpError && err.status === 404) break;
+      throw err;
+    }
+    if (!Array.isArray(b?.comfy_nodes)) throw new Error(`${http.base}${q}: answer has no comfy_nodes array`);
+    for (const c of b.comfy_nodes) {
+      const name = (c as { comfy_node_name?: unknown })?.comfy_node_name;
+      if (typeof name === "string" && name !== "") classes.push(name);
+    }
+    pages = Number.isInteger(b.totalNumberOfPages) ? (b.totalNumberOfPages as number) : 1;
+  }
+  return { versions, classes: [...new Set(classes)] };
+}
+
+function parseVersion(raw: unknown): NodeVersion[] {
+  if (!raw || typeof raw !== "object") return [];
+  const o = dropNulls(raw) as Record<string, unknown>;
+  canonicalNames(o, NODE_VERSION_PUBLIC_ALIASES);
+  const parsed = NodeVersion.safeParse(o);
+  return parsed.success ? [parsed.data] : [];
+}
+
+/**
+ * A listed pack with what is known of its versions and classes: the install-path version
+ * becomes its `latest_version` (with its download URL), and `app_node_names` that version's
+ * classes. Without details the pack keeps what the list said.
+ */
+export function withDetails(listed: StoredNode, d: PackDetails | undefined): StoredNode {
+  if (!d) return listed;
+  const install = installPathVersion(d.versions);
+  const out: StoredNode = { ...listed, versions: d.versions };
+  if (install) {
+    out.latest_version = install;
+    out.app_node_names = d.classes ?? [];
+    out.app_node_names_version = install.version;
+  }
+  return out;
+}
+
+/** A pack as the list gives it: what earlier details added is taken off before new ones go on. */
+export function withoutDetails(r: StoredNode): StoredNode {
+  const { versions: _v, app_node_names: _n, app_node_names_version: _nv, ...rest } = r;
+  return rest;
+}
+
+/** The details a stored pack already carries, to keep while the registry is not asked again. */
+export function detailsOf(r: StoredNode | undefined): PackDetails | undefined {
+  if (!r?.versions) return undefined;
+  return { versions: r.versions, classes: r.app_node_names_version !== undefined ? (r.app_node_names ?? []) : undefined };
+}
+
+/**
+ * Whether a pack's list entry says its versions may have changed since `previous` was read: a
+ * new pack, a newest version that differs (a new one, or its status changed), or no details yet.
+ */
+export function detailsStale(listed: StoredNode, previous: StoredNode | undefined): boolean {
+  if (!previous?.versions) return true;
+  const a = listed.latest_version;
+  const b = previous.versions[0];
+  return a?.version !== b?.version || a?.status !== b?.status || a?.createdAt !== b?.createdAt;
+}

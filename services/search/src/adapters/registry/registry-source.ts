@@ -1,0 +1,40 @@
+import { BaseSource, type LoadOptions, type Raw } from "../source-base.ts";
+import { MIRROR_DEFAULTS, RegistryHttp } from "./http.ts";
+import { readPackList } from "./pack-list.ts";
+
+export { describe } from "./http.ts";
+
+/**
+ * A registry's pack list as a catalog source (`pnpm reindex --source <url>`, and the list pass
+ * of a mirror): every pack, read by `readPackList`, with no classes or versions. Each page is
+ * retried on its own, so one 500 or one stalled answer costs one page, not the read.
+ */
+export class RegistryApiSource extends BaseSource {
+  readonly description: string;
+  readonly kind = "registry" as const;
+  constructor(
+    private readonly base: string,
+    /** `since`: only packs updated after it. `http`: a client shared with the rest of a mirror (its requests counted there). */
+    private readonly opts: { since?: string; http?: RegistryHttp } = {},
+  ) {
+    super();
+    this.description = `registry ${base}`;
+  }
+
+  protected async *raw(opts: LoadOptions): AsyncGenerator<Raw> {
+    // Our own controller, so requests still in flight stop when the read fails or is abandoned.
+    const stop = new AbortController();
+    const onOuterAbort = () => stop.abort(opts.signal?.reason);
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
+    try {
+      const http = this.opts.http ?? new RegistryHttp(this.base, { ...MIRROR_DEFAULTS, ...opts.mirror }, opts.fetch ?? fetch, stop.signal);
+      const { items, report } = await readPackList(http, { since: this.opts.since, onWarning: opts.onWarning });
+      opts.onListReport?.(report);
+      yield* items;
+    } finally {
+      opts.signal?.removeEventListener("abort", onOuterAbort);
+      stop.abort();
+    }
+  }
+}
