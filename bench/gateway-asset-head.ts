@@ -85,7 +85,7 @@ async function measureSqliteStore(): Promise<AssetHeadFigures["sqliteStore"]> {
     const emptyOpenMs = performance.now() - t;
     t = performance.now();
     for (let i = 0; i < 10_000; i++) {
-      await store.create({ hash: blake3(Buffer.from(String(i))).toString("hex"), name: `image ${i}.png`, size: i, mimeType: "image/png", tags: ["input", `set${i % 20}`] });
+      await store.create({ owner: "bench", hash: blake3(Buffer.from(String(i))).toString("hex"), name: `image ${i}.png`, size: i, mimeType: "image/png", tags: ["input", `set${i % 20}`] });
     }
     const insertMsPerRecord = (performance.now() - t) / 10_000;
     await store.close();
@@ -94,7 +94,7 @@ async function measureSqliteStore(): Promise<AssetHeadFigures["sqliteStore"]> {
     await reopened.init();
     const reopenWith10kRecordsMs = performance.now() - t;
     t = performance.now();
-    for (let i = 0; i < 50; i++) await reopened.list({ includeTags: [`set${i % 20}`], excludeTags: [], sort: "created_at", order: "desc", limit: 50, offset: 0 });
+    for (let i = 0; i < 50; i++) await reopened.list({ owner: "bench", tagsAll: [`set${i % 20}`], tagsAny: [], tagsNone: [], metadata: [], sort: "created_at", order: "desc", limit: 50, offset: 0 });
     const listPageMs = (performance.now() - t) / 50;
     const rssGrowthMiB = (process.memoryUsage().rss - rss0) / 2 ** 20;
     await reopened.close();

@@ -1,10 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { repoRoot, startService } from "@app/testkit/processes";
+import { postMultipart } from "./lib/multipart-post.ts";
 
 /**
  * Upload throughput: 40 MB PNGs posted through the real gateway (its own process, real port,
@@ -50,21 +50,7 @@ function post(url: string, path: string, parts: Buffer[], fields: Record<string,
   const extra = Object.entries(fields).map(([k, v]) => Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   const all = [...extra, ...parts];
   const length = all.reduce((n, b) => n + b.length, 0);
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: u.hostname,
-      port: u.port,
-      method: "POST",
-      path,
-      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, "content-length": length, "x-api-key": KEY },
-    });
-    req.on("response", (res) => {
-      let text = "";
-      res.on("data", (d) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on("error", reject);
+  return postMultipart(url, path, { boundary: BOUNDARY, key: KEY, length }, (req) => {
     for (const b of all) req.write(b);
     req.end();
   });

@@ -8,7 +8,7 @@ import { record } from "@app/testkit/figures";
 import { pngClaiming, tinyPng } from "@app/testkit/png";
 import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
 import { testCatalog } from "@app/testkit/catalog";
-import { assetApiRequests } from "@app/testkit/asset-api-requests";
+import { ASSET_QUERY_KEYS, assetApiFixedCases, assetApiRequests } from "@app/testkit/asset-api-requests";
 import { errorCodeOf, multipart, rawRequest, repeated, type Part, type RawAnswer } from "@app/testkit/raw-http";
 import { trickleJsonBodies } from "@app/testkit/slow-json-bodies";
 
@@ -31,7 +31,8 @@ const pct = (s: string) => [...Buffer.from(s, "utf8")].map((b) => (/[A-Za-z0-9_.
 const metaText = fc.array(fc.constantFrom(...META), { minLength: 1, maxLength: 40 }).map((a) => a.join(""));
 
 type Mode = "embedded" | "proxied";
-type Face = "upload" | "search";
+/** Whose error shape an answer has: upload and view `{code, message, error}`, search's, or the asset API's ComfyUI envelope `{error: {code, message, details}}`. */
+type Face = "upload" | "search" | "assets";
 const UPLOAD_PATHS = ["/api/upload/image", "/upload/image", "/api/upload/mask", "/upload/mask"];
 
 /** The whole corpus against one stack: the gateway alone (services mounted), or proxying to search and upload processes. */
@@ -96,6 +97,13 @@ function hostileSuite(mode: Mode): void {
     expect(a.status, detail).toBeGreaterThanOrEqual(400);
     expect(a.status, detail).toBeLessThan(500);
     expect(a.json, detail).not.toBeNull();
+    if (face === "assets") {
+      const error = a.json!.error as Record<string, unknown> | undefined;
+      expect(typeof error?.code === "string" && /^[A-Z_]+$/.test(error.code), detail).toBe(true);
+      expect(typeof error!.message, detail).toBe("string");
+      expect(typeof error!.details, detail).toBe("object");
+      return;
+    }
     expect(typeof a.json!.message, detail).toBe("string");
     expect(typeof a.json!.error, detail).toBe("string");
     if (face === "upload") expect(a.json!.code, detail).toBe(a.json!.error);
@@ -323,8 +331,8 @@ function hostileSuite(mode: Mode): void {
         storedHash: hash,
         text: { hash: nastyText, tags: [nastyText, metaText], name: [nastyText, metaText], nameTags: metaText, raw: [metaText] },
         query: {
-          keys: ["include_tags", "exclude_tags", "name_contains", "limit", "offset", "after", "sort", "order", "prefix"],
-          values: [nastyText, metaText, fc.integer({ min: -5, max: 600 }).map(String)],
+          keys: ASSET_QUERY_KEYS,
+          values: [nastyText, metaText, fc.integer({ min: -5, max: 600 }).map(String), fc.json({ maxDepth: 3 })],
           encode: pct,
         },
       });
@@ -343,13 +351,35 @@ function hostileSuite(mode: Mode): void {
             expect([200, 400, 404], `HEAD ${path}`).toContain(a.status);
             return;
           }
-          check("upload", a, `${method} ${path.slice(0, 200)}`, true);
+          check("assets", a, `${method} ${path.slice(0, 200)}`, true);
         }),
         { numRuns: 400 },
       );
       // The record and its bytes survived whatever was sent.
       const still = await rawRequest(gw.url, { path: `/api/assets/${id}`, headers: { "X-API-Key": KEY } });
       expect(still.status).toBe(200);
+      sampleRss();
+    });
+
+    it("fixed: issue 20's asset API inputs (tag filter size, nesting depth, the tag limit, __proto__) and refused uploads", async () => {
+      const storedHash = `blake3:${original.name.slice(0, 64)}`;
+      const made = await rawRequest(gw.url, { method: "POST", path: "/api/assets/from-hash", headers: { "X-API-Key": KEY, "Content-Type": "application/json" }, body: Buffer.from(JSON.stringify({ hash: storedHash, tags: ["fixed"] })) });
+      expect(made.status).toBe(201);
+      const id = made.json!.id as string;
+      for (const c of assetApiFixedCases({ id, storedHash })) {
+        const a = await rawRequest(gw.url, {
+          method: c.method,
+          path: c.path,
+          headers: { "X-API-Key": KEY, ...(c.body && { "Content-Type": c.contentType!, "Content-Length": c.body.length }) },
+          ...(c.body && { body: c.body }),
+        });
+        expect(a.status, `${c.name}: ${a.text.slice(0, 300)}`).toBe(c.status);
+        check("assets", a, c.name, c.status < 300);
+        if (c.code) expect((a.json!.error as { code: string }).code, c.name).toBe(c.code);
+        if (c.keeps) expect(a.text, c.name).toContain(c.keeps);
+      }
+      const record = await rawRequest(gw.url, { path: `/api/assets/${id}`, headers: { "X-API-Key": KEY } });
+      expect((record.json!.tags as string[]).length).toBe(64);
       sampleRss();
     });
 

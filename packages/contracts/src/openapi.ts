@@ -2,6 +2,9 @@ import { z } from "zod";
 import {
   Asset,
   AssetCreated,
+  AssetError,
+  TagHistogram,
+  TagsRefineQuery,
   AssetsList,
   CreateFromHashBody,
   ListAssetsQuery,
@@ -41,6 +44,8 @@ const named = {
   TagsList,
   TagsAdded,
   TagsRemoved,
+  TagHistogram,
+  AssetError,
 } as const;
 for (const [id, schema] of Object.entries(named)) components.add(schema, { id });
 
@@ -153,17 +158,36 @@ const viewOperation = (operationId: string) => ({
 
 const jsonBody = (schema: z.ZodType) => ({ required: true, content: { "application/json": { schema: toSchema(schema) } } });
 const assetId = { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" }, description: "The record's id (any case)." };
+/** The asset routes answer every error in ComfyUI's envelope (`AssetError`), the 429 included. */
+const assetErrors = (statuses: Record<string, string>) =>
+  Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, json("AssetError", description)]));
+const assetRateLimited = { "429": { ...json("AssetError", "The key's limit for this minute is reached (`RATE_LIMITED`)."), headers: rateLimitedResponse["429"].headers } };
 const keyed = (operationId: string, extra: Record<string, unknown>, errors: Record<string, string>) => ({
   operationId,
   tags: ["Assets"],
   security,
   ...extra,
-  responses: { ...(extra.responses as object), ...uploadErrors({ "401": "Missing or unknown API key.", ...errors }), ...rateLimitedResponse },
+  responses: { ...(extra.responses as object), ...assetErrors({ "401": "Missing or unknown API key (`UNAUTHORIZED`).", ...errors }), ...assetRateLimited },
 });
+
+/** POST /api/assets' multipart form, as ComfyUI's UploadAssetSpec reads it. */
+const uploadAssetForm = {
+  type: "object",
+  properties: {
+    file: { type: "string", contentMediaType: "application/octet-stream", description: "The bytes (any type). Optional when `hash` names stored content." },
+    tags: { type: "string", description: "A JSON array or comma-separated list; may be repeated. New bytes need exactly one of input, output, models (models: one `model_type:<category>`)." },
+    name: { type: "string", maxLength: 512 },
+    user_metadata: { type: "string", description: "A JSON object (at most 32 levels deep)." },
+    hash: { type: "string", description: "`blake3:<hex>`: sent before `file` and naming stored content, the file is not stored (the shortcut); otherwise it must be the file's hash." },
+    mime_type: { type: "string", description: "Used only when the bytes say nothing about their type." },
+    preview_id: { type: "string", format: "uuid", description: "Another of the owner's records to show as this one's preview." },
+  },
+  required: ["tags"],
+};
 
 /** ComfyUI's asset API: the same operations with and without the /api prefix. */
 function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
-  const bodyErrors = { "400": "Bad JSON (`invalid_json`) or a field that does not validate (`invalid_body`, the message names it).", "413": "JSON body over 64 KiB.", "408": "The body did not arrive within BODY_TIMEOUT_MS (`request_timeout`); the connection is closed." };
+  const bodyErrors = { "400": "Bad JSON (`INVALID_JSON`) or a field that does not validate (`INVALID_BODY`, the message names it).", "413": "JSON body over 64 KiB.", "408": "The body did not arrive within BODY_TIMEOUT_MS (`REQUEST_TIMEOUT`); the connection is closed." };
   return {
     [`${prefix}/assets/hash/{hash}`]: {
       head: {
@@ -185,26 +209,54 @@ function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
       post: keyed(
         `CreateAssetFromHash${suffix}`,
         { summary: "A new record for bytes already stored; no upload.", requestBody: jsonBody(CreateFromHashBody), responses: { "201": json("AssetCreated", "The new record.") } },
-        { ...bodyErrors, "404": "No stored bytes have this hash (`asset_not_found`)." },
+        { ...bodyErrors, "404": "No stored bytes have this hash (`ASSET_NOT_FOUND`)." },
       ),
     },
+    [`${prefix}/assets/tags/refine`]: {
+      get: keyed(
+        `RefineAssetTags${suffix}`,
+        { summary: "How many of the filtered records carry each tag.", parameters: queryParameters(TagsRefineQuery), responses: { "200": json("TagHistogram", "Tag counts.") } },
+        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), or tag filters that contradict (`INVALID_TAG_FILTER`)." },
+      ),
+    },
+    [`${prefix}/assets/seed`]: {
+      post: keyed(`SeedAssets${suffix}`, { summary: "ComfyUI's scan of its own folders: this service has none.", responses: {} }, { "501": "Not supported (`NOT_SUPPORTED`)." }),
+    },
+    [`${prefix}/assets/prune`]: {
+      post: keyed(`PruneAssets${suffix}`, { summary: "ComfyUI's pruning of files on disk: this service has none.", responses: {} }, { "501": "Not supported (`NOT_SUPPORTED`)." }),
+    },
     [`${prefix}/assets`]: {
+      post: keyed(
+        `UploadAsset${suffix}`,
+        {
+          summary: "Upload any asset (multipart, streamed and hashed, never buffered whole), or record stored content by its hash.",
+          requestBody: { required: true, content: { "multipart/form-data": { schema: uploadAssetForm } } },
+          responses: { "201": json("AssetCreated", "New bytes stored, and their record."), "200": json("AssetCreated", "The bytes were known: only a record was added (`created_new: false`).") },
+        },
+        {
+          "400": "`EMPTY_UPLOAD`, `MISSING_FILE` (no file and no known hash), `INVALID_HASH`, `HASH_MISMATCH`, `INVALID_BODY` (a field; the message names it), `MALFORMED_MULTIPART`.",
+          "404": "A hash-only upload whose bytes went between the check and the record (`ASSET_NOT_FOUND`).",
+          "408": "The body stalled for BODY_TIMEOUT_MS (`REQUEST_TIMEOUT`).",
+          "413": "Over ASSET_UPLOAD_MAX_BYTES (`PAYLOAD_TOO_LARGE`); nothing stored.",
+          "415": "Not multipart (`UNSUPPORTED_MEDIA_TYPE`).",
+        },
+      ),
       get: keyed(
         `ListAssets${suffix}`,
-        { summary: "Records, filtered by tags and name, sorted, paged by offset or by cursor.", parameters: queryParameters(ListAssetsQuery), responses: { "200": json("AssetsList", "A page of records.") } },
-        { "400": "A parameter out of range or malformed (`invalid_query`), or a cursor that is not this sort's (`invalid_cursor`)." },
+        { summary: "The key's owner's records, filtered by tags, name and user_metadata, sorted, paged by offset or by cursor.", parameters: queryParameters(ListAssetsQuery), responses: { "200": json("AssetsList", "A page of records.") } },
+        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), tag filters that contradict or name over 64 tags (`INVALID_TAG_FILTER`), or a cursor that is not this sort's (`INVALID_CURSOR`)." },
       ),
     },
     [`${prefix}/assets/{id}`]: {
       get: keyed(`GetAsset${suffix}`, { parameters: [assetId], responses: { "200": json("Asset", "The record.") } }, { "404": "No such record." }),
       put: keyed(
         `UpdateAsset${suffix}`,
-        { summary: "Rename, retag or replace user_metadata.", parameters: [assetId], requestBody: jsonBody(UpdateAssetBody), responses: { "200": json("Asset", "The updated record.") } },
+        { summary: "Rename, retag, replace user_metadata, or set or clear (null) preview_id.", parameters: [assetId], requestBody: jsonBody(UpdateAssetBody), responses: { "200": json("Asset", "The updated record.") } },
         { ...bodyErrors, "404": "No such record." },
       ),
       delete: keyed(
         `DeleteAsset${suffix}`,
-        { summary: "Delete the record; the bytes are deleted too when no other record names them.", parameters: [assetId], responses: { "204": { description: "Deleted." } } },
+        { summary: "Delete the record; the bytes stay (content is shared and kept, as ComfyUI keeps it).", parameters: [assetId], responses: { "204": { description: "Deleted." } } },
         { "404": "No such record." },
       ),
     },
@@ -229,7 +281,7 @@ function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
       delete: keyed(`RemoveAssetTags${suffix}`, { parameters: [assetId], requestBody: jsonBody(TagsBody), responses: { "200": json("TagsRemoved", "Which tags were removed.") } }, { ...bodyErrors, "404": "No such record." }),
     },
     [`${prefix}/tags`]: {
-      get: keyed(`ListTags${suffix}`, { summary: "Tags with how many records carry each.", parameters: queryParameters(TagsListQuery), responses: { "200": json("TagsList", "A page of tags.") } }, { "400": "A parameter out of range (`invalid_query`)." }),
+      get: keyed(`ListTags${suffix}`, { summary: "Tags with how many records carry each.", parameters: queryParameters(TagsListQuery), responses: { "200": json("TagsList", "A page of tags.") } }, { "400": "A parameter out of range (`INVALID_QUERY`)." }),
     },
   };
 }

@@ -68,6 +68,10 @@ export const ConfigSchema = z
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
+    /** POST /api/assets: model files are gigabytes (a full-precision FLUX.1-dev checkpoint is 23.8 GB); the body streams to disk, so this bounds disk, not memory. */
+    ASSET_UPLOAD_MAX_BYTES: int(32 * 1024 ** 3, 1),
+    /** Asset records written before owners existed are handed to this key label at start (none: no key sees them). */
+    ASSET_LEGACY_OWNER: z.string().trim().min(1).optional(),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
     BODY_TIMEOUT_MS: int(30_000, 1),
     /**

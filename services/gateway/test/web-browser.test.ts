@@ -287,6 +287,27 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(await page.$eval(`.tile[data-name="${imageName}"] a`, (a) => a.getAttribute("href"))).toMatch(/^\/ui\/mask\?name=/);
   }, 60_000);
 
+  it("the gallery shows a non-image asset as an icon with its name, size and type, and filters by tag", async () => {
+    const form = new FormData();
+    form.append("tags", JSON.stringify(["models", "model_type:checkpoints", "gallery-models"]));
+    form.append("name", "tiny-model.safetensors");
+    form.append("file", new Blob([new Uint8Array(3000).fill(7)]), "tiny-model.safetensors");
+    const made = await fetch(`${base}/api/assets`, { method: "POST", headers: { "X-API-Key": KEY }, body: form });
+    expect([200, 201]).toContain(made.status);
+    await page.goto(`${base}/ui/gallery?tag=gallery-models`);
+    await page.waitForSelector(".tile [data-testid=file-icon]");
+    const tiles = await page.$$eval(".tile", (ts) => ts.map((t) => t.textContent ?? ""));
+    expect(tiles).toHaveLength(1);
+    expect(tiles[0]).toContain("tiny-model.safetensors");
+    expect(tiles[0]).toContain("application/octet-stream · 2.9 kB");
+    expect(await page.$eval("main", (m) => m.textContent ?? "")).toContain('1 assets tagged "gallery-models"');
+    // A tag chip filters by that tag; "Show all" clears it.
+    await page.click(".tile .chip:nth-child(1)");
+    await waitFor(`location.search === "?tag=models"`);
+    await page.click(".tag-filter button.link");
+    await waitFor(`location.search === "" && document.querySelectorAll(".tile").length > 1`);
+  }, 60_000);
+
   it("the API's refusals in its own words: 400 for a file that is not an image, 413 for one over the limit", async () => {
     await page.goto(`${base}/ui/upload`);
     const notImage = join(dataDir, "notes.png");

@@ -5,7 +5,8 @@ import { createMemoryRateLimiter } from "./adapters/rate-limiter.ts";
 import { assetHandlers } from "./routes/asset-routes.ts";
 import { keyedAccess } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";
-import { uploadErrorHandler } from "./routes/error-handler.ts";
+import { assetShape, uploadErrorHandler } from "./routes/error-handler.ts";
+import { assetUploadHandler } from "./routes/asset-upload.ts";
 import { timedJsonBody } from "./routes/json-body.ts";
 import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
 import { viewHandler } from "./routes/view-route.ts";
@@ -29,15 +30,33 @@ export function createRouter(deps: UploadDeps): Router {
   const image = uploadImageHandler(deps);
   const mask = uploadMaskHandler(deps);
   const view = viewHandler(deps);
-  const assets = assetHandlers(deps);
-  const jsonBody = timedJsonBody(deps.settings);
+  // ComfyUI's asset API, behind the same key, answering errors in ComfyUI's envelope.
+  router.use(assetRouter(deps, auth, uploadAuth));
   for (const prefix of ["/api", ""]) {
     router.post(`${prefix}/upload/image`, uploadAuth, image);
     router.post(`${prefix}/upload/mask`, uploadAuth, mask);
     router.get(`${prefix}/view`, auth, view);
-    // ComfyUI's asset API, behind the same key.
+  }
+  router.use(uploadErrorHandler(deps.logger));
+  return router;
+}
+
+/**
+ * The asset API's routes (`/api/assets*`, `/api/tags`, with and without `/api`) with their own
+ * error handler: every failure, 401 and 429 included, is `{error: {code, message, details}}`.
+ */
+function assetRouter(deps: UploadDeps, auth: RequestHandler, uploadAuth: RequestHandler): Router {
+  const router = Router();
+  const assets = assetHandlers(deps);
+  const upload = assetUploadHandler(deps);
+  // Every JSON body under the one body timeout (BODY_TIMEOUT_MS).
+  const jsonBody = timedJsonBody(deps.settings);
+  for (const prefix of ["/api", ""]) {
     router.head(`${prefix}/assets/hash/:hash`, auth, assets.headByHash);
     router.post(`${prefix}/assets/from-hash`, auth, jsonBody, assets.createFromHash);
+    router.all(new RegExp(`^${prefix}/assets/(?:seed|prune)(?:/.*)?$`), auth, assets.notSupported);
+    router.get(`${prefix}/assets/tags/refine`, auth, assets.refineTags);
+    router.post(`${prefix}/assets`, uploadAuth, upload);
     router.get(`${prefix}/assets`, auth, assets.list);
     router.get(`${prefix}/assets/:id`, auth, assets.get);
     router.get(`${prefix}/assets/:id/content`, auth, assets.content);
@@ -49,7 +68,7 @@ export function createRouter(deps: UploadDeps): Router {
   }
   // Anything else under the asset API's paths (an empty id, a method it lacks) is this face's 404, in its shape.
   router.all(/^\/(?:api\/)?(?:assets|tags)(?:\/.*)?$/, auth, assets.noRoute);
-  router.use(uploadErrorHandler(deps.logger));
+  router.use(uploadErrorHandler(deps.logger, assetShape));
   return router;
 }
 

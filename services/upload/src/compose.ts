@@ -60,6 +60,10 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
 
   const refs = await createReferenceStore(config);
   await refs.init();
+  if (config.ASSET_LEGACY_OWNER) {
+    const adopted = await refs.adoptUnowned(config.ASSET_LEGACY_OWNER);
+    if (adopted > 0) logger.info({ adopted, owner: config.ASSET_LEGACY_OWNER }, "asset records from before owners handed to ASSET_LEGACY_OWNER");
+  }
 
   const keys = await ReloadingApiKeys.open({ file: keyFilePath(config), plaintext: config.API_KEYS, logger });
   if (keys.count === 0) {
@@ -83,6 +87,7 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
     maskHandler,
     settings: {
       maxBytes: config.UPLOAD_MAX_BYTES,
+      assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES,
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
       maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
       viewMode: config.S3_VIEW_MODE,

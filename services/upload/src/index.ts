@@ -16,3 +16,4 @@ export { parseOriginalRef } from "./domain/original-ref.ts";
 export { parseAssetName } from "./domain/naming.ts";
 export type { ReferenceStore, AssetReference } from "./adapters/reference-store.ts";
 export { createSqliteReferenceStore } from "./adapters/sqlite-reference-store.ts";
+export { metadataConditions, presentEntry, valueEntry } from "./domain/metadata-index.ts";

@@ -40,8 +40,8 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
     it("the hostile corpus's sequence: a tag with U+0000 is refused, so adding '.' afterwards is a 200", async () => {
       const first = await json(request(t.app).post(`/api/assets/${id}/tags`), { tags: [".\u0000"] });
       expect(first.status).toBe(400);
-      expect(first.body).toMatchObject({ code: "invalid_body", error: "invalid_body" });
-      expect(first.body.message).toMatch(/^tags\.0: /);
+      expect(first.body).toMatchObject({ error: { code: "INVALID_BODY" } });
+      expect(first.body.error.message).toMatch(/^tags\.0: /);
       const second = await json(request(t.app).post(`/api/assets/${id}/tags`), { tags: ["."] });
       expect(second.status).toBe(200);
       expect(second.body).toEqual({ added: ["."], already_present: [], total_tags: ["keep", "."] });
@@ -59,8 +59,8 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
         ];
         for (const res of answers) {
           expect(res.status, `${JSON.stringify(bad)} ${JSON.stringify(res.body)}`).toBe(400);
-          expect(res.body).toMatchObject({ code: "invalid_body", error: "invalid_body" });
-          expect(res.body.message).toMatch(/^(tags\.\d+|name): must not contain U\+0000 or an unpaired surrogate/);
+          expect(res.body).toMatchObject({ error: { code: "INVALID_BODY" } });
+          expect(res.body.error.message).toMatch(/^(tags\.\d+|name): must not contain U\+0000 or an unpaired surrogate/);
         }
       }
       const asset = (await key(request(t.app).get(`/api/assets/${id}`)).expect(200)).body;
@@ -74,7 +74,7 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
         for (const path of [`/api/assets?include_tags=${q}`, `/api/assets?exclude_tags=x,${q}`, `/api/assets?name_contains=${q}`, `/api/tags?prefix=${q}`]) {
           const res = await key(request(t.app).get(path));
           expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(400);
-          expect(res.body).toMatchObject({ code: "invalid_query", error: "invalid_query" });
+          expect(res.body).toMatchObject({ error: { code: "INVALID_QUERY" } });
         }
       }
       // A cursor is JSON, which can: a forged one carrying either is refused like any cursor this service did not make.
@@ -82,7 +82,7 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
         const after = Buffer.from(JSON.stringify({ s: "name", o: "asc", v: bad, id: "00000000-0000-4000-8000-000000000000" })).toString("base64url");
         const res = await key(request(t.app).get(`/api/assets?sort=name&order=asc&after=${after}`));
         expect(res.status, `${JSON.stringify(bad)} ${JSON.stringify(res.body)}`).toBe(400);
-        expect(res.body).toMatchObject({ code: "invalid_cursor", error: "invalid_cursor" });
+        expect(res.body).toMatchObject({ error: { code: "INVALID_CURSOR" } });
       }
       // Well-formed text, surrogate pairs included, is kept and matched whole.
       const emoji = "cat \ud83d\ude3a";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestKey, loadApiKeys, parseKeyFile } from "../src/adapters/api-keys.ts";
+import { digestKey, loadApiKeys, parseKeyFile, readKeyFile } from "../src/adapters/api-keys.ts";
 import { expectUploadError, KEY, makeTestApp, noisePng, OTHER_KEY, type TestApp } from "./helpers.ts";
 
 const FILE_KEY = "file-key-zyxwvutsrqponmlk";
@@ -105,6 +105,16 @@ describe("key file and CLI", () => {
       expect(keys.verify(key)?.label).toBe("studio box");
       expect(keys.verify(oneOff(key))).toBeNull();
       await expect(run(process.execPath, ["--import", "tsx", cli, "create"], { env })).rejects.toThrow();
+
+      // Rotation: a new key with the same label (the same owner), the old one gone, other lines kept.
+      await run(process.execPath, ["--import", "tsx", cli, "create", "--label", "other", "--limits", "upload_rpm=5"], { env });
+      await run(process.execPath, ["--import", "tsx", cli, "create", "--label", "studio box"], { env }); // an overlap: two keys, one owner
+      const rotated = (await run(process.execPath, ["--import", "tsx", cli, "rotate", "--label", "studio box"], { env })).stdout.trim();
+      const after = await loadApiKeys({ file });
+      expect(after.verify(rotated)?.label).toBe("studio box");
+      expect(after.verify(key)).toBeNull();
+      expect((await readKeyFile(file)).map((e) => e.label)).toEqual(["other", "studio box"]);
+      await expect(run(process.execPath, ["--import", "tsx", cli, "rotate", "--label", "nobody"], { env })).rejects.toThrow();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

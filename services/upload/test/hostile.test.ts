@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assetApiRequests } from "@app/testkit/asset-api-requests";
+import { ASSET_QUERY_KEYS, assetApiFixedCases, assetApiRequests } from "@app/testkit/asset-api-requests";
 import { errorCodeOf } from "@app/testkit/raw-http";
 import { trickleJsonBodies } from "@app/testkit/slow-json-bodies";
 import { blake3Hex, KEY, makeTestApp, multipart, noisePng, pngClaiming, type TestApp } from "./helpers.ts";
@@ -44,6 +44,16 @@ function assertRefusedOrOk(status: number, body: unknown, allowOk: boolean): voi
   expect(typeof b.code).toBe("string");
   expect(b.error).toBe(b.code);
   expect(typeof b.message).toBe("string");
+}
+
+/** The asset routes' refusals: ComfyUI's envelope, `{error: {code: "UPPER_CASE", message, details}}`. */
+function assertAssetRefused(status: number, body: unknown): void {
+  expect(status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
+  expect(status, JSON.stringify(body)).toBeLessThan(500);
+  const error = (body as { error?: Record<string, unknown> }).error;
+  expect(typeof error?.code === "string" && /^[A-Z_]+$/.test(error.code), JSON.stringify(body)).toBe(true);
+  expect(typeof error!.message).toBe("string");
+  expect(typeof error!.details).toBe("object");
 }
 
 const hexDigit = fc.constantFrom(..."0123456789abcdef");
@@ -189,8 +199,13 @@ describe("hostile input to the asset API", () => {
       storedHash: `blake3:${blake3Hex(validPng)}`,
       text: { hash: nasty, tags: [nasty], name: [nasty, fc.string({ maxLength: 600 })], nameTags: nasty },
       query: {
-        keys: ["include_tags", "exclude_tags", "name_contains", "limit", "offset", "after", "sort", "order", "prefix", "include_zero", "x"],
-        values: [nasty, fc.integer({ min: -5, max: 1000 }).map(String), fc.constantFrom("name", "size", "asc", "desc", "created_at", "count_desc", "name_asc")],
+        keys: [...ASSET_QUERY_KEYS, "x"],
+        values: [
+          nasty,
+          fc.integer({ min: -5, max: 1000 }).map(String),
+          fc.constantFrom("name", "size", "asc", "desc", "created_at", "last_access_time", "count_desc", "name_asc"),
+          fc.json({ maxDepth: 3 }),
+        ],
         encode: encodeURIComponent,
       },
     });
@@ -204,8 +219,7 @@ describe("hostile input to the asset API", () => {
         if (res.status >= 200 && res.status < 300) return;
         expect(res.status).toBeGreaterThanOrEqual(400);
         if (method === "HEAD") return; // no body on HEAD
-        assertRefusedOrOk(res.status, res.body, false);
-        cases--;
+        assertAssetRefused(res.status, res.body);
       }),
       { numRuns: 400 },
     );
@@ -230,6 +244,35 @@ describe("hostile input to the asset API", () => {
       t.deps.settings.bodyTimeoutMs = bodyTimeoutMs;
     }
     expect((await request(server).get(`/api/assets/${created.body.id}`).set("X-API-Key", KEY)).body.name).toBe("slow target");
+  });
+});
+
+describe("fixed hostile cases of the asset API (issue 20, section 2)", () => {
+  it("bounded tag filters, bounded nesting, one tag limit, __proto__ kept, refused uploads: each its answer, nothing stored", async () => {
+    const bytes = await noisePng(3, 3);
+    await request(server).post("/api/upload/image").set("X-API-Key", KEY).attach("image", bytes, { filename: "f.png" }).expect(200);
+    const storedHash = `blake3:${blake3Hex(bytes)}`;
+    const created = await request(server).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash: storedHash, tags: ["fixed"] }).expect(201);
+    const id = created.body.id as string;
+    const stored = (await t.store.list()).length;
+    const verb = { GET: "get", POST: "post", PUT: "put" } as const;
+    for (const c of assetApiFixedCases({ id, storedHash })) {
+      let r = request(server)[verb[c.method]](c.path).set("X-API-Key", KEY);
+      // superagent would serialise a Buffer under a JSON type as {"type":"Buffer",…}: JSON goes as its text.
+      if (c.body) r = r.set("Content-Type", c.contentType!).send(c.contentType === "application/json" ? c.body.toString("utf8") : c.body);
+      const res = await r;
+      cases++;
+      expect(res.status, `${c.name}: ${res.text.slice(0, 300)}`).toBe(c.status);
+      if (c.code) {
+        assertAssetRefused(res.status, res.body);
+        expect(res.body.error.code, c.name).toBe(c.code);
+      }
+      if (c.keeps) expect(res.text, c.name).toContain(c.keeps);
+    }
+    const record = (await request(server).get(`/api/assets/${id}`).set("X-API-Key", KEY).expect(200)).body;
+    expect(record.tags).toHaveLength(64);
+    expect((await t.store.list()).length).toBe(stored); // no refused upload stored a byte
+    expect(await t.store.temporaries()).toEqual([]);
   });
 });
 

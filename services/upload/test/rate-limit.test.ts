@@ -51,10 +51,13 @@ async function eventually(check: () => Promise<boolean>, deadlineMs = 20_000): P
 const upload = async (key: string, bytes?: Buffer) =>
   request(t.app).post("/api/upload/image").set("X-API-Key", key).attach("image", bytes ?? (await noisePng(4, 4)), { filename: "a.png" });
 
-function expectRateLimited(res: { status: number; body: unknown; headers: Record<string, string> }, limitName: string): void {
+/** 429 with Retry-After; the asset routes say it in ComfyUI's envelope (`asset: true`), the others as `{code, message, error}`. */
+function expectRateLimited(res: { status: number; body: unknown; headers: Record<string, string> }, limitName: string, asset = false): void {
   expect(res.status).toBe(429);
-  expectUploadError(res.body, "rate_limited");
-  expect((res.body as { message: string }).message).toContain(limitName);
+  if (asset) expect(res.body).toMatchObject({ error: { code: "RATE_LIMITED", details: {} } });
+  else expectUploadError(res.body, "rate_limited");
+  const message = asset ? (res.body as { error: { message: string } }).error.message : (res.body as { message: string }).message;
+  expect(message).toContain(limitName);
   expect(res.headers["retry-after"]).toMatch(/^\d+$/);
   const seconds = Number(res.headers["retry-after"]);
   expect(seconds).toBeGreaterThanOrEqual(1);
@@ -105,8 +108,8 @@ describe("per-key rate limits (in memory)", () => {
     const head = await request(t.app).head(`/assets/hash/${hash}`).set("X-API-Key", KEY);
     expect(head.status).toBe(429);
     expect(head.headers["retry-after"]).toMatch(/^\d+$/);
-    expectRateLimited(await request(t.app).get("/api/assets").set("X-API-Key", KEY), "assets_rpm");
-    expectRateLimited(await request(t.app).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash }), "assets_rpm");
+    expectRateLimited(await request(t.app).get("/api/assets").set("X-API-Key", KEY), "assets_rpm", true);
+    expectRateLimited(await request(t.app).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash }), "assets_rpm", true);
     expect((await request(t.app).get("/api/assets").set("X-API-Key", OTHER_KEY)).status).toBe(200);
   });
 

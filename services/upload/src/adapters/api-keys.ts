@@ -114,13 +114,33 @@ export async function loadApiKeys(opts: { file?: string; plaintext?: string }): 
 
 const LABEL_RE = /^[\w .@-]{1,64}$/;
 
-/** A new random key; its digest line is appended to the key file and the plaintext returned once. */
-export async function createApiKey(file: string, label: string, limits: KeyLimits = {}): Promise<string> {
+/** A new random key and its key-file line. */
+function newKeyLine(label: string, limits: KeyLimits): { key: string; line: string } {
   if (!LABEL_RE.test(label)) throw new Error("label must be 1-64 characters of letters, digits, space, '.', '@', '_' or '-'");
   const key = `crs_${randomBytes(32).toString("base64url")}`;
   const suffix = formatKeyLimits(limits);
+  return { key, line: `sha256:${digestKey(key).toString("hex")} ${label}${suffix ? ` ${suffix}` : ""}` };
+}
+
+/** A new random key; its digest line is appended to the key file and the plaintext returned once. */
+export async function createApiKey(file: string, label: string, limits: KeyLimits = {}): Promise<string> {
+  const { key, line } = newKeyLine(label, limits);
   await mkdir(dirname(file), { recursive: true });
-  await appendFile(file, `sha256:${digestKey(key).toString("hex")} ${label}${suffix ? ` ${suffix}` : ""}\n`, { mode: 0o600 });
+  await appendFile(file, `${line}\n`, { mode: 0o600 });
+  return key;
+}
+
+/**
+ * Replace the keys labelled `label` by one new key with the same label and the newest line's
+ * limits, in one rename: the old keys stop working at the next reload, and the new one is the
+ * same principal, so it keeps the owner's asset records (the owner is the label). For an overlap,
+ * `create` a second key with the same label first (both work, one owner), then `rotate`.
+ */
+export async function rotateApiKey(file: string, label: string): Promise<string | null> {
+  const current = (await readKeyFile(file)).filter((e) => e.label === label);
+  if (current.length === 0) return null;
+  const { key, line } = newKeyLine(label, current.at(-1)!.limits);
+  await rewriteKeyFile(file, (kept) => [...kept.filter((l) => l.trim() !== ""), line, ""], label);
   return key;
 }
 
@@ -129,6 +149,11 @@ export async function createApiKey(file: string, label: string, limits: KeyLimit
  * The file is replaced in one rename, so a server reloading it never reads half of it.
  */
 export async function revokeApiKeys(file: string, label: string): Promise<number> {
+  return rewriteKeyFile(file, (kept) => kept, label);
+}
+
+/** The key file without `label`'s lines, passed through `edit`, written in one rename; answers how many lines were removed. */
+async function rewriteKeyFile(file: string, edit: (kept: string[]) => string[], label: string): Promise<number> {
   const text = await readFile(file, "utf8");
   const byLine = new Map(parseKeyFile(text, file).map((e) => [e.digest.toString("hex"), e.label]));
   let removed = 0;
@@ -142,7 +167,7 @@ export async function revokeApiKeys(file: string, label: string): Promise<number
   });
   if (removed > 0) {
     const tmp = `${file}.${process.pid}.tmp`;
-    await writeFile(tmp, kept.join("\n"), { mode: 0o600 });
+    await writeFile(tmp, edit(kept).join("\n"), { mode: 0o600 });
     await rename(tmp, file);
   }
   return removed;

@@ -1,14 +1,16 @@
 import pg from "pg";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { SHARED_INDEXES, SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
+import { SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
 
+/** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS asset_refs (
-    id text PRIMARY KEY, hash text NOT NULL, name text COLLATE "C" NOT NULL, name_folded text COLLATE "C" NOT NULL, size bigint NOT NULL,
-    mime_type text NOT NULL, tags text NOT NULL, user_metadata text NOT NULL, system_metadata text, origin text,
-    created_at text COLLATE "C" NOT NULL, updated_at text COLLATE "C" NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS asset_tags (ref_id text NOT NULL, tag text COLLATE "C" NOT NULL, PRIMARY KEY (ref_id, tag))`,
-  ...SHARED_INDEXES,
+    id text PRIMARY KEY, owner text NOT NULL DEFAULT '', hash text NOT NULL, name text COLLATE "C" NOT NULL, name_folded text COLLATE "C" NOT NULL, size bigint NOT NULL,
+    mime_type text NOT NULL, tags text NOT NULL, user_metadata text NOT NULL, system_metadata text, preview_id text, origin text,
+    created_at text COLLATE "C" NOT NULL, updated_at text COLLATE "C" NOT NULL, last_access_time text COLLATE "C")`,
+  `CREATE TABLE IF NOT EXISTS asset_tags (ref_id text NOT NULL, owner text NOT NULL DEFAULT '', tag text COLLATE "C" NOT NULL, PRIMARY KEY (ref_id, tag))`,
+  `CREATE TABLE IF NOT EXISTS asset_tag_names (owner text NOT NULL, tag text COLLATE "C" NOT NULL, PRIMARY KEY (owner, tag))`,
+  `CREATE TABLE IF NOT EXISTS asset_meta (ref_id text NOT NULL, owner text NOT NULL, entry text NOT NULL, PRIMARY KEY (ref_id, entry))`,
 ];
 
 /** Serialises schema creation between processes starting at once (CREATE ... IF NOT EXISTS can still collide). */
@@ -56,6 +58,7 @@ function executor(client: pg.Pool | pg.PoolClient): SqlExecutor {
 class PgDriver implements SqlDriver {
   readonly kind = "postgres" as const;
   readonly schema = [`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`, ...SCHEMA];
+  readonly columnsQuery = "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?";
   readonly positionFunction = "strpos" as const;
   private readonly pool: pg.Pool;
   private readonly lockPool: pg.Pool;

@@ -1,4 +1,5 @@
 import type { AssetSort, SortOrder } from "@app/contracts";
+import type { MetadataCondition } from "../domain/metadata-index.ts";
 
 /**
  * The ReferenceStore port: asset records (ComfyUI's "asset references"), each naming stored
@@ -10,37 +11,50 @@ import type { AssetSort, SortOrder } from "@app/contracts";
  */
 export interface ReferenceStore {
   readonly kind: "sqlite" | "postgres";
-  /** Create the tables (idempotent, safe when several processes start at once). */
+  /** Create the tables, or bring an older store's tables up to date (idempotent, safe when several processes start at once). */
   init(): Promise<void>;
   /**
    * A new record. With an `origin` (e.g. an upload's type and subfolder), at most one record
-   * exists per (hash, origin): the existing one is answered with `created: false`.
+   * exists per (owner, hash, origin): the existing one is answered with `created: false`.
    */
   create(input: NewReference): Promise<{ reference: AssetReference; created: boolean }>;
-  get(id: string): Promise<AssetReference | null>;
-  /** Replace the given fields; null when the id is unknown. */
-  update(id: string, patch: ReferencePatch): Promise<AssetReference | null>;
-  addTags(id: string, tags: string[]): Promise<{ reference: AssetReference; added: string[]; alreadyPresent: string[] } | null>;
-  removeTags(id: string, tags: string[]): Promise<{ reference: AssetReference; removed: string[]; notPresent: string[] } | null>;
-  /** Remove the record; answers how many records still name its hash, or null when the id is unknown. */
-  delete(id: string): Promise<{ hash: string; remaining: number } | null>;
+  /** The owner's record, or null (another owner's record is null too: it is not this key's to see). */
+  get(id: string, owner: string): Promise<AssetReference | null>;
+  /** Replace the given fields; null when the owner has no such record. */
+  update(id: string, owner: string, patch: ReferencePatch): Promise<AssetReference | null>;
+  /** Throws TooManyTagsError when the record would carry more than MAX_TAGS_PER_ASSET. */
+  addTags(id: string, owner: string, tags: string[]): Promise<{ reference: AssetReference; added: string[]; alreadyPresent: string[] } | null>;
+  removeTags(id: string, owner: string, tags: string[]): Promise<{ reference: AssetReference; removed: string[]; notPresent: string[] } | null>;
+  /** Remove the record (the bytes stay, as ComfyUI keeps content); false when the owner has no such record. */
+  delete(id: string, owner: string): Promise<boolean>;
+  /** The content was just read: moves last_access_time (the sort of that name). */
+  touch(id: string, owner: string): Promise<void>;
   countByHash(hash: string): Promise<number>;
   list(query: ReferenceQuery): Promise<ReferencePage>;
   tagCounts(query: TagCountQuery): Promise<{ tags: { name: string; count: number }[]; total: number }>;
+  /** How many of the filtered records carry each tag, most used first (GET /api/assets/tags/refine). */
+  tagHistogram(filter: ReferenceFilter, limit: number): Promise<{ name: string; count: number }[]>;
+  /** Hand records written before owners existed (owner "") to `owner`; answers how many. */
+  adoptUnowned(owner: string): Promise<number>;
   /**
    * Run `fn` while no other holder of the same hash runs (in every process sharing this store):
-   * committing bytes and recording them is one step against deleting the last record and its bytes.
+   * committing bytes and recording them is one step.
    */
   withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
 
+/** A write would leave a record with more tags than MAX_TAGS_PER_ASSET: nothing was changed. */
+export class TooManyTagsError extends Error {}
+
 /** The database itself failed (unreachable, shut down, gone): the route answers 503. */
 export class ReferenceStoreUnavailableError extends Error {}
 
 export interface AssetReference {
   id: string;
+  /** The API key's principal (its key-file label) that made the record; "" for records older than owners. */
+  owner: string;
   /** blake3 hex of the bytes. */
   hash: string;
   name: string;
@@ -49,12 +63,16 @@ export interface AssetReference {
   tags: string[];
   userMetadata: Record<string, unknown>;
   systemMetadata: Record<string, unknown> | null;
+  /** Another of the owner's records shown as this one's preview. */
+  previewId: string | null;
   /** ISO 8601 with milliseconds, UTC. */
   createdAt: string;
   updatedAt: string;
+  lastAccessTime: string;
 }
 
 export interface NewReference {
+  owner: string;
   hash: string;
   name: string;
   size: number;
@@ -62,6 +80,7 @@ export interface NewReference {
   tags: string[];
   userMetadata?: Record<string, unknown>;
   systemMetadata?: Record<string, unknown> | null;
+  previewId?: string | null;
   origin?: string;
 }
 
@@ -70,6 +89,7 @@ export interface ReferencePatch {
   tags?: string[];
   userMetadata?: Record<string, unknown>;
   systemMetadata?: Record<string, unknown> | null;
+  previewId?: string | null;
 }
 
 /** Where a keyset page starts: strictly after this (sort value, id) in the requested order. */
@@ -78,11 +98,22 @@ export interface ReferenceKey {
   id: string;
 }
 
-export interface ReferenceQuery {
-  includeTags: string[];
-  excludeTags: string[];
+/** Which of an owner's records a list, a count or a histogram covers. */
+export interface ReferenceFilter {
+  owner: string;
+  /** Every one of these tags. */
+  tagsAll: string[];
+  /** At least one of these (none given: no condition). */
+  tagsAny: string[];
+  /** None of these (wins over tagsAny). */
+  tagsNone: string[];
   /** Lower-cased substring of the lower-cased name. */
   nameContains?: string;
+  /** `metadata_filter`, as index conditions (domain/metadata-index.ts): every one must hold. */
+  metadata: MetadataCondition[];
+}
+
+export interface ReferenceQuery extends ReferenceFilter {
   sort: AssetSort;
   order: SortOrder;
   limit: number;
@@ -99,7 +130,10 @@ export interface ReferencePage {
 }
 
 export interface TagCountQuery {
+  owner: string;
   prefix?: string;
+  /** Also the owner's tags no record carries any more, with count 0. */
+  includeZero: boolean;
   order: "count_desc" | "name_asc";
   limit: number;
   offset: number;
@@ -116,6 +150,8 @@ export function sortValue(ref: AssetReference, sort: AssetSort): string | number
       return ref.name;
     case "size":
       return ref.size;
+    case "last_access_time":
+      return ref.lastAccessTime;
   }
 }
 

@@ -3,15 +3,17 @@ import { dirname } from "node:path";
 import { createRequire } from "node:module";
 import { KeyedMutex } from "./blob-store.ts";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { SHARED_INDEXES, SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
+import { SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
 
+/** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS asset_refs (
-    id TEXT PRIMARY KEY, hash TEXT NOT NULL, name TEXT NOT NULL, name_folded TEXT NOT NULL, size INTEGER NOT NULL,
-    mime_type TEXT NOT NULL, tags TEXT NOT NULL, user_metadata TEXT NOT NULL, system_metadata TEXT, origin TEXT,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS asset_tags (ref_id TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (ref_id, tag))`,
-  ...SHARED_INDEXES,
+    id TEXT PRIMARY KEY, owner TEXT NOT NULL DEFAULT '', hash TEXT NOT NULL, name TEXT NOT NULL, name_folded TEXT NOT NULL, size INTEGER NOT NULL,
+    mime_type TEXT NOT NULL, tags TEXT NOT NULL, user_metadata TEXT NOT NULL, system_metadata TEXT, preview_id TEXT, origin TEXT,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, last_access_time TEXT)`,
+  `CREATE TABLE IF NOT EXISTS asset_tags (ref_id TEXT NOT NULL, owner TEXT NOT NULL DEFAULT '', tag TEXT NOT NULL, PRIMARY KEY (ref_id, tag))`,
+  `CREATE TABLE IF NOT EXISTS asset_tag_names (owner TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (owner, tag))`,
+  `CREATE TABLE IF NOT EXISTS asset_meta (ref_id TEXT NOT NULL, owner TEXT NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (ref_id, entry))`,
 ];
 
 type SqlValue = string | number | null;
@@ -37,6 +39,7 @@ const STALE_LOCK_MS = 15_000;
 class SqliteDriver implements SqlDriver {
   readonly kind = "sqlite" as const;
   readonly schema = SCHEMA;
+  readonly columnsQuery = "SELECT name FROM pragma_table_info(?)";
   readonly positionFunction = "instr" as const;
   private readonly db: InstanceType<typeof Database>;
   private readonly queue = new KeyedMutex();

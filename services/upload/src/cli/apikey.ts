@@ -1,11 +1,12 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "@app/platform";
-import { createApiKey, keyFilePath, readKeyFile, revokeApiKeys } from "../adapters/api-keys.ts";
+import { createApiKey, keyFilePath, readKeyFile, revokeApiKeys, rotateApiKey } from "../adapters/api-keys.ts";
 import { formatKeyLimits, parseKeyLimits } from "../domain/key-limits.ts";
 
 const USAGE = `usage:
   pnpm apikey create --label NAME [--limits "upload_rpm=60 upload_mbpm=512 assets_rpm=600"]
   pnpm apikey revoke --label NAME
+  pnpm apikey rotate --label NAME   (a new key for the same label: the same owner of asset records; the old key stops working)
   pnpm apikey list
 A running server reads the key file again when it changes: no restart.
 `;
@@ -35,6 +36,16 @@ async function main(argv: string[]): Promise<number> {
       const removed = await revokeApiKeys(file, values.label!);
       process.stderr.write(`removed ${removed} key(s) labelled "${values.label}" from ${file}\n`);
       return removed > 0 ? 0 : 1;
+    }
+    case "rotate": {
+      const key = await rotateApiKey(file, values.label!);
+      if (key === null) {
+        process.stderr.write(`no key labelled "${values.label}" in ${file}\n`);
+        return 1;
+      }
+      process.stderr.write(`replaced the key(s) labelled "${values.label}" in ${file}; the new one is shown once, store it now:\n`);
+      process.stdout.write(`${key}\n`);
+      return 0;
     }
     case "list":
       for (const e of await readKeyFile(file)) process.stdout.write(`${e.label}\t${formatKeyLimits(e.limits) || "default limits"}\n`);

@@ -8,8 +8,9 @@ export interface NewAsset {
   ext: string;
   size: number;
   mime: string;
-  width: number;
-  height: number;
+  /** Images only. */
+  width?: number;
+  height?: number;
   tags: string[];
 }
 
@@ -17,7 +18,8 @@ export interface NewAsset {
 export function mergeRecord(existing: AssetRecord | null, incoming: NewAsset, now: Date = new Date()): AssetRecord {
   const at = now.toISOString();
   if (!existing) {
-    return { ...incoming, tags: dedupe(incoming.tags).slice(0, MAX_TAGS), first_uploaded_at: at, last_uploaded_at: at };
+    const { width, height, ...rest } = incoming;
+    return { ...rest, ...(width && height && { width, height }), tags: dedupe(incoming.tags).slice(0, MAX_TAGS), first_uploaded_at: at, last_uploaded_at: at };
   }
   const tags = [...existing.tags];
   for (const t of incoming.tags) {

@@ -1,4 +1,4 @@
-import type { UploadErrorCode } from "@app/contracts";
+import type { AssetError, UploadErrorCode } from "@app/contracts";
 
 const STATUS: Record<UploadErrorCode, number> = {
   unauthorized: 401,
@@ -18,6 +18,12 @@ const STATUS: Record<UploadErrorCode, number> = {
   invalid_query: 400,
   invalid_cursor: 400,
   asset_not_found: 404,
+  invalid_tag_filter: 400,
+  empty_upload: 400,
+  missing_file: 400,
+  unsupported_media_type: 415,
+  hash_mismatch: 400,
+  not_supported: 501,
   invalid_range: 416,
   request_timeout: 408,
   rate_limited: 429,
@@ -30,15 +36,23 @@ export class UploadFailure extends Error {
   readonly status: number;
   /** Sent as `Retry-After` (429: when the key's window ends). */
   readonly retryAfterSeconds: number | undefined;
-  constructor(readonly code: UploadErrorCode, message: string, opts: { retryAfterMs?: number } = {}) {
+  /** More about what was wrong (the asset routes answer it as `error.details`). */
+  readonly details: Record<string, unknown>;
+  constructor(readonly code: UploadErrorCode, message: string, opts: { retryAfterMs?: number; details?: Record<string, unknown> } = {}) {
     super(message);
     this.status = STATUS[code];
+    this.details = opts.details ?? {};
     if (opts.retryAfterMs !== undefined) this.retryAfterSeconds = Math.max(1, Math.ceil(opts.retryAfterMs / 1000));
   }
 }
 
 export function errorBody(code: UploadErrorCode, message: string): { code: UploadErrorCode; message: string; error: UploadErrorCode } {
   return { code, message, error: code };
+}
+
+/** The same failure in ComfyUI's asset API envelope: `{error: {code: "ASSET_NOT_FOUND", message, details}}`. */
+export function assetErrorBody(failure: UploadFailure): AssetError {
+  return { error: { code: failure.code.toUpperCase(), message: failure.message, details: failure.details } };
 }
 
 /** 429: the key's allowance for this minute is spent; Retry-After says when its window ends. */

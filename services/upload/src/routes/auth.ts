@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { ApiKeys } from "../adapters/api-keys.ts";
+import type { ApiKey, ApiKeys } from "../adapters/api-keys.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { limitPerKey, type RateLimitSetup, type RouteClass } from "./rate-limit.ts";
 
@@ -16,6 +16,17 @@ export function presentedKey(req: Request): string | null {
     if (m) return m[1]!;
   }
   return null;
+}
+
+/**
+ * The owner of what this request reads and writes in the asset records: the key's principal,
+ * its key-file label (API_KEYS entries: `API_KEYS[<position>]`). A rotated key keeps it: the
+ * new key's line carries the same label (`pnpm apikey rotate --label NAME`).
+ */
+export function ownerOf(res: Response): string {
+  const key = res.locals.apiKey as ApiKey | undefined;
+  if (!key) throw new Error("ownerOf: the route has no keyedAccess in front of it");
+  return key.label;
 }
 
 export function requireApiKey(keys: ApiKeys): RequestHandler {

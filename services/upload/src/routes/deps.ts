@@ -8,6 +8,8 @@ import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
 
 export interface UploadSettings {
   maxBytes: number;
+  /** POST /api/assets: its own limit (ASSET_UPLOAD_MAX_BYTES), as model files are gigabytes. */
+  assetMaxBytes: number;
   bodyTimeoutMs: number;
   maskJobTimeoutMs: number;
   /** S3 stores: answer /view with a redirect to a presigned URL, or stream through this service. */
@@ -34,6 +36,7 @@ export interface UploadDeps {
 
 export const DEFAULT_SETTINGS: UploadSettings = {
   maxBytes: 50 * 1024 * 1024,
+  assetMaxBytes: 32 * 1024 ** 3,
   bodyTimeoutMs: 30_000,
   maskJobTimeoutMs: 30_000,
   viewMode: "stream",

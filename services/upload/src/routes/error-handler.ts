@@ -3,7 +3,7 @@ import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/job
 import type { Logger } from "@app/platform";
 import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
 import { ReferenceStoreUnavailableError } from "../adapters/reference-store.ts";
-import { errorBody, UploadFailure } from "../domain/errors.ts";
+import { assetErrorBody, errorBody, UploadFailure } from "../domain/errors.ts";
 
 /** How long the rest of a refused request body is read and dropped before the connection is cut. */
 const LINGER_MS = 5_000;
@@ -26,7 +26,12 @@ export function toUploadFailure(err: unknown): UploadFailure {
   return new UploadFailure("internal", "internal error");
 }
 
-export function uploadErrorHandler(logger: Logger): ErrorRequestHandler {
+/** The body a refused request is answered with: `{code, message, error}` (upload, view) or ComfyUI's envelope (asset API). */
+export type ErrorShape = (failure: UploadFailure) => object;
+const uploadShape: ErrorShape = (failure) => errorBody(failure.code, failure.message);
+export const assetShape: ErrorShape = assetErrorBody;
+
+export function uploadErrorHandler(logger: Logger, shape: ErrorShape = uploadShape): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const failure = toUploadFailure(err);
     if (failure.code === "internal") logger.error({ err, path: req.path }, "upload request failed");
@@ -50,6 +55,6 @@ export function uploadErrorHandler(logger: Logger): ErrorRequestHandler {
       }
     }
     if (failure.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(failure.retryAfterSeconds));
-    res.status(failure.status).json(errorBody(failure.code, failure.message));
+    res.status(failure.status).json(shape(failure));
   };
 }

@@ -11,10 +11,35 @@ export interface MultipartLimits {
   bodyTimeoutMs: number;
 }
 
+/** How a route reads its multipart body (the upload routes' defaults: an `image` part, the timeout over the whole body). */
+export interface MultipartOptions {
+  /** The name of the one file part. */
+  fileField?: string;
+  /**
+   * The timeout counts from the last byte received, not from the start: a model file of
+   * gigabytes takes minutes, and only a stalled client is cut off.
+   */
+  idleTimeout?: boolean;
+  /**
+   * Asked when the file part starts, with the fields sent before it: "drain" reads the part to
+   * its end without storing a byte (the asset API's known-hash shortcut).
+   */
+  beforeFile?: (fields: Map<string, string>) => Promise<"stage" | "drain">;
+}
+
 export interface ParsedUpload {
+  /** Each text field's first value. */
   fields: Map<string, string>;
-  /** The staged `image` part, or null when there was none. The caller commits or discards it. */
+  /** Every value of each text field, in order (a field may be repeated, as `tags` is). */
+  lists: Map<string, string[]>;
+  /** The staged file part, or null when there was none (or it was drained). The caller commits or discards it. */
   image: StagedBlob | null;
+  /** A file part was sent (staged or drained). */
+  filePresent: boolean;
+  /** The bytes of a drained file part. */
+  drainedBytes: number;
+  /** The file part's filename as the client sent it (a display name only: never a path here). */
+  fileName: string | null;
   /** The image's first bytes, for format probes on stores without a local file. */
   head: Buffer;
 }
@@ -48,7 +73,13 @@ class HeadCapture {
  * byte budget is charged before a byte is read (Content-Length), or ahead of the bytes as they
  * stream (no Content-Length); the share of a body that never arrives is given back.
  */
-export async function parseMultipart(req: Request, store: BlobStore, limits: MultipartLimits, budget: ByteBudget = UNLIMITED_BYTES): Promise<ParsedUpload> {
+export async function parseMultipart(
+  req: Request,
+  store: BlobStore,
+  limits: MultipartLimits,
+  budget: ByteBudget = UNLIMITED_BYTES,
+  options: MultipartOptions = {},
+): Promise<ParsedUpload> {
   const declared = Number(req.headers["content-length"]);
   const hasLength = req.headers["content-length"] !== undefined && Number.isFinite(declared);
   if (hasLength && declared > limits.maxBytes) throw tooLarge(limits.maxBytes);
@@ -72,12 +103,26 @@ export async function parseMultipart(req: Request, store: BlobStore, limits: Mul
     budget.settle(0);
     throw new UploadFailure("malformed_multipart", "the client closed the connection before the body ended");
   }
-  return streamParts(req, bb, store, limits, budget, hasLength);
+  return streamParts(req, bb, store, limits, budget, hasLength, options);
 }
 
-function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits: MultipartLimits, budget: ByteBudget, hasLength: boolean): Promise<ParsedUpload> {
+function streamParts(
+  req: Request,
+  bb: BusboyInstance,
+  store: BlobStore,
+  limits: MultipartLimits,
+  budget: ByteBudget,
+  hasLength: boolean,
+  options: MultipartOptions,
+): Promise<ParsedUpload> {
+  const fileField = options.fileField ?? "image";
   return new Promise((resolve, reject) => {
     const fields = new Map<string, string>();
+    const lists = new Map<string, string[]>();
+    let filePresent = false;
+    let fileName: string | null = null;
+    let drainedBytes = 0;
+    let draining: Promise<void> | null = null;
     let staging: Promise<StagedBlob> | null = null;
     let fileStream: Readable | null = null;
     let capture: HeadCapture | null = null;
@@ -112,6 +157,7 @@ function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits:
     };
 
     const onData = (chunk: Buffer) => {
+      if (options.idleTimeout) timer.refresh();
       received += chunk.length;
       if (received > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
       if (!hasLength) budget.chargeAhead(received)?.catch((err: Error) => fail(err));
@@ -127,19 +173,46 @@ function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits:
     req.on("aborted", onAborted);
     req.on("close", onClose);
 
-    bb.on("file", (name, stream) => {
+    const stage = (stream: Readable) => {
+      capture = new HeadCapture();
+      staging = store.stage(stream, { onChunk: capture.onData });
+      staging.catch((err: unknown) => fail(err instanceof Error ? err : new Error(String(err))));
+    };
+    const drain = (stream: Readable) =>
+      new Promise<void>((done) => {
+        stream.on("data", (chunk: Buffer) => (drainedBytes += chunk.length));
+        stream.on("end", done);
+        stream.on("error", () => done());
+        // A part paused explicitly (while the route decided) does not flow for a new 'data' listener alone.
+        stream.resume();
+      });
+
+    bb.on("file", (name, stream, filename) => {
       // After a failure busboy still parses what it was already given: nothing may be staged then.
-      if (settled || name !== "image" || staging) {
+      if (settled || name !== fileField || filePresent) {
         // A body that ends early errors this ignored part too; unheard, that error would kill the process.
         stream.on("error", () => undefined);
         stream.resume();
         return;
       }
+      filePresent = true;
+      fileName = typeof filename === "string" ? filename : null;
       fileStream = stream;
-      capture = new HeadCapture();
+      // fail() destroys the part with its reason: heard here even before a consumer is attached (every failure is answered through fail()).
+      stream.on("error", () => undefined);
       stream.on("limit", () => fail(tooLarge(limits.maxBytes)));
-      staging = store.stage(stream, { onChunk: capture.onData });
-      staging.catch((err: unknown) => fail(err instanceof Error ? err : new Error(String(err))));
+      if (!options.beforeFile) return stage(stream);
+      // The part waits in busboy (and the body in the socket) while the route decides.
+      stream.pause();
+      draining = options.beforeFile(fields).then(
+        (choice) => {
+          if (settled) return;
+          // Either consumer resumes the part when it starts reading (the store's pipe does so only once its file is open).
+          if (choice === "drain") return drain(stream);
+          stage(stream);
+        },
+        (err: unknown) => fail(err instanceof Error ? err : new Error(String(err))),
+      );
     });
     bb.on("field", (name, value, nameTruncated, valueTruncated) => {
       if (nameTruncated) return fail(new UploadFailure("malformed_multipart", "a part name is too long"));
@@ -147,9 +220,10 @@ function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits:
         return fail(new UploadFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
       }
       if (!fields.has(name)) fields.set(name, value);
+      lists.set(name, [...(lists.get(name) ?? []), value]);
     });
     bb.on("partsLimit", () => fail(new UploadFailure("malformed_multipart", "too many parts (at most 32)")));
-    bb.on("filesLimit", () => fail(new UploadFailure("malformed_multipart", "too many file parts (one image is accepted)")));
+    bb.on("filesLimit", () => fail(new UploadFailure("malformed_multipart", `too many file parts (one '${fileField}' part is accepted)`)));
     bb.on("fieldsLimit", () => fail(new UploadFailure("malformed_multipart", "too many fields (at most 16)")));
     bb.on("error", (err: Error) => fail(new UploadFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
     bb.on("finish", () => {
@@ -157,6 +231,7 @@ function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits:
       void (async () => {
         let image: StagedBlob | null = null;
         try {
+          await draining;
           image = staging ? await staging : null;
         } catch {
           return; // fail() has answered
@@ -169,7 +244,7 @@ function streamParts(req: Request, bb: BusboyInstance, store: BlobStore, limits:
         cleanup();
         // A streamed body was charged a step ahead of its bytes.
         if (!hasLength) budget.settle(received);
-        resolve({ fields, image, head: capture?.head() ?? Buffer.alloc(0) });
+        resolve({ fields, lists, image, filePresent, drainedBytes, fileName, head: capture?.head() ?? Buffer.alloc(0) });
       })();
     });
 

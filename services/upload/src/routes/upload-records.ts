@@ -1,7 +1,6 @@
 import { MAX_TAG_LENGTH } from "@app/contracts";
 import { metrics } from "@app/platform";
 import type { StagedBlob } from "../adapters/blob-store.ts";
-import type { ImageInfo } from "../adapters/image-probe.ts";
 import type { AssetReference } from "../adapters/reference-store.ts";
 import { mergeRecord } from "../domain/asset-record.ts";
 import { formatFromExt, parseAssetName } from "../domain/naming.ts";
@@ -9,10 +8,27 @@ import type { UploadDeps } from "./deps.ts";
 
 /** What the asset API shows of an upload: one record per bytes, route, type and subfolder. */
 export interface UploadRecord {
-  /** Which upload made it (`upload:<type>:<subfolder>`, `mask:…`, `derived:…`): a re-upload finds its record again. */
-  origin: string;
+  /** The key's principal the record belongs to. */
+  owner: string;
+  /**
+   * Which upload made it (`upload:<type>:<subfolder>`, `mask:…`, `derived:…`): a re-upload finds
+   * its record again. None (the asset API's POST): every upload makes a record of its own.
+   */
+  origin?: string;
   tags: string[];
+  /** The record's name (default `<hash>.<ext>`). */
+  name?: string;
+  userMetadata?: Record<string, unknown>;
   systemMetadata?: Record<string, unknown>;
+  previewId?: string;
+}
+
+/** What the bytes are, as their sidecar record keeps it (an image probe, or the asset API's content probe). */
+export interface StoredContent {
+  ext: string;
+  mime: string;
+  width?: number;
+  height?: number;
 }
 
 /** The upload's tags as the asset API keeps them (trimmed, lower-case, no empty or over-long one). */
@@ -30,33 +46,36 @@ export const uploadOrigin = (route: "upload" | "mask" | "derived", type: string,
 export async function commitWithRecord(
   deps: UploadDeps,
   image: StagedBlob,
-  info: ImageInfo,
+  info: StoredContent,
   blobTags: string[],
   record: UploadRecord,
-): Promise<AssetReference> {
+): Promise<{ reference: AssetReference; bytesCreated: boolean }> {
   return deps.refs.withHashLock(image.hash, async () => {
-    const { created } = await image.commit((existing) =>
+    const { created, record: stored } = await image.commit((existing) =>
       mergeRecord(existing, {
         hash: image.hash,
-        ext: info.format.ext,
-        mime: info.format.mime,
+        ext: info.ext,
+        mime: info.mime,
         size: image.size,
-        width: info.width,
-        height: info.height,
+        ...(info.width && info.height && { width: info.width, height: info.height }),
         tags: blobTags,
       }),
     );
     (created ? metrics.uploadsStored : metrics.dedupHits).inc();
+    // Known bytes keep what their first upload recorded them as.
     const { reference } = await deps.refs.create({
+      owner: record.owner,
       hash: image.hash,
-      name: `${image.hash}.${info.format.ext}`,
+      name: record.name ?? `${image.hash}.${stored.ext}`,
       size: image.size,
-      mimeType: info.format.mime,
+      mimeType: stored.mime,
       tags: record.tags,
+      ...(record.userMetadata && { userMetadata: record.userMetadata }),
       ...(record.systemMetadata && { systemMetadata: record.systemMetadata }),
-      origin: record.origin,
+      ...(record.previewId && { previewId: record.previewId }),
+      ...(record.origin && { origin: record.origin }),
     });
-    return reference;
+    return { reference, bytesCreated: created };
   });
 }
 
@@ -68,13 +87,14 @@ export async function recordStoredAsset(deps: UploadDeps, name: string, record: 
     const stat = await deps.store.stat(parsed.hash);
     if (!stat) return;
     await deps.refs.create({
+      owner: record.owner,
       hash: parsed.hash,
       name: `${parsed.hash}.${parsed.ext}`,
       size: stat.size,
       mimeType: formatFromExt(parsed.ext)?.mime ?? "application/octet-stream",
       tags: record.tags,
       ...(record.systemMetadata && { systemMetadata: record.systemMetadata }),
-      origin: record.origin,
+      ...(record.origin && { origin: record.origin }),
     });
   });
 }

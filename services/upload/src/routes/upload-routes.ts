@@ -10,6 +10,7 @@ import type { UploadDeps } from "./deps.ts";
 import { parseMultipart, type ParsedUpload } from "./multipart.ts";
 import { commitWithRecord, recordStoredAsset, uploadOrigin, uploadTags } from "./upload-records.ts";
 import { byteBudgetOf } from "./rate-limit.ts";
+import { ownerOf } from "./auth.ts";
 
 /** POST /api/upload/image (and /upload/image). */
 export function uploadImageHandler(deps: UploadDeps) {
@@ -20,7 +21,11 @@ export function uploadImageHandler(deps: UploadDeps) {
       const type = validateType(parsed.fields.get("type"));
       const image = requireImage(parsed);
       const info = await probe(parsed, image);
-      await commitWithRecord(deps, image, info, [type], { origin: uploadOrigin("upload", type, subfolder), tags: uploadTags(type, subfolder) });
+      await commitWithRecord(deps, image, storedImage(info), [type], {
+        owner: ownerOf(res),
+        origin: uploadOrigin("upload", type, subfolder),
+        tags: uploadTags(type, subfolder),
+      });
       const body: UploadResult = { name: assetName(image.hash, info.format.ext), subfolder, type };
       res.status(200).json(body);
     } finally {
@@ -42,7 +47,9 @@ export function uploadMaskHandler(deps: UploadDeps) {
       if (!(await deps.store.stat(originalHash))) {
         throw new UploadFailure("original_not_found", `original_ref names no stored image (blake3:${originalHash})`);
       }
-      const maskRecord = await commitWithRecord(deps, image, info, [type, "mask", `original:${originalHash}`], {
+      const owner = ownerOf(res);
+      const { reference: maskRecord } = await commitWithRecord(deps, image, storedImage(info), [type, "mask", `original:${originalHash}`], {
+        owner,
         origin: uploadOrigin("mask", type, subfolder),
         tags: uploadTags(type, "mask", subfolder),
         systemMetadata: { is_mask: true, original_hash: `blake3:${originalHash}` },
@@ -58,7 +65,7 @@ export function uploadMaskHandler(deps: UploadDeps) {
         mask_type: result.maskType,
         related_files: { mask: assetName(image.hash, info.format.ext), paint: result.paint, painted: result.painted },
       };
-      await recordMaskLinks(deps, maskRecord.id, metadata, { type, subfolder, maskHash: image.hash });
+      await recordMaskLinks(deps, maskRecord.id, metadata, { owner, type, subfolder, maskHash: image.hash });
       const body: MaskUploadResult = { name: result.painted, subfolder, type, metadata };
       res.status(200).json(body);
     } finally {
@@ -83,15 +90,18 @@ async function recordMaskLinks(
   deps: UploadDeps,
   maskRecordId: string,
   metadata: MaskUploadResult["metadata"],
-  at: { type: string; subfolder: string; maskHash: string },
+  at: { owner: string; type: string; subfolder: string; maskHash: string },
 ): Promise<void> {
-  await deps.refs.update(maskRecordId, { systemMetadata: metadata });
+  await deps.refs.update(maskRecordId, at.owner, { systemMetadata: metadata });
   const derivedFrom = { original_hash: metadata.original_hash, mask_hash: `blake3:${at.maskHash}` };
   for (const kind of ["painted", "paint"] as const) {
     await recordStoredAsset(deps, metadata.related_files[kind], {
+      owner: at.owner,
       origin: uploadOrigin("derived", at.type, at.subfolder),
       tags: uploadTags(at.type, "derived", kind, at.subfolder),
       systemMetadata: { derived: kind, ...derivedFrom },
     });
   }
 }
+
+const storedImage = (info: ImageInfo) => ({ ...info.format, width: info.width, height: info.height });

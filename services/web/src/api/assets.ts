@@ -77,10 +77,14 @@ export async function fetchBlob(url: string, key: string, signal?: AbortSignal):
   return res.blob();
 }
 
-/** The asset list, or null where this server has no asset API yet (404): the gallery then shows this browser's uploads. */
-export async function listAssets(key: string, signal: AbortSignal): Promise<AssetsList | null> {
+/**
+ * The key's assets, newest first, only those carrying `tag` when one is given; null where this
+ * server has no asset API yet (404): the gallery then shows this browser's uploads.
+ */
+export async function listAssets(key: string, signal: AbortSignal, tag = ""): Promise<AssetsList | null> {
+  const filter = tag.trim() ? `&tags_all=${encodeURIComponent(tag.trim())}` : "";
   try {
-    return await getJson<AssetsList>("/api/assets?limit=100&sort=created_at&order=desc", { headers: { "X-API-Key": key }, signal });
+    return await getJson<AssetsList>(`/api/assets?limit=100&sort=created_at&order=desc${filter}`, { headers: { "X-API-Key": key }, signal });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;

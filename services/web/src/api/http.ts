@@ -11,7 +11,9 @@ export class ApiError extends Error {
 /** The error a non-2xx answer carries, or a plain description when its body is not the API's shape. */
 export function apiErrorFrom(status: number, bodyText: string): ApiError {
   try {
-    const body = JSON.parse(bodyText) as { message?: unknown; code?: unknown; error?: unknown };
+    const parsed = JSON.parse(bodyText) as { message?: unknown; code?: unknown; error?: unknown };
+    // The asset API answers in ComfyUI's envelope, {error: {code, message, details}}.
+    const body = typeof parsed.error === "object" && parsed.error !== null ? (parsed.error as typeof parsed) : parsed;
     if (typeof body.message === "string") {
       const code = typeof body.code === "string" ? body.code : typeof body.error === "string" ? body.error : undefined;
       return new ApiError(status, body.message, code);

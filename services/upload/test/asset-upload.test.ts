@@ -1,0 +1,127 @@
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import request from "supertest";
+import { afterEach, describe, expect, it } from "vitest";
+import { NO_LIMITS } from "../src/domain/key-limits.ts";
+import { KEY, makeTestApp, multipart, noisePng, type TestApp } from "./helpers.ts";
+
+/**
+ * POST /api/assets' own limits, as routes in process: its size limit (ASSET_UPLOAD_MAX_BYTES,
+ * apart from /api/upload/image's), a timeout counted from the last byte (a long upload that
+ * keeps arriving is not cut), the upload rate class, and a large body streamed, not held.
+ * What ComfyUI's tests ask of the route runs through the gateway (services/gateway/test/comfy-asset-api.test.ts).
+ */
+let t: TestApp | undefined;
+let server: Server | undefined;
+afterEach(async () => {
+  server?.close();
+  await t?.close();
+  server = undefined;
+  t = undefined;
+});
+
+const form = (file: Buffer, tags = '["input"]') =>
+  multipart([
+    { name: "tags", body: tags },
+    { name: "file", filename: "f.bin", contentType: "application/octet-stream", body: file },
+  ]);
+
+/** A POST /api/assets whose body is written by `write` over a real socket (chunked), answered as status and JSON. */
+async function streamed(app: TestApp, write: (chunk: (b: Buffer | string) => boolean, end: () => void) => Promise<void>) {
+  server = app.app.listen(0);
+  const port = (server.address() as AddressInfo).port;
+  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/api/assets", headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd", "transfer-encoding": "chunked" } });
+    req.on("response", (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    void write((b) => req.write(b), () => req.end());
+  });
+}
+
+const head = '--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\n["input"]\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
+const tail = "\r\n--bnd--\r\n";
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("POST /api/assets limits", () => {
+  it("has its own size limit: a file /api/upload/image refuses is taken here, one over ASSET_UPLOAD_MAX_BYTES is refused and nothing stays", async () => {
+    t = await makeTestApp({ settings: { maxBytes: 32 * 1024, assetMaxBytes: 256 * 1024 } });
+    const png = await noisePng(160, 160); // ~77 KB: over the image route's limit, under the asset route's
+    expect(png.length).toBeGreaterThan(32 * 1024);
+    const image = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", png, "a.png");
+    expect([image.status, image.body.code]).toEqual([413, "payload_too_large"]);
+    const ok = form(png);
+    const asset = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", ok.contentType).send(ok.body);
+    expect(asset.status, JSON.stringify(asset.body)).toBe(201);
+    const before = (await t.store.list()).length;
+    const big = form(Buffer.alloc(300 * 1024, 7));
+    const refused = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", big.contentType).send(big.body);
+    expect([refused.status, refused.body.error?.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    const cut = await streamed(t, async (write, end) => {
+      write(head);
+      for (let i = 0; i < 10; i++) write(Buffer.alloc(64 * 1024, 9)); // 640 KiB, no Content-Length: cut as it streams
+      write(tail);
+      end();
+    });
+    expect([cut.status, cut.body.error?.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    expect((await t.store.list()).length).toBe(before);
+    expect(await t.store.temporaries()).toEqual([]);
+  });
+
+  it("times out from the last byte: a body that keeps arriving past BODY_TIMEOUT_MS is stored, one that stalls is cut (408)", async () => {
+    t = await makeTestApp({ settings: { bodyTimeoutMs: 400 } });
+    const arriving = await streamed(t, async (write, end) => {
+      write(head);
+      for (let i = 0; i < 12; i++) {
+        write(Buffer.alloc(1024, i));
+        await pause(100); // 1.2 s in all, never 400 ms without a byte
+      }
+      write(tail);
+      end();
+    });
+    expect(arriving.status, JSON.stringify(arriving.body)).toBe(201);
+    const stalled = await streamed(t, async (write) => {
+      write(head);
+      write(Buffer.alloc(1024, 1));
+      // and nothing more
+    });
+    expect([stalled.status, stalled.body.error?.code]).toEqual([408, "REQUEST_TIMEOUT"]);
+    expect(await t.store.temporaries()).toEqual([]);
+  });
+
+  it("counts as an upload for the key's limits (upload_rpm): 429 RATE_LIMITED in the envelope, with Retry-After", async () => {
+    t = await makeTestApp({ settings: { rateLimits: { ...NO_LIMITS, upload_rpm: 1 } } });
+    const first = form(Buffer.from("first"));
+    await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", first.contentType).send(first.body).expect(201);
+    const second = form(Buffer.from("second"));
+    const limited = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", second.contentType).send(second.body);
+    expect([limited.status, limited.body.error?.code]).toEqual([429, "RATE_LIMITED"]);
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    // The asset API's reads are the other class: still answered.
+    await request(t.app).get("/api/assets").set("X-API-Key", KEY).expect(200);
+  });
+
+  it("streams a large body through the hasher to disk without holding it (64 MiB, memory bounded)", async () => {
+    t = await makeTestApp();
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    const chunk = Buffer.alloc(1024 * 1024, 0x5a);
+    const res = await streamed(t, async (write, end) => {
+      write(head);
+      for (let i = 0; i < 64; i++) {
+        if (!write(chunk)) await pause(2);
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }
+      write(tail);
+      end();
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.size).toBe(64 * 1024 * 1024);
+    // Client and server share this process: a bound that a body held whole (64 MiB, twice over while concatenated) would break.
+    expect(peak - rssBefore).toBeLessThan(56 * 1024 * 1024);
+  });
+});
