@@ -34,6 +34,12 @@ export interface SqlDriver extends SqlExecutor {
   readonly columnsQuery: string;
   /** The dialect's `(haystack, needle)` substring position: 1-based, 0 when absent. */
   readonly positionFunction: "instr" | "strpos";
+  /** `asset_refs r`, read through its sort index `index` in that index's order (see SqlReferenceStore.list). */
+  walkedInOrder(index: string): string;
+  /** `id` is one of the subquery's `ids`, tested row by row as the rows come (a hash probe), never turned into a join. */
+  memberRowByRow(id: string, ids: string): string;
+  /** `id` is one of the subquery's `ids`, answered by looking up each of those ids. */
+  memberByLookup(id: string, ids: string): string;
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -46,6 +52,22 @@ const COLUMN: Record<AssetSort, string> = {
   size: "r.size",
   last_access_time: "r.last_access_time",
 };
+
+/** The (owner, key, id) index of each sort key (sql-schema.ts). */
+const SORT_INDEX: Record<AssetSort, string> = {
+  created_at: "asset_refs_owner_created",
+  updated_at: "asset_refs_owner_updated",
+  name: "asset_refs_owner_name",
+  size: "asset_refs_owner_size",
+  last_access_time: "asset_refs_owner_access",
+};
+
+/**
+ * From this many matches on, a page walks the sort index and keeps the matching rows (about
+ * owner's records / matches rows read a page row, each a hash probe of an index entry), rather
+ * than reading every match's row to sort them (a random row read each).
+ */
+const WALK_FROM_MATCHES = 2_000;
 
 /** Rows a multi-row INSERT carries (well under both databases' parameter limits). */
 const INSERT_BATCH = 200;
@@ -194,23 +216,27 @@ export class SqlReferenceStore implements ReferenceStore {
     return Number(rows[0]!.n);
   }
 
-  /** The WHERE conditions of a filter, over `asset_refs r`. */
-  private where(filter: ReferenceFilter): { where: string[]; params: unknown[] } {
+  /**
+   * A filter as conditions over `asset_refs r`: `ids`, the ids the required tags and values
+   * select (an INTERSECT of ranges of the (owner, tag) and (owner, entry) indexes, null when the
+   * filter requires none), and `where`, the rest (the owner, tags_none, the name, a metadata key
+   * that may also be missing). The records a filter matches are its `ids` that meet `where`.
+   */
+  private conditions(filter: ReferenceFilter): { ids: { sql: string; params: unknown[] } | null; where: string[]; params: unknown[]; idOnly: boolean } {
     const where = ["r.owner = ?"];
     const params: unknown[] = [filter.owner];
+    const sets: string[] = [];
+    const setParams: unknown[] = [];
     const list = (values: string[]) => values.map(() => "?").join(", ");
-    // Required tags and values are sets of ids read from the (owner, tag) and (owner, entry)
-    // indexes, so a filtered page and its total start from the few matching records rather than
-    // testing every record of the owner. One set per `tags_all` tag: at most MAX_FILTER_TAGS (the
-    // routes refuse more), far inside SQLite's expression depth of 1000.
+    // One set per `tags_all` tag: at most MAX_FILTER_TAGS (the routes refuse more).
     for (const tag of uniqueTags(filter.tagsAll)) {
-      where.push("r.id IN (SELECT t.ref_id FROM asset_tags t WHERE t.owner = ? AND t.tag = ?)");
-      params.push(filter.owner, tag);
+      sets.push("SELECT t.ref_id AS id FROM asset_tags t WHERE t.owner = ? AND t.tag = ?");
+      setParams.push(filter.owner, tag);
     }
     const any = uniqueTags(filter.tagsAny);
     if (any.length > 0) {
-      where.push(`r.id IN (SELECT t.ref_id FROM asset_tags t WHERE t.owner = ? AND t.tag IN (${list(any)}))`);
-      params.push(filter.owner, ...any);
+      sets.push(`SELECT t.ref_id AS id FROM asset_tags t WHERE t.owner = ? AND t.tag IN (${list(any)})`);
+      setParams.push(filter.owner, ...any);
     }
     const none = uniqueTags(filter.tagsNone);
     if (none.length > 0) {
@@ -222,39 +248,72 @@ export class SqlReferenceStore implements ReferenceStore {
       params.push(fold(filter.nameContains));
     }
     for (const condition of filter.metadata) {
-      const terms: string[] = [];
+      const values = "SELECT m.ref_id AS id FROM asset_meta m WHERE m.owner = ? AND m.entry IN";
+      if (!condition.orMissing) {
+        // No values (an empty list) matches nothing: an empty set.
+        sets.push(condition.anyOf.length > 0 ? `${values} (${list(condition.anyOf)})` : "SELECT r.id FROM asset_refs r WHERE 1 = 0");
+        if (condition.anyOf.length > 0) setParams.push(filter.owner, ...condition.anyOf);
+        continue;
+      }
+      const terms = ["NOT EXISTS (SELECT 1 FROM asset_meta m WHERE m.ref_id = r.id AND m.entry = ?)"];
+      const termParams: unknown[] = [condition.orMissing];
       if (condition.anyOf.length > 0) {
-        terms.push(`r.id IN (SELECT m.ref_id FROM asset_meta m WHERE m.owner = ? AND m.entry IN (${list(condition.anyOf)}))`);
-        params.push(filter.owner, ...condition.anyOf);
+        terms.unshift(`r.id IN (${values} (${list(condition.anyOf)}))`);
+        termParams.unshift(filter.owner, ...condition.anyOf);
       }
-      if (condition.orMissing) {
-        terms.push("NOT EXISTS (SELECT 1 FROM asset_meta m WHERE m.ref_id = r.id AND m.entry = ?)");
-        params.push(condition.orMissing);
-      }
-      where.push(terms.length > 0 ? `(${terms.join(" OR ")})` : "1 = 0");
+      where.push(`(${terms.join(" OR ")})`);
+      params.push(...termParams);
     }
-    return { where, params };
+    // Every condition but the owner's and the name's reads no column of the record but its id.
+    const idOnly = !filter.nameContains;
+    if (sets.length === 0) return { ids: null, where, params, idOnly };
+    // A record holds a tag or a value once, but may match several of one `tags_any` or one list of values.
+    const ids = sets.length === 1 ? sets[0]!.replace(/^SELECT /, "SELECT DISTINCT ") : sets.join(" INTERSECT ");
+    return { ids: { sql: ids, params: setParams }, where, params, idOnly };
   }
 
+  /** The WHERE conditions of a filter over `asset_refs r`, with its ids looked up one by one. */
+  private where(filter: ReferenceFilter): { where: string[]; params: unknown[] } {
+    const { ids, where, params } = this.conditions(filter);
+    if (!ids) return { where, params };
+    return { where: [this.db.memberByLookup("r.id", ids.sql), ...where], params: [...ids.params, ...params] };
+  }
+
+  /**
+   * The total is counted from the index ranges alone when the filter requires tags or values and
+   * its other conditions need no column but the id: the intersection of the ranges, each row of
+   * `asset_refs` untouched (every index row carries its record's owner, so the owner holds). The
+   * page then reads the sort index in order and keeps the matches when they are many (the first
+   * page of newest records among 10,000 of 1,000,000 reads about 2,000 index entries), or reads
+   * the few matches' rows and sorts them.
+   */
   async list(query: ReferenceQuery): Promise<ReferencePage> {
-    const { where, params } = this.where(query);
-    const totalRows = await this.db.all(`SELECT count(*) AS n FROM asset_refs r WHERE ${where.join(" AND ")}`, params);
+    const { ids, where, params, idOnly } = this.conditions(query);
+    // where[0] and params[0] are the owner's condition, which the index rows hold already.
+    const all = this.where(query);
+    const totalRows =
+      ids && idOnly
+        ? await this.db.all(`SELECT count(*) AS n FROM (${ids.sql}) r WHERE ${["1 = 1", ...where.slice(1)].join(" AND ")}`, [...ids.params, ...params.slice(1)])
+        : await this.db.all(`SELECT count(*) AS n FROM asset_refs r WHERE ${all.where.join(" AND ")}`, all.params);
+    const total = Number(totalRows[0]!.n);
 
     const column = COLUMN[query.sort];
     const dir = query.order === "asc" ? "ASC" : "DESC";
     const cmp = query.order === "asc" ? ">" : "<";
-    const pageWhere = [...where];
-    const pageParams = [...params];
+    const walk = ids !== null && total >= WALK_FROM_MATCHES;
+    const from = walk ? this.db.walkedInOrder(SORT_INDEX[query.sort]) : "asset_refs r";
+    const pageWhere = ids ? [walk ? this.db.memberRowByRow("r.id", ids.sql) : this.db.memberByLookup("r.id", ids.sql), ...where] : [...where];
+    const pageParams = [...(ids?.params ?? []), ...params];
     if (query.after) {
       pageWhere.push(`(${column} ${cmp} ? OR (${column} = ? AND r.id ${cmp} ?))`);
       pageParams.push(query.after.value, query.after.value, query.after.id);
     }
-    const rows = await this.db.all(`SELECT r.* FROM asset_refs r WHERE ${pageWhere.join(" AND ")} ORDER BY ${column} ${dir}, r.id ${dir} LIMIT ? OFFSET ?`, [
+    const rows = await this.db.all(`SELECT r.* FROM ${from} WHERE ${pageWhere.join(" AND ")} ORDER BY ${column} ${dir}, r.id ${dir} LIMIT ? OFFSET ?`, [
       ...pageParams,
       query.limit + 1,
       query.after ? 0 : query.offset,
     ]);
-    return { items: rows.slice(0, query.limit).map(toReference), total: Number(totalRows[0]!.n), hasMore: rows.length > query.limit };
+    return { items: rows.slice(0, query.limit).map(toReference), total, hasMore: rows.length > query.limit };
   }
 
   async tagCounts(query: TagCountQuery): Promise<{ tags: { name: string; count: number }[]; total: number }> {
