@@ -14,17 +14,26 @@ import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-sto
 import { metadataConditions } from "../src/domain/metadata-index.ts";
 import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 
-describeReferenceStoreConformance("SQLite file (embedded)", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-"));
-  const store = createSqliteReferenceStore(join(dir, "assets.sqlite"));
-  return {
-    store,
-    async cleanup() {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+// A filtered page of many matches walks the sort index instead of reading each match (from
+// WALK_FROM_MATCHES on): the same suite with every filtered page walked holds the same answers.
+const PAGINGS = [
+  ["", {}],
+  [", every filtered page walked", { walkFromMatches: 1 }],
+] as const;
+
+for (const [paging, options] of PAGINGS) {
+  describeReferenceStoreConformance(`SQLite file (embedded)${paging}`, async () => {
+    const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-"));
+    const store = createSqliteReferenceStore(join(dir, "assets.sqlite"), options);
+    return {
+      store,
+      async cleanup() {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}
 
 describe("PostgreSQL", () => {
   let db: TestDatabase;
@@ -35,18 +44,20 @@ describe("PostgreSQL", () => {
     await db.drop();
   });
 
-  describeReferenceStoreConformance("PostgreSQL (DATABASE_URL)", async () => {
-    const store = createPgReferenceStore(db.url);
-    await store.init();
-    return {
-      store,
-      async cleanup() {
-        await store.close();
-        // The next test starts from empty tables of this run's own database.
-        await db.run("TRUNCATE asset_refs, asset_tags, asset_tag_names, asset_meta");
-      },
-    };
-  });
+  for (const [paging, options] of PAGINGS) {
+    describeReferenceStoreConformance(`PostgreSQL (DATABASE_URL)${paging}`, async () => {
+      const store = createPgReferenceStore(db.url, options);
+      await store.init();
+      return {
+        store,
+        async cleanup() {
+          await store.close();
+          // The next test starts from empty tables of this run's own database.
+          await db.run("TRUNCATE asset_refs, asset_tags, asset_tag_names, asset_meta");
+        },
+      };
+    });
+  }
 });
 
 describe("PostgreSQL going away", () => {

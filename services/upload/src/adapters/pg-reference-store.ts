@@ -1,6 +1,6 @@
 import pg from "pg";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
+import { SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [
@@ -126,6 +126,6 @@ class PgDriver implements SqlDriver {
 }
 
 /** The at-scale ReferenceStore: PostgreSQL at DATABASE_URL. */
-export function createPgReferenceStore(connectionString: string): SqlReferenceStore {
-  return new SqlReferenceStore(new PgDriver(connectionString));
+export function createPgReferenceStore(connectionString: string, options?: SqlStoreOptions): SqlReferenceStore {
+  return new SqlReferenceStore(new PgDriver(connectionString), options);
 }

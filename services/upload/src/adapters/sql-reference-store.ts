@@ -67,7 +67,12 @@ const SORT_INDEX: Record<AssetSort, string> = {
  * owner's records / matches rows read a page row, each a hash probe of an index entry), rather
  * than reading every match's row to sort them (a random row read each).
  */
-const WALK_FROM_MATCHES = 2_000;
+export const WALK_FROM_MATCHES = 2_000;
+
+export interface SqlStoreOptions {
+  /** WALK_FROM_MATCHES unless set (tests set 1 to page every filtered list by walking). */
+  walkFromMatches?: number;
+}
 
 /** Rows a multi-row INSERT carries (well under both databases' parameter limits). */
 const INSERT_BATCH = 200;
@@ -81,7 +86,14 @@ const INSERT_BATCH = 200;
  * they sort as text and round-trip through a cursor exactly; names compare byte-wise in both databases.
  */
 export class SqlReferenceStore implements ReferenceStore {
-  constructor(private readonly db: SqlDriver) {}
+  private readonly walkFromMatches: number;
+
+  constructor(
+    private readonly db: SqlDriver,
+    options: SqlStoreOptions = {},
+  ) {
+    this.walkFromMatches = options.walkFromMatches ?? WALK_FROM_MATCHES;
+  }
 
   get kind(): "sqlite" | "postgres" {
     return this.db.kind;
@@ -300,7 +312,7 @@ export class SqlReferenceStore implements ReferenceStore {
     const column = COLUMN[query.sort];
     const dir = query.order === "asc" ? "ASC" : "DESC";
     const cmp = query.order === "asc" ? ">" : "<";
-    const walk = ids !== null && total >= WALK_FROM_MATCHES;
+    const walk = ids !== null && total >= this.walkFromMatches;
     const from = walk ? this.db.walkedInOrder(SORT_INDEX[query.sort]) : "asset_refs r";
     const pageWhere = ids ? [walk ? this.db.memberRowByRow("r.id", ids.sql) : this.db.memberByLookup("r.id", ids.sql), ...where] : [...where];
     const pageParams = [...(ids?.params ?? []), ...params];

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { createRequire } from "node:module";
 import { KeyedMutex } from "./blob-store.ts";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { SqlReferenceStore, type SqlDriver, type SqlExecutor } from "./sql-reference-store.ts";
+import { SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [
@@ -138,6 +138,6 @@ function removeStaleLock(file: string): void {
 }
 
 /** The embedded ReferenceStore: a SQLite file (`DATA_DIR/assets.sqlite`), or `:memory:` for tests. */
-export function createSqliteReferenceStore(file: string): SqlReferenceStore {
-  return new SqlReferenceStore(new SqliteDriver(file));
+export function createSqliteReferenceStore(file: string, options?: SqlStoreOptions): SqlReferenceStore {
+  return new SqlReferenceStore(new SqliteDriver(file), options);
 }
