@@ -1,6 +1,6 @@
 import pg from "pg";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
+import { distinct, SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [
@@ -60,6 +60,9 @@ class PgDriver implements SqlDriver {
   readonly schema = [`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`, ...SCHEMA];
   readonly columnsQuery = "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?";
   readonly positionFunction = "strpos" as const;
+  // The first set, kept where the others hold it: the planner merge-joins index ranges already
+  // in id order (5 ms for 10,000 of 20,000 ids, where INTERSECT hashed both in 15-20 ms).
+  intersection = (sets: string[]) => `SELECT s.id FROM (${distinct(sets[0]!)}) s${sets.length > 1 ? ` WHERE ${sets.slice(1).map((set) => `s.id IN (${set})`).join(" AND ")}` : ""}`;
   walkedInOrder = () => "asset_refs r";
   // A top-level IN subquery becomes a join, and for 10,000 ids of 1,000,000 the planner joins a
   // scan of every record and sorts; inside an OR it stays a hashed filter of the ordered index

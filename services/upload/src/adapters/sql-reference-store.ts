@@ -34,6 +34,8 @@ export interface SqlDriver extends SqlExecutor {
   readonly columnsQuery: string;
   /** The dialect's `(haystack, needle)` substring position: 1-based, 0 when absent. */
   readonly positionFunction: "instr" | "strpos";
+  /** The ids (column `id`) every one of `sets` holds, each once: sets are SELECTs of a column `id`. */
+  intersection(sets: string[]): string;
   /** `asset_refs r`, read through its sort index `index` in that index's order (see SqlReferenceStore.list). */
   walkedInOrder(index: string): string;
   /** `id` is one of the subquery's `ids`, tested row by row as the rows come (a hash probe), never turned into a join. */
@@ -72,6 +74,11 @@ export const WALK_FROM_MATCHES = 2_000;
 export interface SqlStoreOptions {
   /** WALK_FROM_MATCHES unless set (tests set 1 to page every filtered list by walking). */
   walkFromMatches?: number;
+}
+
+/** A set's SELECT answering each id once (a record may match several tags of one `tags_any`, several values of one list). */
+export function distinct(set: string): string {
+  return set.replace(/^SELECT /, "SELECT DISTINCT ");
 }
 
 /** Rows a multi-row INSERT carries (well under both databases' parameter limits). */
@@ -279,9 +286,7 @@ export class SqlReferenceStore implements ReferenceStore {
     // Every condition but the owner's and the name's reads no column of the record but its id.
     const idOnly = !filter.nameContains;
     if (sets.length === 0) return { ids: null, where, params, idOnly };
-    // A record holds a tag or a value once, but may match several of one `tags_any` or one list of values.
-    const ids = sets.length === 1 ? sets[0]!.replace(/^SELECT /, "SELECT DISTINCT ") : sets.join(" INTERSECT ");
-    return { ids: { sql: ids, params: setParams }, where, params, idOnly };
+    return { ids: { sql: this.db.intersection(sets), params: setParams }, where, params, idOnly };
   }
 
   /** The WHERE conditions of a filter over `asset_refs r`, with its ids looked up one by one. */

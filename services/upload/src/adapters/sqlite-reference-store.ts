@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { createRequire } from "node:module";
 import { KeyedMutex } from "./blob-store.ts";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
+import { distinct, SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [
@@ -48,6 +48,10 @@ class SqliteDriver implements SqlDriver {
   readonly schema = SCHEMA;
   readonly columnsQuery = "SELECT name FROM pragma_table_info(?)";
   readonly positionFunction = "instr" as const;
+  // A record holds a tag or a value once, but may match several of one `tags_any` or one list
+  // of values. INTERSECT merges the index ranges through one temporary index (9 ms for 10,000 of
+  // 20,000 ids; probing one range's index per id of the other took 25 ms).
+  intersection = (sets: string[]) => (sets.length === 1 ? distinct(sets[0]!) : sets.join(" INTERSECT "));
   // SQLite's planner, left alone, reads every match's row to sort them: the index is named.
   walkedInOrder = (index: string) => `asset_refs r INDEXED BY ${index}`;
   // An IN subquery is a probe of a temporary index of the ids, in either case.
