@@ -36,8 +36,6 @@ export interface ParsedUpload {
   image: StagedBlob | null;
   /** A file part was sent (staged or drained). */
   filePresent: boolean;
-  /** The bytes of a drained file part. */
-  drainedBytes: number;
   /** The file part's filename as the client sent it (a display name only: never a path here). */
   fileName: string | null;
   /** The image's first bytes, for format probes on stores without a local file. */
@@ -121,7 +119,6 @@ function streamParts(
     const lists = new Map<string, string[]>();
     let filePresent = false;
     let fileName: string | null = null;
-    let drainedBytes = 0;
     let draining: Promise<void> | null = null;
     let staging: Promise<StagedBlob> | null = null;
     let fileStream: Readable | null = null;
@@ -180,10 +177,9 @@ function streamParts(
     };
     const drain = (stream: Readable) =>
       new Promise<void>((done) => {
-        stream.on("data", (chunk: Buffer) => (drainedBytes += chunk.length));
         stream.on("end", done);
         stream.on("error", () => done());
-        // A part paused explicitly (while the route decided) does not flow for a new 'data' listener alone.
+        // resume() lets the part flow (and its bytes go) even when it was paused explicitly while the route decided.
         stream.resume();
       });
 
@@ -244,7 +240,7 @@ function streamParts(
         cleanup();
         // A streamed body was charged a step ahead of its bytes.
         if (!hasLength) budget.settle(received);
-        resolve({ fields, lists, image, filePresent, drainedBytes, fileName, head: capture?.head() ?? Buffer.alloc(0) });
+        resolve({ fields, lists, image, filePresent, fileName, head: capture?.head() ?? Buffer.alloc(0) });
       })();
     });
 
