@@ -22,3 +22,8 @@ export function compareProviders(name: string, a: StoredNode, b: StoredNode): nu
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   );
 }
+
+/** The class names a pack provides for `/comfy-nodes/{name}/node`: its own and those it preempts, each once. */
+export function classNamesOf(r: StoredNode): Set<string> {
+  return new Set([...(r.app_node_names ?? []), ...(r.preempted_app_node_names ?? [])]);
+}

@@ -1,5 +1,6 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import type { IndexData } from "./build-index.ts";
+import { classNamesOf } from "../../domain/class-providers.ts";
 
 /**
  * The registry read routes' lookups over one immutable index: an id by its lower case, the packs
@@ -22,7 +23,7 @@ export function lookupsOf(data: IndexData): Lookups {
     const lower = r.id.toLowerCase();
     // Two ids equal but for case: the more popular (earlier) one answers, as the first found would.
     if (!l.idByLowerCase.has(lower)) l.idByLowerCase.set(lower, r.id);
-    for (const name of new Set([...(r.app_node_names ?? []), ...(r.preempted_app_node_names ?? [])])) push(l.byClass, name, r);
+    for (const name of classNamesOf(r)) push(l.byClass, name, r);
     if (r.publisher?.id) push(l.byPublisher, r.publisher.id, r);
   }
   built.set(data, l);

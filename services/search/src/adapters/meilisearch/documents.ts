@@ -1,6 +1,7 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { OS_INDEPENDENT, platformLevels } from "../../domain/platform-values.ts";
 import { appNodeNameTokens, identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
+import { classNamesOf } from "../../domain/class-providers.ts";
 
 /**
  * One Meilisearch document per node. Searchable text is split into three attributes in
@@ -76,7 +77,7 @@ export function toMeiliDocument(r: StoredNode, rank: number): MeiliDocument {
     app_names_lower: [...new Set((r.app_node_names ?? []).map((n) => n.toLowerCase()))],
     id_lower: r.id.toLowerCase(),
     id_key: exactKey(r.id),
-    class_keys: [...new Set([...(r.app_node_names ?? []), ...(r.preempted_app_node_names ?? [])])].map(exactKey),
+    class_keys: [...classNamesOf(r)].map(exactKey),
     publisher_key: r.publisher?.id ? exactKey(r.publisher.id) : "",
     repo_norm: r.repository ? normaliseRepositoryUrl(r.repository) : "",
     os_any: os.any,
