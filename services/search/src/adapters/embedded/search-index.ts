@@ -299,7 +299,6 @@ export class IndexSearcher {
     return nc;
   }
 
-  /** Substring of the normalised repository URL; marks docs with `gen`, returns them (in no order: the page is ranked by key). */
   /** The docs of these ids (the list's `node_id`), stamped with this generation. */
   private markIds(ids: readonly string[], gen: number): number[] {
     const out: number[] = [];
@@ -312,6 +311,7 @@ export class IndexSearcher {
     return out;
   }
 
+  /** Substring of the normalised repository URL; marks docs with `gen`, returns them (in no order: the page is ranked by key). */
   private markRepository(query: string, gen: number): number[] {
     const D = this.data;
     const needle = normaliseRepositoryUrl(query);
