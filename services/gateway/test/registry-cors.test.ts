@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
-import { createApp as createSearchApp, createSearchDeps } from "@app/search";
+import { createApp as createSearchApp, createSearchRuntime } from "@app/search";
 import { startChromium } from "@app/testkit/chromium";
 import { VERSIONED_CATALOG } from "@app/testkit/registry-versions-catalog";
 import { createGatewayApp } from "../src/app.ts";
@@ -35,7 +35,7 @@ beforeAll(async () => {
   gateways.embedded = e.url;
   servers.push(e.close);
 
-  const search = await createSearchDeps(loadConfig({ DATA_DIR: join(dataDir, "search"), CATALOG_SOURCE: catalog, LOG_LEVEL: "silent" }), logger);
+  const search = await createSearchRuntime(loadConfig({ DATA_DIR: join(dataDir, "search"), CATALOG_SOURCE: catalog, LOG_LEVEL: "silent" }), logger);
   closables.push(search);
   const s = await serveOn(createSearchApp(search));
   servers.push(s.close);
