@@ -9,15 +9,8 @@ export interface CatalogState {
   indexedAt: string | null;
   nodes: number;
   lastError: string | null;
-  mirror?: {
-    pass: "full" | "incremental";
-    phase: "listing" | "details" | "done";
-    startedAt: string;
-    packs: { read: number; total: number | null };
-    versions: { done: number; of: number };
-    classes: number;
-    errors: number;
-  } | null;
+  /** The parts of search's MirrorProgress this page shows. */
+  mirror?: { phase: "listing" | "details" | "done"; startedAt: string; packs: { read: number; total: number | null }; versions: { done: number; of: number } } | null;
 }
 
 /** /readyz answers 503 while starting, with the same body: read it whatever the status. */
