@@ -16,7 +16,10 @@ export function useCatalogState(): CatalogState | null {
           setState(s);
           if (s && (s.state === "empty" || (s.mirror && s.mirror.phase !== "done"))) timer = setTimeout(ask, POLL_MS);
         },
-        () => undefined,
+        // A probe that failed (a restart, a slow answer) is asked again: the state must not freeze.
+        () => {
+          if (!ctrl.signal.aborted) timer = setTimeout(ask, POLL_MS);
+        },
       );
     void ask();
     return () => {
