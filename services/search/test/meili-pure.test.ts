@@ -28,7 +28,7 @@ describe("Meilisearch documents", () => {
       uid: meiliUid("comfyui-impact-pack"),
       rank: 7,
       banned: true,
-      identity_text: "comfyui impact pack comfyuiimpact comfyuiimpactpack impactpack",
+      identity_text: "comfyui impact pack impactpack",
       nodes_tags_text: "facedetailer face detailer face",
       description_text: "detailers",
       author_text: "dr lt data ltdrdata dr lt data",

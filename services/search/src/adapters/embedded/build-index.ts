@@ -2,7 +2,7 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, hyphenatedWords, joinedRuns, nameParts, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 import { popularityLogScale, popularityPercentiles } from "../../domain/popularity.ts";
 
@@ -341,11 +341,11 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
-    add(nameParts(r.id), TIER_IDENTITY);
+    add(namePartsIndexed(r.id), TIER_IDENTITY);
     if (r.name) {
       identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
       const parts = nameParts(r.name);
-      add(parts, TIER_IDENTITY);
+      for (const p of parts) if (p.length > 1) table.add(table.id(p), d, TIER_IDENTITY, pairTerm, pairTier);
       add(joinedRuns(parts), TIER_IDENTITY);
     }
     // The repository name as written (its capitals are lost in the normalised URL).
@@ -353,7 +353,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     if (repoAlias) {
       identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
       const written = r.repository!.replace(/(\.git)?\/*$/, "");
-      add(nameParts(written.slice(written.lastIndexOf("/") + 1)), TIER_IDENTITY);
+      add(namePartsIndexed(written.slice(written.lastIndexOf("/") + 1)), TIER_IDENTITY);
     }
     if (r.app_node_names) {
       for (const name of r.app_node_names) {

@@ -1,6 +1,6 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { OS_INDEPENDENT, platformLevels } from "../../domain/platform-values.ts";
-import { appNodeNameTokens, hyphenatedWords, identityKey, joinedRuns, nameParts, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, hyphenatedWords, identityKey, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { classNamesOf } from "../../domain/class-providers.ts";
 
 /**
@@ -72,7 +72,7 @@ export function identityWords(r: StoredNode): string[] {
   for (const s of [r.id, r.name, repo]) {
     if (!s) continue;
     for (const t of tokenise(s)) words.add(t);
-    for (const t of nameParts(s)) words.add(t);
+    for (const t of namePartsIndexed(s)) words.add(t);
   }
   if (r.name) for (const t of joinedRuns(nameParts(r.name))) words.add(t);
   return [...words];
