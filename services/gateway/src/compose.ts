@@ -1,6 +1,6 @@
 import { createJobQueue, type JobHandlers, type JobQueue } from "@app/jobs";
 import type { Closable, Config, Logger } from "@app/platform";
-import { createReindexHandler, createSearchDeps, createSearchRoutes } from "@app/search";
+import { createReindexHandler, createSearchRuntime, createSearchRoutes } from "@app/search";
 import { createRouter as createUploadRouter, createUploadDeps } from "@app/upload";
 import type { GatewayService } from "./service-mount.ts";
 
@@ -31,7 +31,7 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   if (config.SEARCH_URL) {
     services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "proxy", url: config.SEARCH_URL }, unavailableBody: searchUnavailable });
   } else {
-    const search = await createSearchDeps(config, logger.child({ service: "search" }));
+    const search = await createSearchRuntime(config, logger.child({ service: "search" }));
     services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "embedded", ...createSearchRoutes(search), isReady: () => search.isReady(), readyDetails: () => ({ catalog: search.catalogStatus() }) }, unavailableBody: searchUnavailable });
     handlers["catalog.reindex"] = createReindexHandler(search);
     closables.push(search);
