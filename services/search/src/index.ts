@@ -7,4 +7,6 @@ export type { SearchEngine, EngineQuery, EngineResult } from "./adapters/search-
 export { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 export { parseSearchQuery, toEngineQuery } from "./domain/query.ts";
 export { createReindexHandler, reindexJobId } from "./jobs/reindex-handler.ts";
+export { searchJobs } from "./jobs/search-jobs.ts";
+export { routePrefixes, unavailableBody } from "./route-prefixes.ts";
 export { catalogSource, loadCatalog, type CatalogSource } from "./adapters/catalog-source.ts";

@@ -1,6 +1,8 @@
 export { createApp, createRouter } from "./app.ts";
 export { createUploadDeps, createBlobStore, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
 export { createMaskDeriveHandler, type MaskDeriveDeps } from "./jobs/mask-derive.ts";
+export { uploadJobs } from "./jobs/upload-jobs.ts";
+export { routePrefixes, unavailableBody } from "./route-prefixes.ts";
 export type { UploadDeps, UploadSettings } from "./routes/deps.ts";
 export { DEFAULT_SETTINGS } from "./routes/deps.ts";
 export type { BlobStore, StagedBlob, CommitResult, ByteRange, BlobStat } from "./adapters/blob-store.ts";

@@ -9,6 +9,8 @@ export const SearchErrorCode = {
   notFound: "not_found",
   forbidden: "forbidden",
   internal: "internal_error",
+  /** A gateway's answer when it cannot reach this service. */
+  unavailable: "service_unavailable",
 } as const;
 
 /** Plain node:http, so that the direct search route (never in Express) and Express's routes answer alike. */
