@@ -136,9 +136,9 @@ describe("POST /api/upload/mask", () => {
     const h = (n: string) => n.split(".")[0]!;
     const oh = blake3Hex(orig);
     const mh = blake3Hex(mask);
-    expect((await t.store.getRecord(mh))?.tags).toEqual(expect.arrayContaining(["mask", "input", `original:${oh}`]));
+    expect((await t.store.getSidecar(mh))?.tags).toEqual(expect.arrayContaining(["mask", "input", `original:${oh}`]));
     for (const [file, role] of [[first.body.metadata.related_files.painted, "painted"], [first.body.metadata.related_files.paint, "paint"]] as const) {
-      const rec = await t.store.getRecord(h(file));
+      const rec = await t.store.getSidecar(h(file));
       expect(rec).toMatchObject({ ext: "png", mime: "image/png", width: W, height: H });
       expect(rec?.tags).toEqual(expect.arrayContaining(["derived", `original:${oh}`, `mask:${mh}`, role]));
     }

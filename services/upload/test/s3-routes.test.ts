@@ -31,7 +31,7 @@ describe("upload routes over the S3 store", () => {
       expect(a.status).toBe(200);
       expect(a.body.name).toBe(`${blake3Hex(bytes)}.png`);
       expect(b.body.name).toBe(a.body.name);
-      expect((await t.store.getRecord(blake3Hex(bytes)))?.tags.sort()).toEqual(["input", "temp"]);
+      expect((await t.store.getSidecar(blake3Hex(bytes)))?.tags.sort()).toEqual(["input", "temp"]);
       const view = await request(t.app).get(`/view?filename=${a.body.name}`).set("X-API-Key", KEY).buffer(true);
       expect(view.status).toBe(200);
       expect(view.headers.etag).toBe(`"${blake3Hex(bytes)}"`);

@@ -22,7 +22,7 @@ describe("POST /api/upload/image", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ name: `${blake3Hex(png)}.png`, subfolder: "", type: "output" });
     expect(await t.store.list()).toEqual([blake3Hex(png)]);
-    const record = await t.store.getRecord(blake3Hex(png));
+    const record = await t.store.getSidecar(blake3Hex(png));
     expect(record).toMatchObject({ hash: blake3Hex(png), ext: "png", mime: "image/png", size: png.length, width: 32, height: 24, tags: ["output"] });
     expect(record?.first_uploaded_at).toBe(record?.last_uploaded_at);
     expect(await t.store.temporaries()).toEqual([]);
@@ -43,7 +43,7 @@ describe("POST /api/upload/image", () => {
     expect(second.body).toEqual({ name: `${blake3Hex(png)}.png`, subfolder: "x/y", type: "temp" });
     expect(await t.store.list()).toHaveLength(1);
     expect(await t.store.stat(blake3Hex(png))).toEqual(statBefore); // the bytes were not rewritten
-    const record = await t.store.getRecord(blake3Hex(png));
+    const record = await t.store.getSidecar(blake3Hex(png));
     expect(record?.tags.sort()).toEqual(["input", "temp"]);
     expect(Date.parse(record!.last_uploaded_at)).toBeGreaterThanOrEqual(Date.parse(record!.first_uploaded_at));
   });
@@ -69,7 +69,7 @@ describe("POST /api/upload/image", () => {
     const res = await upload().attach("image", bytes, { filename: "lies.png", contentType: "image/png" });
     expect(res.status).toBe(200);
     expect(res.body.name).toBe(`${blake3Hex(bytes)}.${ext}`);
-    expect(await t.store.getRecord(blake3Hex(bytes))).toMatchObject({ ext, mime, width: 10, height: 7 });
+    expect(await t.store.getSidecar(blake3Hex(bytes))).toMatchObject({ ext, mime, width: 10, height: 7 });
   });
 
   it("echoes subfolder and type, defaulting to '' and 'output'", async () => {

@@ -59,7 +59,7 @@ export async function recordKnownContent(
     deps.refs.withHashLock(hash, async () => {
       const stat = await deps.store.stat(hash);
       if (!stat) throw new UploadFailure("asset_not_found", `Asset content blake3:${hash} does not exist`, { details: { hash: `blake3:${hash}` } });
-      const record = await deps.store.getRecord(hash);
+      const record = await deps.store.getSidecar(hash);
       const { reference } = await deps.refs.create({
         owner,
         hash,

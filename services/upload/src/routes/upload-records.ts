@@ -1,8 +1,7 @@
 import { MAX_TAG_LENGTH } from "@app/contracts";
 import { metrics } from "@app/platform";
-import type { StagedBlob } from "@app/blobs";
+import { mergeSidecar, type StagedBlob } from "@app/blobs";
 import type { AssetReference } from "../domain/asset-reference.ts";
-import { mergeRecord } from "../domain/asset-record.ts";
 import { formatFromExt, parseAssetName } from "../domain/naming.ts";
 import type { UploadDeps } from "./deps.ts";
 
@@ -51,8 +50,8 @@ export async function commitWithRecord(
   record: UploadRecord,
 ): Promise<{ reference: AssetReference; bytesCreated: boolean }> {
   return deps.refs.withHashLock(image.hash, async () => {
-    const { created, record: stored } = await image.commit((existing) =>
-      mergeRecord(existing, {
+    const { created, sidecar } = await image.commit((existing) =>
+      mergeSidecar(existing, {
         hash: image.hash,
         ext: info.ext,
         mime: info.mime,
@@ -66,9 +65,9 @@ export async function commitWithRecord(
     const { reference } = await deps.refs.create({
       owner: record.owner,
       hash: image.hash,
-      name: record.name ?? `${image.hash}.${stored.ext}`,
+      name: record.name ?? `${image.hash}.${sidecar.ext}`,
       size: image.size,
-      mimeType: stored.mime,
+      mimeType: sidecar.mime,
       tags: record.tags,
       ...(record.userMetadata && { userMetadata: record.userMetadata }),
       ...(record.systemMetadata && { systemMetadata: record.systemMetadata }),

@@ -15,7 +15,7 @@ export function viewHandler(deps: UploadDeps) {
     if (!parsed) {
       throw new UploadFailure("not_found", "filename must be a name this service returned (<blake3 hex>.<ext>)");
     }
-    const [stat, record] = await Promise.all([deps.store.stat(parsed.hash), deps.store.getRecord(parsed.hash)]);
+    const [stat, record] = await Promise.all([deps.store.stat(parsed.hash), deps.store.getSidecar(parsed.hash)]);
     if (!stat || (record && record.ext !== parsed.ext)) {
       throw new UploadFailure("not_found", `no stored image ${parsed.hash}.${parsed.ext}`);
     }
