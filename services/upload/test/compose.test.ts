@@ -29,7 +29,7 @@ describe("createUploadDeps", () => {
     await writeFile(join(dataDir, "blobs", "tmp", temporaryName(crashed)), "partial");
     const deps: UploadRuntime = await createUploadDeps(loadConfig({ DATA_DIR: dataDir, API_KEYS: "k1,k2" }), silent);
     cleanup.push(() => deps.close());
-    expect(deps.store.kind).toBe("fs");
+    expect(deps.blobs.kind).toBe("fs");
     expect(deps.queue.kind).toBe("in-process");
     expect(await readdir(join(dataDir, "blobs", "tmp"))).toEqual([]);
     expect(await deps.isReady()).toBe(true);
@@ -75,7 +75,7 @@ describe("createUploadDeps", () => {
     const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: "k", S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "composed" });
     const deps = await createUploadDeps(config, silent);
     cleanup.push(() => deps.close());
-    expect(deps.store.kind).toBe("s3");
+    expect(deps.blobs.kind).toBe("s3");
     expect(await deps.isReady()).toBe(true);
     const png = await noisePng(5, 5);
     const res = await request(createApp(deps)).post("/api/upload/image").set("X-API-Key", "k").attach("image", png, { filename: "a.png" });
