@@ -1,4 +1,5 @@
 export { createApp, createRouter } from "./app.ts";
+export { UPLOAD_PATHS } from "./routes/paths.ts";
 export { AssetLibrary } from "./library/asset-library.ts";
 export { createUploadRuntime, createUploadDeps, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
 export { createMaskDeriveHandler, type MaskDeriveDeps } from "./jobs/mask-derive.ts";
