@@ -94,6 +94,3 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
     },
   };
 }
-
-/** The name the gateway still composes with (it moves to createUploadRuntime with search's createSearchRuntime). */
-export const createUploadDeps = createUploadRuntime;

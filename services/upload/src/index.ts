@@ -1,8 +1,9 @@
 export { createApp, createRouter } from "./app.ts";
-export { UPLOAD_PATHS } from "./routes/paths.ts";
 export { AssetLibrary } from "./library/asset-library.ts";
-export { createUploadRuntime, createUploadDeps, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
+export { createUploadRuntime, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
 export { createMaskDeriveHandler, type MaskDeriveDeps } from "./jobs/mask-derive.ts";
+export { uploadJobs } from "./jobs/upload-jobs.ts";
+export { routePrefixes, unavailableBody } from "./route-prefixes.ts";
 export type { UploadDeps, UploadSettings } from "./http/deps.ts";
 export { DEFAULT_SETTINGS } from "./http/deps.ts";
 // The blob store lives in @app/blobs; these stay for the services that import it from here.
