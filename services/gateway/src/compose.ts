@@ -1,6 +1,6 @@
 import { createJobQueue, type JobHandlers, type JobQueue } from "@app/jobs";
 import type { Closable, Config, Logger } from "@app/platform";
-import { createReindexHandler, createSearchDeps, createSearchRoutes } from "@app/search";
+import { catalogVersionOf, createArchiveService, createReindexHandler, createSearchDeps, createSearchRoutes, searchReadyDetails } from "@app/search";
 import { createRouter as createUploadRouter, createUploadDeps } from "@app/upload";
 import type { GatewayService } from "./service-mount.ts";
 
@@ -11,7 +11,7 @@ export interface ComposedGateway {
 }
 
 /** The search service's routes: the search and list, and the registry's other read routes. */
-export const SEARCH_PATHS = ["/nodes", "/versions", "/comfy-nodes", "/bulk/nodes", "/publishers"];
+export const SEARCH_PATHS = ["/nodes", "/versions", "/comfy-nodes", "/bulk/nodes", "/publishers", "/archives"];
 export const UPLOAD_PATHS = ["/api/upload", "/upload", "/api/view", "/view", "/api/assets", "/assets", "/api/tags", "/tags"];
 
 const searchUnavailable = (message: string) => ({ error: "service_unavailable", message });
@@ -32,9 +32,10 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
     services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "proxy", url: config.SEARCH_URL }, unavailableBody: searchUnavailable });
   } else {
     const search = await createSearchDeps(config, logger.child({ service: "search" }));
-    services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "embedded", ...createSearchRoutes(search), isReady: () => search.isReady(), readyDetails: () => ({ catalog: search.catalogStatus() }) }, unavailableBody: searchUnavailable });
+    const archives = await createArchiveService(config, logger.child({ service: "search", component: "archives" }), { engine: search.engine, catalogVersion: () => catalogVersionOf(search.catalogStatus()) });
+    services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "embedded", ...createSearchRoutes({ ...search, archives }), isReady: () => search.isReady(), readyDetails: () => searchReadyDetails({ catalogStatus: search.catalogStatus, archives }) }, unavailableBody: searchUnavailable });
     handlers["catalog.reindex"] = createReindexHandler(search);
-    closables.push(search);
+    closables.push(archives, search);
   }
 
   if (config.UPLOAD_URL) {

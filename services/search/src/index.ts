@@ -1,4 +1,5 @@
-export { createApp, createSearchRoutes, type SearchAppDeps, type SearchRouterDeps, type SearchRoutes } from "./app.ts";
+export { createApp, createSearchRoutes, searchReadyDetails, type SearchAppDeps, type SearchRouterDeps, type SearchRoutes } from "./app.ts";
+export { createArchiveService, catalogVersionOf, type ArchiveService, type ArchivesStatus } from "./adapters/archives/archive-service.ts";
 export { CatalogRefusedError, createSearchDeps, createSearchEngine, type ReindexOptions, type SearchDeps, type SearchDepsOptions, type ReindexResult } from "./compose.ts";
 export type { CatalogStatus } from "./catalog-status.ts";
 export { catalogRefreshMs, scheduleCatalogRefresh, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
