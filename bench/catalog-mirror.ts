@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig } from "@app/platform";
-import { createSearchDeps, loadCatalog } from "@app/search";
+import { createSearchRuntime, loadCatalog } from "@app/search";
 import { fixtureCatalog, generateCatalog, testCatalog, writeCatalogFile, type RegistryNode } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
 import { SCRIPTS, startService } from "@app/testkit/processes";
@@ -80,7 +80,7 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   };
   try {
     const listOnly = await pass(() => loadCatalog(registry.url));
-    const deps = await createSearchDeps(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
+    const deps = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
     await deps.started;
     const fullFirst = await pass(() => deps.reindex(registry.url));
     const refreshUnchanged = await pass(() => deps.reindex(registry.url));
@@ -124,7 +124,7 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: fals
     const concurrency1 = await timed(() => loadCatalog(registry.url, { mirror: { concurrency: 1 } }), opts.mirrorRuns);
     const fileBaseline = await timed(() => loadCatalog(file), opts.mirrorRuns);
 
-    const deps = await createSearchDeps(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
+    const deps = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
     await deps.started;
     const firstMs = await timed(() => deps.reindex(registry.url), 1);
     const cpu0 = process.cpuUsage();

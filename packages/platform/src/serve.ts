@@ -13,9 +13,9 @@ export interface Closable {
  */
 export function serve(
   handler: RequestListener,
-  opts: { port: number; host: string; logger: Logger; closables?: Closable[]; drainMs?: number; requestTimeoutMs?: number },
+  opts: { port: number; host: string; logger: Logger; closables?: Closable[]; drainMs?: number },
 ): Promise<Server> {
-  const server = createHttpServer(handler, opts);
+  const server = createHttpServer(handler);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -43,15 +43,35 @@ export function serve(
   });
 }
 
-/** The HTTP server every service listens with (tests pass it to supertest to meet the same parser). */
-export function createHttpServer(handler: RequestListener, opts: { requestTimeoutMs?: number } = {}): Server {
-  const server = createServer(handler);
+export interface HttpServerOptions {
+  /** How long a request head may take (default 66 s, past the load balancer's keep-alive). */
+  headersTimeoutMs?: number;
+  /** How often Node looks for late requests (default 30 s; tests lower it to see the check run). */
+  connectionsCheckingIntervalMs?: number;
+}
+
+/**
+ * The HTTP server every service listens with (tests pass it to supertest to meet the same parser).
+ *
+ * No whole-request limit: Node's `requestTimeout` (300 s by default) ends any request however
+ * steadily its body arrives, and a model-sized upload on an ordinary link takes longer. A body is
+ * timed by the route that reads it, from the last byte received (BODY_TIMEOUT_MS), so a stalled
+ * one is still cut; headers by `headersTimeout`; a body no route reads, by the idle socket timeout.
+ */
+export function createHttpServer(handler: RequestListener, opts: HttpServerOptions = {}): Server {
+  const server = createServer(
+    { requestTimeout: 0, ...(opts.connectionsCheckingIntervalMs && { connectionsCheckingInterval: opts.connectionsCheckingIntervalMs }) },
+    handler,
+  );
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  if (opts.requestTimeoutMs) server.requestTimeout = opts.requestTimeoutMs;
+  server.headersTimeout = opts.headersTimeoutMs ?? 66_000;
+  // Longer than any wait a route makes without a byte in either direction (a mask job, a commit).
+  server.timeout = IDLE_SOCKET_MS;
   server.on("clientError", answerClientError);
   return server;
 }
+
+const IDLE_SOCKET_MS = 120_000;
 
 const CLIENT_ERRORS: Record<string, [number, string, string]> = {
   HPE_HEADER_OVERFLOW: [431, "header_too_large", "the request headers are larger than the server accepts (16 KiB)"],

@@ -1,6 +1,6 @@
 import { createJobQueue, type JobHandlers, type JobQueue } from "@app/jobs";
 import type { Closable, Config, Logger } from "@app/platform";
-import { catalogVersionOf, createArchiveService, createReindexHandler, createSearchDeps, createSearchRoutes, searchReadyDetails } from "@app/search";
+import { catalogVersionOf, createArchiveService, createReindexHandler, createSearchRuntime, createSearchRoutes, searchReadyDetails } from "@app/search";
 import { createRouter as createUploadRouter, createUploadDeps } from "@app/upload";
 import type { GatewayService } from "./service-mount.ts";
 
@@ -31,7 +31,7 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   if (config.SEARCH_URL) {
     services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "proxy", url: config.SEARCH_URL }, unavailableBody: searchUnavailable });
   } else {
-    const search = await createSearchDeps(config, logger.child({ service: "search" }));
+    const search = await createSearchRuntime(config, logger.child({ service: "search" }));
     const archives = await createArchiveService(config, logger.child({ service: "search", component: "archives" }), { engine: search.engine, catalogVersion: () => catalogVersionOf(search.catalogStatus()) });
     services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "embedded", ...createSearchRoutes({ ...search, archives }), isReady: () => search.isReady(), readyDetails: () => searchReadyDetails({ catalogStatus: search.catalogStatus, archives }) }, unavailableBody: searchUnavailable });
     handlers["catalog.reindex"] = createReindexHandler(search);

@@ -2,7 +2,7 @@ import type { RequestListener } from "node:http";
 import { Router } from "express";
 import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } from "@app/platform";
 import type { SearchEngine } from "./adapters/search-engine.ts";
-import type { CatalogStatus } from "./catalog-status.ts";
+import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { ArchiveService } from "./adapters/archives/archive-service.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";

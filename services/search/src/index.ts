@@ -1,8 +1,9 @@
 export { createApp, createSearchRoutes, searchReadyDetails, type SearchAppDeps, type SearchRouterDeps, type SearchRoutes } from "./app.ts";
 export { createArchiveService, catalogVersionOf, type ArchiveService, type ArchivesStatus } from "./adapters/archives/archive-service.ts";
-export { CatalogRefusedError, createSearchDeps, createSearchEngine, type ReindexOptions, type SearchDeps, type SearchDepsOptions, type ReindexResult } from "./compose.ts";
-export type { CatalogStatus } from "./catalog-status.ts";
-export { catalogRefreshMs, scheduleCatalogRefresh, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
+export { createSearchEngine, createSearchRuntime, type SearchRuntime, type SearchRuntimeOptions } from "./compose.ts";
+export type { ReindexOptions, ReindexResult } from "./catalog/reindex.ts";
+export { CatalogRefusedError, type CatalogStatus } from "./catalog/catalog-status.ts";
+export { catalogRefreshMs, scheduleCatalogRefresh, CATALOG_REFRESH_SCHEDULE } from "./catalog/catalog-refresh.ts";
 export type { SearchEngine, EngineQuery, EngineResult } from "./adapters/search-engine.ts";
 export { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 export { parseSearchQuery, toEngineQuery } from "./domain/query.ts";

@@ -8,7 +8,7 @@ import type { FakeRegistry } from "@app/testkit/fake-registry";
 import { waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { catalogVersionOf, createArchiveService, type ArchiveService } from "../src/adapters/archives/archive-service.ts";
-import type { SearchDeps } from "../src/compose.ts";
+import type { SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
 
 /**
@@ -33,7 +33,7 @@ afterEach(async () => {
 
 interface Served {
   registry: FakeRegistry;
-  deps: SearchDeps;
+  deps: SearchRuntime;
   archives: ArchiveService;
   app: ReturnType<typeof createApp>;
 }

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobQueue, InProcessJobQueue } from "@app/jobs";
 import { loadConfig } from "@app/platform";
-import { createReindexHandler, createSearchDeps, type SearchDeps } from "../src/index.ts";
+import { createReindexHandler, createSearchRuntime, type SearchRuntime } from "../src/index.ts";
 import { waitUntil } from "@app/testkit/processes";
 import { silentLogger } from "./helpers.ts";
 
@@ -15,9 +15,9 @@ const run = promisify(execFile);
 const SERVICE_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 let dir: string;
-const open: SearchDeps[] = [];
+const open: SearchRuntime[] = [];
 const deps = async (env: Record<string, string>, role?: "server" | "writer") => {
-  const d = await createSearchDeps(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none", ...env }), silentLogger, { role });
+  const d = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none", ...env }), silentLogger, { role });
   open.push(d);
   return d;
 };
@@ -35,7 +35,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("createSearchDeps (embedded)", () => {
+describe("createSearchRuntime (embedded)", () => {
   it("is ready at once with no catalog, and answers an empty page", async () => {
     const d = await deps({ DATA_DIR: join(dir, "empty") });
     await d.started;
@@ -111,7 +111,7 @@ describe("pnpm reindex (the CLI)", () => {
     const redisUrl = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
     const prefix = `search-cli-test-${process.pid}-${Date.now()}`;
     const config = loadConfig({ DATA_DIR: join(dir, "redis-data"), REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, CATALOG_SOURCE: "none" });
-    const worker = await createSearchDeps(config, silentLogger, { role: "writer" });
+    const worker = await createSearchRuntime(config, silentLogger, { role: "writer" });
     open.push(worker);
     const queue = createJobQueue(config);
     await queue.work({ "catalog.reindex": createReindexHandler(worker) });

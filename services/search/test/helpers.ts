@@ -6,8 +6,8 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { createLogger, loadConfig } from "@app/platform";
 import type { RegistryNode } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
-import type { MirrorOptions } from "../src/adapters/source-base.ts";
-import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
+import type { MirrorOptions } from "../src/adapters/registry/mirror-options.ts";
+import { createSearchRuntime, type SearchRuntime } from "../src/compose.ts";
 import { EmbeddedSearchEngine } from "../src/adapters/embedded/embedded-engine.ts";
 import type { StoredNode } from "../src/domain/catalog-record.ts";
 import { createApp } from "../src/app.ts";
@@ -76,7 +76,7 @@ export const FIXTURES: StoredNode[] = [
  */
 export function mirrorHarness(name: string, mirror: MirrorOptions) {
   let dir = "";
-  const open: SearchDeps[] = [];
+  const open: SearchRuntime[] = [];
   const registries: FakeRegistry[] = [];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), `${name}-`));
@@ -97,8 +97,8 @@ export function mirrorHarness(name: string, mirror: MirrorOptions) {
       registries.push(r);
       return r;
     },
-    async deps(env: Record<string, string>, extra: MirrorOptions = {}): Promise<SearchDeps> {
-      const d = await createSearchDeps(loadConfig({ LOG_LEVEL: "silent", ...env }), silentLogger, { mirror: { ...mirror, ...extra } });
+    async deps(env: Record<string, string>, extra: MirrorOptions = {}): Promise<SearchRuntime> {
+      const d = await createSearchRuntime(loadConfig({ LOG_LEVEL: "silent", ...env }), silentLogger, { mirror: { ...mirror, ...extra } });
       open.push(d);
       return d;
     },

@@ -7,11 +7,11 @@ import { waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import type { PackListReport } from "../src/adapters/registry/pack-list.ts";
-import type { MirrorOptions } from "../src/adapters/source-base.ts";
+import type { MirrorOptions } from "../src/adapters/registry/mirror-options.ts";
 import { loadConfig } from "@app/platform";
 import { EmbeddedSearchEngine } from "../src/adapters/embedded/embedded-engine.ts";
 import type { SearchEngine } from "../src/adapters/search-engine.ts";
-import { createSearchDeps, type SearchDeps } from "../src/compose.ts";
+import { createSearchRuntime, type SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
 
 /**
@@ -25,8 +25,8 @@ const harness = mirrorHarness("search-complete", mirror);
 const registry = (nodes: RegistryNode[] = NODES) => harness.registry(nodes);
 /** A service mirroring `url` that reads only when told (CATALOG_REFRESH=off reads once, at start). */
 const deps = (env: Record<string, string>, extra: MirrorOptions = {}) => harness.deps({ CATALOG_REFRESH: "off", ...env }, extra);
-const mirrored = async (d: SearchDeps) => waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", { tries: 1200 });
-const get = (d: SearchDeps, path: string) => request(createApp(d)).get(path);
+const mirrored = async (d: SearchRuntime) => waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", { tries: 1200 });
+const get = (d: SearchRuntime, path: string) => request(createApp(d)).get(path);
 
 /**
  * A pack whose versions tell the list's latest_version (2.0.0, the newest, banned) from the
@@ -278,7 +278,7 @@ describe("kept in step", () => {
     const inner = new EmbeddedSearchEngine();
     const shared = new Proxy(inner, { get: (t, k) => (k === "kind" ? "meilisearch" : Reflect.get(t, k)) }) as SearchEngine;
     const worker = (name: string) =>
-      createSearchDeps(loadConfig({ LOG_LEVEL: "silent", DATA_DIR: harness.path(name), CATALOG_SOURCE: "none" }), silentLogger, { role: "writer", engine: shared, mirror });
+      createSearchRuntime(loadConfig({ LOG_LEVEL: "silent", DATA_DIR: harness.path(name), CATALOG_SOURCE: "none" }), silentLogger, { role: "writer", engine: shared, mirror });
     const a = await worker("worker-a");
     const b = await worker("worker-b");
     try {

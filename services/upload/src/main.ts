@@ -11,5 +11,4 @@ await serve(createApp(deps), {
   host: config.HOST,
   logger,
   closables: [deps],
-  requestTimeoutMs: config.BODY_TIMEOUT_MS * 2,
 });

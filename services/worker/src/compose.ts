@@ -1,7 +1,7 @@
 import { JOB_NAMES, type JobName } from "@app/contracts";
 import { checkHandlers, type JobHandlers } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
-import { createReindexHandler, createSearchDeps } from "@app/search";
+import { createReindexHandler, createSearchRuntime } from "@app/search";
 import { createBlobStore, createMaskDeriveHandler } from "@app/upload";
 
 export interface WorkerHandlers {
@@ -25,7 +25,7 @@ export function assertAllHandlers(handlers: Partial<JobHandlers>): asserts handl
  * derivatives from upload (over the same blob store the upload service writes).
  */
 export async function createWorkerHandlers(config: Config, logger: Logger): Promise<WorkerHandlers> {
-  const search = await createSearchDeps(config, logger.child({ component: "search" }), { role: "writer" });
+  const search = await createSearchRuntime(config, logger.child({ component: "search" }), { role: "writer" });
   // No sweep of temporaries here: the upload service owns them, and one may be mid-upload.
   const store = await createBlobStore(config);
   await store.init();

@@ -1,18 +1,22 @@
 import type { StoredNode } from "../domain/catalog-record.ts";
 import { FileSource } from "./file-source.ts";
-import { RegistryApiSource } from "./registry/registry-source.ts";
-import type { CatalogSource, LoadOptions, LoadProgress } from "./source-base.ts";
+import { RegistryApiSource, type RegistryLoadOptions } from "./registry/registry-source.ts";
+import type { CatalogSource, LoadProgress } from "./source-base.ts";
 
-export type { BadRecord, CatalogSource, LoadOptions, LoadProgress, MirrorOptions } from "./source-base.ts";
+export type { BadRecord, CatalogSource, LoadOptions, LoadProgress } from "./source-base.ts";
+export type { MirrorOptions } from "./registry/mirror-options.ts";
+
+/** Options for a source named by a string: any source's, and a registry's own (a file ignores them). */
+export type SourceOptions = RegistryLoadOptions;
 
 export const isRegistryUrl = (source: string): boolean => /^https?:\/\//i.test(source);
 
-export function catalogSource(source: string): CatalogSource {
+export function catalogSource(source: string): CatalogSource<SourceOptions> {
   return isRegistryUrl(source) ? new RegistryApiSource(source) : new FileSource(source);
 }
 
 /** Read a whole source into memory, with counts. */
-export async function loadCatalog(source: string | CatalogSource, opts: LoadOptions = {}): Promise<{ records: StoredNode[]; progress: LoadProgress }> {
+export async function loadCatalog(source: string | CatalogSource<SourceOptions>, opts: SourceOptions = {}): Promise<{ records: StoredNode[]; progress: LoadProgress }> {
   const src = typeof source === "string" ? catalogSource(source) : source;
   const records: StoredNode[] = [];
   let last: LoadProgress = { read: 0, indexed: 0, skipped: 0 };

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { createJobQueue } from "@app/jobs";
 import { createLogger, loadConfig } from "@app/platform";
-import { createSearchDeps, type ReindexProgressEvent } from "../compose.ts";
+import type { ReindexProgressEvent } from "../catalog/reindex.ts";
+import { createSearchRuntime } from "../compose.ts";
 import { reindexJobId } from "../jobs/reindex-handler.ts";
 
 /**
@@ -41,10 +42,10 @@ try {
     await queue.close();
     process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped} (job ${jobId})\n`);
   } else {
-    const deps = await createSearchDeps(config, logger, { role: "writer" });
-    const result = await deps.reindex(source, { force, full: true, onProgress: show });
-    await deps.close();
-    const where = deps.engine.kind === "embedded" ? `snapshot written under ${config.DATA_DIR}/search; a running server swaps it in within a few seconds` : `Meilisearch index ${config.MEILI_INDEX} swapped`;
+    const search = await createSearchRuntime(config, logger, { role: "writer" });
+    const result = await search.reindex(source, { force, full: true, onProgress: show });
+    await search.close();
+    const where = search.engine.kind === "embedded" ? `snapshot written under ${config.DATA_DIR}/search; a running server swaps it in within a few seconds` : `Meilisearch index ${config.MEILI_INDEX} swapped`;
     process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped}; ${where}\n`);
   }
 } catch (err) {

@@ -1,9 +1,9 @@
 import { UnrecoverableJobError, type JobHandler } from "@app/jobs";
-import { CatalogRefusedError } from "../catalog-status.ts";
-import type { SearchDeps } from "../compose.ts";
+import { CatalogRefusedError } from "../catalog/catalog-status.ts";
+import type { Reindex } from "../catalog/reindex.ts";
 
 /** The `catalog.reindex` job: read the source, swap the new index in, report counts as it goes. */
-export function createReindexHandler(deps: Pick<SearchDeps, "reindex">): JobHandler<"catalog.reindex"> {
+export function createReindexHandler(deps: { reindex: Reindex }): JobHandler<"catalog.reindex"> {
   return async (data, ctx) => {
     let lastSent = 0;
     try {

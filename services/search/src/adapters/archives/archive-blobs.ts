@@ -18,7 +18,7 @@ export interface ArchiveBlobs {
 
 /** The same store the uploads use (the one factory that chooses fs or S3 from the config). */
 export async function createArchiveBlobs(config: Config): Promise<ArchiveBlobs> {
-  const { createBlobStore } = await import("@app/upload");
+  const { createBlobStore } = await import("@app/blobs");
   const store = await createBlobStore(config);
   await store.init();
   return store;

@@ -1,16 +1,4 @@
-import type { MirrorOptions } from "../source-base.ts";
-
-export const MIRROR_DEFAULTS: Required<MirrorOptions> = {
-  pageSize: 100,
-  concurrency: 4,
-  detailConcurrency: 8,
-  attempts: 4,
-  retryDelayMs: 500,
-  headersTimeoutMs: 10_000,
-  bodyTimeoutMs: 60_000,
-  rereads: 2,
-  landEveryMs: 60_000,
-};
+import type { MirrorOptions } from "./mirror-options.ts";
 
 /** A 4xx other than 429: asking again gives the same answer. */
 export class PermanentHttpError extends Error {

@@ -1,10 +1,11 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { loadCatalog } from "../catalog-source.ts";
-import type { LoadOptions, LoadProgress, MirrorOptions } from "../source-base.ts";
-import { describe, MIRROR_DEFAULTS, RegistryHttp } from "./http.ts";
+import type { LoadProgress } from "../source-base.ts";
+import { describe, RegistryHttp } from "./http.ts";
+import { MIRROR_DEFAULTS, type MirrorOptions } from "./mirror-options.ts";
 import type { PackListReport } from "./pack-list.ts";
 import { detailsOf, detailsStale, readPackDetails, withDetails, withoutDetails } from "./pack-details.ts";
-import { RegistryApiSource } from "./registry-source.ts";
+import { RegistryApiSource, type RegistryLoadOptions } from "./registry-source.ts";
 
 /** Where a mirror run stands: what /readyz shows while it runs and after. */
 export interface MirrorProgress {
@@ -23,7 +24,7 @@ export interface MirrorProgress {
   requests: number;
 }
 
-export interface MirrorRun extends Pick<LoadOptions, "onBadRecord" | "onWarning" | "fetch" | "signal"> {
+export interface MirrorRun extends Pick<RegistryLoadOptions, "onBadRecord" | "onWarning" | "fetch" | "signal"> {
   /** A full pass reads the whole list (and so sees deletions) and every pack's versions; otherwise only packs updated after `since`. */
   full: boolean;
   since?: string;

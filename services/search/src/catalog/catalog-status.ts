@@ -1,4 +1,4 @@
-import type { MirrorProgress } from "./adapters/registry/mirror.ts";
+import type { MirrorProgress } from "../adapters/registry/mirror.ts";
 
 /** Packs a registry counts that the last full list read did not return, after its re-reads. */
 export interface CatalogMissing {

@@ -4,7 +4,7 @@ import { Writable, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import type { AssetRecord } from "@app/contracts";
-import { HASH_RE } from "../domain/naming.ts";
+import { HASH_RE } from "./hash.ts";
 import {
   BlobNotFoundError,
   type BlobStat,
@@ -138,20 +138,7 @@ export class FsBlobStore implements BlobStore {
     return this.records.update(hash, update);
   }
 
-  async remove(hash: string): Promise<boolean> {
-    if (!HASH_RE.test(hash)) return false;
-    // The bytes first: once they are gone the hash answers "not stored" whatever else is left.
-    const removed = await unlink(this.blobPath(hash)).then(
-      () => true,
-      (err: NodeJS.ErrnoException) => {
-        if (err.code === "ENOENT") return false;
-        throw err;
-      },
-    );
-    await rm(this.recordPath(hash), { force: true });
-    return removed;
-  }
-
+  /** Every committed hash. Not part of the port (nothing in a service lists a store): tests inspect a store with it. */
   async list(): Promise<string[]> {
     const out: string[] = [];
     for (const a of await readdirOrEmpty(this.root)) {

@@ -1,41 +1,31 @@
-import type { Config, Logger } from "@app/platform";
-import { loadCatalog, type LoadProgress, type MirrorOptions } from "./adapters/catalog-source.ts";
-import { PermanentHttpError } from "./adapters/registry/http.ts";
-import { mirrorRegistry } from "./adapters/registry/mirror.ts";
-import type { CatalogSnapshot, SnapshotMeta } from "./adapters/snapshot.ts";
+import type { Logger } from "@app/platform";
+import type { LoadProgress } from "../adapters/catalog-source.ts";
+import { PermanentHttpError } from "../adapters/registry/http.ts";
+import { mirrorRegistry } from "../adapters/registry/mirror.ts";
+import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
+import type { SnapshotMeta } from "../adapters/snapshot.ts";
+import type { StoredNode } from "../domain/catalog-record.ts";
+import type { CatalogMemory } from "./catalog-memory.ts";
 import type { CatalogTracker } from "./catalog-status.ts";
-import type { ReindexOptions } from "./compose.ts";
-import type { StoredNode } from "./domain/catalog-record.ts";
+import type { ReindexOptions } from "./reindex.ts";
 
 /** `timestamp=` is the last pass's start less this much: the registry's clock and ours may differ. */
 const SINCE_MARGIN_MS = 5 * 60_000;
 
-/** The last catalog written, kept in memory so a refresh need not read the snapshot back. */
-export interface KnownCatalog {
-  records: StoredNode[];
-  indexedAt: string;
-}
-
+/** What a mirror needs of the catalog it keeps. */
 export interface RegistryMirrorDeps {
-  config: Pick<Config, "CATALOG_FULL_REFRESH">;
   logger: Logger;
-  role: "server" | "writer";
-  /** The snapshot (embedded) or the mirror's own memory under DATA_DIR (Meilisearch). */
-  store: CatalogSnapshot;
+  /** CATALOG_FULL_REFRESH: a pass is full when the last full one is older. */
+  fullRefreshMs: number;
+  options?: MirrorOptions;
+  signal: AbortSignal;
+  /** The catalog the next pass goes on from. */
+  memory: CatalogMemory;
   tracker: CatalogTracker;
   /** Persist, swap in and report a new catalog. */
   land(records: StoredNode[], meta: Omit<SnapshotMeta, "nodes" | "indexedAt">): Promise<void>;
   /** Throws when a full list would shrink the index by more than half (unless forced). */
   refuseShrink(from: string, nodes: number, ro: ReindexOptions): Promise<void>;
-  signal: AbortSignal;
-  options?: MirrorOptions;
-  memory(): KnownCatalog | undefined;
-  remember(known: KnownCatalog): void;
-  /**
-   * An index every process shares (Meilisearch): the previous catalog is read from it, since this
-   * process's memory may be older than another worker's last pass (a pack deleted since would come back).
-   */
-  shared?: () => Promise<readonly StoredNode[]>;
 }
 
 /**
@@ -45,36 +35,17 @@ export interface RegistryMirrorDeps {
  * as it is read, then again with the versions and classes.
  */
 export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: ReindexOptions) => Promise<LoadProgress> {
-  const { logger, tracker, role } = d;
-
-  /** The catalog a mirror of `from` goes on from: the one last written, when it came from there. */
-  const previous = async (from: string): Promise<{ records: readonly StoredNode[]; meta: SnapshotMeta } | undefined> => {
-    const read = await d.store.readMeta();
-    const meta = read?.source === from ? read : undefined;
-    if (d.shared) {
-      const records = await d.shared();
-      // No memory of a pass here: a full one, which still keeps the index's versions and classes.
-      return records.length === 0 ? undefined : { records, meta: meta ?? { source: from, indexedAt: "", nodes: records.length } };
-    }
-    if (!meta) return undefined;
-    let known = d.memory();
-    if (known?.indexedAt !== meta.indexedAt) {
-      if (!(await d.store.exists())) return undefined;
-      known = { records: (await loadCatalog(d.store.path)).records, indexedAt: meta.indexedAt };
-      d.remember(known);
-    }
-    return { records: known.records, meta };
-  };
+  const { logger, tracker } = d;
 
   /** Registries that answered `timestamp=` with a 400 (another instance of this service does): full passes only. */
   const noTimestamp = new Set<string>();
 
   const pass = async (from: string, ro: ReindexOptions): Promise<LoadProgress> => {
-    const prev = await previous(from);
+    const prev = await d.memory.previous(from);
     const startedAt = new Date();
     const listedAt = startedAt.toISOString();
     const lastFull = prev?.meta.fullAt ? Date.parse(prev.meta.fullAt) : NaN;
-    const full = !!(ro.full || ro.force) || noTimestamp.has(from) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.config.CATALOG_FULL_REFRESH);
+    const full = !!(ro.full || ro.force) || noTimestamp.has(from) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.fullRefreshMs);
     const since = prev?.meta.listedAt ? new Date(Date.parse(prev.meta.listedAt) - SINCE_MARGIN_MS).toISOString() : undefined;
     let fullAt = prev?.meta.fullAt;
     const outcome = await mirrorRegistry(from, prev?.records, {
@@ -85,7 +56,7 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
       onBadRecord: (b) => logger.warn({ source: from, where: b.where, reason: b.reason }, "catalog record skipped"),
       onWarning: (message) => logger.warn({ source: from }, message),
       onProgress: (p) => {
-        if (role === "server") tracker.progress(p);
+        tracker.progress(p);
         ro.onProgress?.({ read: p.packs.read, indexed: p.versions.done, skipped: p.errors, phase: "reading" });
       },
       onPartial: async (records) => {
@@ -117,11 +88,11 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
       await d.land(outcome.records, { source: from, listedAt, fullAt });
     } else {
       // Nothing new: nothing is rebuilt, and the next pass asks from this one on.
-      await d.store.writeMeta({ ...prev!.meta, listedAt });
-      if (role === "server") tracker.indexed(outcome.records.length, { indexedAt: listedAt, source: from }, true);
+      await d.memory.writeMeta({ ...prev!.meta, listedAt });
+      tracker.indexed(outcome.records.length, { indexedAt: listedAt, source: from }, true);
     }
     const p = outcome.progress;
-    if (role === "server") tracker.progress(p);
+    tracker.progress(p);
     const summary = { source: from, pass: p.pass, packs: outcome.records.length, listed: p.packs.read, versionsRead: p.versions.done, requests: p.requests, errors: p.errors };
     if (outcome.errors.length > 0) {
       logger.warn({ ...summary, reasons: outcome.errors.slice(0, 10) }, `catalog: ${outcome.errors.length} packs' versions or classes could not be read; they keep what was known`);

@@ -1,6 +1,6 @@
 import type { JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
-import { isRegistryUrl } from "./adapters/catalog-source.ts";
+import { isRegistryUrl } from "../adapters/catalog-source.ts";
 
 /** The id of the one refresh schedule, in-process or in Redis. */
 export const CATALOG_REFRESH_SCHEDULE = "catalog-refresh";

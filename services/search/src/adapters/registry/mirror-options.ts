@@ -1,0 +1,33 @@
+/** How a registry is mirrored; every field has a default fit for the public registry. */
+export interface MirrorOptions {
+  /** Nodes asked for per page. */
+  pageSize?: number;
+  /** Pages in flight at once. */
+  concurrency?: number;
+  /** Per-pack requests (versions, classes) in flight at once. */
+  detailConcurrency?: number;
+  /** Further passes over the list when one yields fewer distinct packs than the registry's total. */
+  rereads?: number;
+  /** While packs' details are read, the catalog so far is served this often. */
+  landEveryMs?: number;
+  /** Tries per request (a list page, a pack's versions or classes), the first included; 5xx, 429, network errors and timeouts are retried. */
+  attempts?: number;
+  /** First wait before a page is tried again; doubles with each further try. */
+  retryDelayMs?: number;
+  /** A page whose answer has not started within this time is abandoned and tried again (covers connecting). */
+  headersTimeoutMs?: number;
+  /** A page whose body has not fully arrived within this time is abandoned and tried again. */
+  bodyTimeoutMs?: number;
+}
+
+export const MIRROR_DEFAULTS: Required<MirrorOptions> = {
+  pageSize: 100,
+  concurrency: 4,
+  detailConcurrency: 8,
+  attempts: 4,
+  retryDelayMs: 500,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 60_000,
+  rereads: 2,
+  landEveryMs: 60_000,
+};
