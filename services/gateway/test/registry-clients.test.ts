@@ -52,7 +52,11 @@ const getJson = async (url: string): Promise<{ status: number; body: any }> => {
   return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? await res.json() : await res.text() };
 };
 
-const installPath = (id: string) => (VERSIONED_CATALOG.find((n) => n.id === id)!.latest_version as Json | undefined)?.version;
+/** The catalog's install-path version: its latest_version, unless deleted or banned (then none, as the registry answers). */
+const installPath = (id: string) => {
+  const latest = VERSIONED_CATALOG.find((n) => n.id === id)!.latest_version as Json | undefined;
+  return latest && !["NodeVersionStatusDeleted", "NodeVersionStatusBanned"].includes(latest.status) ? latest.version : undefined;
+};
 
 describe("ComfyUI-Manager (glob/cnr_utils.py)", () => {
   it("start-up list: every listed pack, paged 30 at a time with its comfyui_version and form_factor, each with its install-path latest_version", async () => {
@@ -225,6 +229,8 @@ describe("behind a gateway that proxies to the search service (SEARCH_URL), as c
     // A banned version's archive: the search service's own 403, not the gateway's 404 for an unknown route.
     const banned = await getJson(`${proxied}/archives/comfyui-impact-pack/8.9.0/node.zip`);
     expect([banned.status, banned.body.error]).toEqual([403, "forbidden"]);
+    const redirect = await fetch(`${proxied}/archives/COMFYUI-KJNODES/1.0.9/node.zip`, { redirect: "manual" });
+    expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "/archives/ComfyUI-KJNodes/1.0.9/node.zip"]);
   });
 
   it("POST /bulk/nodes/versions and the 302 of an id in other capitals pass through", async () => {

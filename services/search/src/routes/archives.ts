@@ -26,7 +26,7 @@ export const ArchiveErrorCode = { unavailable: "archive_unavailable" } as const;
  */
 export function archiveRoute(router: Router, d: ArchiveRouteDeps): void {
   router.get("/archives/:nodeId/:version/node.zip", async (req, res) => {
-    const pack = await findPack(d.engine, req, res, { includeBanned: false, bannedStatus: 403 });
+    const pack = await findPack(d.engine, req, res, { includeBanned: false });
     if (!pack) return;
     const asked = String(req.params.version);
     const version = versionNamed(pack, asked);

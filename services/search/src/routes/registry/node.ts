@@ -11,7 +11,7 @@ export function nodeRoute(router: Router, engine: SearchEngine, links: ArchiveLi
   router.get("/nodes/:nodeId", async (req, res) => {
     const parsed = parseIncludeBanned(req.query as Record<string, unknown>);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
-    const pack = await findPack(engine, req, res, { includeBanned: parsed.includeBanned, bannedStatus: 404 });
+    const pack = await findPack(engine, req, res, { includeBanned: parsed.includeBanned });
     if (!pack) return;
     // The cached text serves when the links leave the version as it is (archives off, no download URL).
     const node = toApiNode(pack);
