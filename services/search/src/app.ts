@@ -4,6 +4,7 @@ import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } fr
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { ArchiveService } from "./adapters/archives/archive-service.ts";
+import { channelRoutes } from "./routes/channel/index.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
@@ -41,6 +42,7 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   router.get("/nodes/search", list);
   router.get("/nodes", list);
   router.use(registryReadRoutes(deps.engine, deps.archives?.links));
+  router.use(channelRoutes(deps.engine));
   if (deps.archives) router.use(deps.archives.router);
   router.use(searchErrorHandler(deps.logger));
   const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };

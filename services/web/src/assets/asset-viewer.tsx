@@ -71,7 +71,7 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
             <CopyButton text={a.hash} label="Copy hash" />
           </div>
           <dl class="facts" data-testid="asset-facts">
-            <div class="fact-row"><dt>Size</dt><dd>{formatBytes(a.size)} ({a.size.toLocaleString("en")} bytes)</dd></div>
+            <div class="fact-row"><dt>Size</dt><dd>{formatBytes(a.size)}{a.size >= 1000 && ` (${a.size.toLocaleString("en")} bytes)`}</dd></div>
             <div class="fact-row"><dt>Type</dt><dd>{a.mime_type}</dd></div>
             <div class="fact-row"><dt>Hash</dt><dd><code>{a.hash}</code></dd></div>
             {stored && <div class="fact-row"><dt>Stored as</dt><dd><code>{stored}</code></dd></div>}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
-import { archiveRecord, type ArchiveBlobs } from "./archive-blobs.ts";
+import { archiveSidecar, type ArchiveBlobs } from "./archive-blobs.ts";
 import type { ArchiveEntry, ArchiveIndex } from "./archive-index.ts";
 import { fetchUpstreamArchive, UpstreamArchiveError } from "./upstream-archive.ts";
 
@@ -89,7 +89,7 @@ export class ArchiveStore {
       await staged.discard();
       throw new UpstreamArchiveError(`the archive of ${target.id} ${target.version} arrived with ${staged.size} of its ${upstream.size} bytes`);
     }
-    await staged.commit(archiveRecord(staged.hash, staged.size));
+    await staged.commit(archiveSidecar(staged.hash, staged.size));
     const entry: ArchiveEntry = { id: target.id, version: target.version, blake3: staged.hash, sha256: sha256.digest("base64"), size: staged.size, storedAt: new Date().toISOString() };
     await this.index.add(entry);
     sink?.end(last);
