@@ -137,8 +137,7 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     await waitFor(`document.querySelectorAll("table.versions tbody tr").length === 4`);
     const rows = await page.$$eval("table.versions tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent?.trim() ?? "")));
     expect(rows.map((r) => r.slice(0, 3))).toEqual([
-      // (the version's status_reason, "malicious code", is shown where the server sends it; this one does not yet)
-      ["8.9.0", "Jul 1, 2025", "banned"],
+      ["8.9.0", "Jul 1, 2025", "bannedmalicious code"],
       ["8.8.1installs", "Jun 1, 2025", "active"],
       ["8.8.0", "May 1, 2025", "pending"],
       ["8.7.0", "Apr 1, 2025", "activedeprecated"],

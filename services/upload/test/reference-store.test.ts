@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import { ReferenceStoreUnavailableError, type ReferenceStore } from "../src/adapters/references/reference-store.ts";
-import { toUploadFailure } from "../src/routes/error-handler.ts";
+import { toApiFailure } from "../src/http/error-handler.ts";
 import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
 import { metadataConditions } from "../src/domain/metadata-index.ts";
 import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
@@ -71,7 +71,7 @@ describe("PostgreSQL going away", () => {
     await expect(store.create({ owner: OWNER, hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] })).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
     await expect(store.withHashLock("b".repeat(64), async () => 1)).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
     expect(await store.ping()).toBe(false);
-    expect(toUploadFailure(new ReferenceStoreUnavailableError("x"))).toMatchObject({ code: "unavailable", status: 503 });
+    expect(toApiFailure(new ReferenceStoreUnavailableError("x"))).toMatchObject({ code: "unavailable", status: 503 });
     await store.close();
   });
 });
