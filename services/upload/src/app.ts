@@ -7,6 +7,7 @@ import { keyedAccess } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 import { assetShape, uploadErrorHandler } from "./routes/error-handler.ts";
 import { assetUploadHandler } from "./routes/asset-upload.ts";
+import { tusUploadHandler } from "./routes/assets/uploads.ts";
 import { timedJsonBody } from "./routes/json-body.ts";
 import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
 import { viewHandler } from "./routes/view-route.ts";
@@ -49,9 +50,16 @@ function assetRouter(deps: UploadDeps, auth: RequestHandler, uploadAuth: Request
   const router = Router();
   const assets = assetHandlers(deps);
   const upload = assetUploadHandler(deps);
+  const tus = tusUploadHandler(deps);
   // Every JSON body under the one body timeout (BODY_TIMEOUT_MS).
   const jsonBody = timedJsonBody(deps.settings);
   for (const prefix of ["/api", ""]) {
+    // Resumable uploads (tus 1.0.0). OPTIONS tells the protocol's capabilities and needs no key.
+    router.options([`${prefix}/assets/uploads`, `${prefix}/assets/uploads/:id`], tus);
+    router.post(`${prefix}/assets/uploads`, uploadAuth, tus);
+    router.patch(`${prefix}/assets/uploads/:id`, uploadAuth, tus);
+    router.head(`${prefix}/assets/uploads/:id`, auth, tus);
+    router.delete(`${prefix}/assets/uploads/:id`, auth, tus);
     router.head(`${prefix}/assets/hash/:hash`, auth, assets.headByHash);
     router.post(`${prefix}/assets/from-hash`, auth, jsonBody, assets.createFromHash);
     router.all(new RegExp(`^${prefix}/assets/(?:seed|prune)(?:/.*)?$`), auth, assets.notSupported);

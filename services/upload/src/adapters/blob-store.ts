@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import type { AssetRecord } from "@app/contracts";
+import type { PartialUploads } from "../tus/partial-uploads.ts";
 
 /**
  * The BlobStore port: content-addressed bytes plus the asset record kept beside them.
@@ -42,6 +43,8 @@ export interface BlobStore {
   localPath(hash: string): string | null;
   /** A short-lived URL a client can fetch the bytes from directly, or null when the store has none (fs). */
   presignedUrl(hash: string, opts: { seconds: number; contentType?: string }): Promise<string | null>;
+  /** Resumable (tus) uploads in progress, kept in this store so any process sharing it can take their next request. */
+  readonly partials: PartialUploads;
   /** Cheap liveness probe of the backend. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
