@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
-import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import request from "supertest";
@@ -8,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { NO_LIMITS } from "../src/domain/key-limits.ts";
 import { sweepExpiredUploads } from "../src/routes/assets/uploads.ts";
 import type { UploadSettings } from "../src/routes/deps.ts";
-import { blake3Hex, KEY, makeTestApp, OTHER_KEY, type TestApp } from "./helpers.ts";
+import { blake3Hex, KEY, makeTestApp, OTHER_KEY, servedApps, type TestApp } from "./helpers.ts";
 import { refusal, tusUpload } from "./tus-client.ts";
 
 /**
@@ -16,20 +15,12 @@ import { refusal, tusUpload } from "./tus-client.ts";
  * resume after a drop, the asset it yields, termination, expiry, owners, metadata, limits.
  * The S3 store and two replicas: tus-s3.test.ts.
  */
-let t: TestApp | undefined;
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  server?.close();
-  await t?.close();
-  server = t = undefined;
-});
+const apps = servedApps();
+afterEach(() => apps.closeAll());
 
 async function start(settings: Partial<UploadSettings> = {}): Promise<{ t: TestApp; base: string }> {
-  t = await makeTestApp({ settings });
-  server = t.app.listen(0, "127.0.0.1");
-  await new Promise((r) => server!.once("listening", r));
-  return { t, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  const t = await makeTestApp({ settings });
+  return { t, base: await apps.serve(t) };
 }
 
 const MODEL = { filename: "tiny.safetensors", tags: "models,model_type:checkpoints" };
