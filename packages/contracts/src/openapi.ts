@@ -316,7 +316,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
             { name: "nodeId", in: "path", required: true, schema: { type: "string" } },
             { name: "include_banned", in: "query", required: false, schema: { type: "boolean" } },
           ],
-          responses: { "200": json("Node", "The node."), "302": redirect, "404": json("ErrorResponse", "Unknown or deleted node (or banned without include_banned)."), ...registryErrors },
+          responses: { "200": json("Node", "The node, with `latest_version` the install-path version (none when no version is active, flagged or pending)."), "302": redirect, "403": json("ErrorResponse", "The node is banned (without include_banned=true): `message` is \"Node Banned\", as the registry answers."), "404": json("ErrorResponse", "Unknown or deleted node."), ...registryErrors },
         },
       },
       "/nodes/{nodeId}/versions/{version}/comfy-nodes": {
@@ -334,7 +334,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           tags: ["Registry"],
           summary: "The version to install: the install-path version, or the one asked (whatever its status)",
           parameters: [nodeIdParam, ...queryParameters(InstallQueryWire)],
-          responses: { "200": json("NodeVersion", "The version, with its `downloadUrl`."), "302": redirect, "403": json("ErrorResponse", "The node is banned."), "404": json("ErrorResponse", "Unknown or deleted node, or no such version (or none installable) in the catalog."), ...registryErrors },
+          responses: { "200": json("NodeVersion", "The version, with its `downloadUrl`."), "302": redirect, "403": json("ErrorResponse", "The node is banned (`message`: \"Node Banned\")."), "404": json("ErrorResponse", "Unknown or deleted node, or no such version (or none installable) in the catalog."), ...registryErrors },
         },
       },
       "/nodes/{nodeId}/versions": {
@@ -343,7 +343,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           tags: ["Registry"],
           summary: "Every version the catalog knows of a node, newest first",
           parameters: [nodeIdParam, ...queryParameters(NodeVersionsQueryWire, { statuses: "Repeatable (`statuses=A&statuses=B`); absent = every status.", include_status_reason: "Answer `status_reason` too." })],
-          responses: { "200": jsonArray("NodeVersion", "The versions."), "302": redirect, "403": json("ErrorResponse", "The node is banned."), "404": json("ErrorResponse", "Unknown or deleted node."), ...registryErrors },
+          responses: { "200": jsonArray("NodeVersion", "The versions."), "302": redirect, "403": json("ErrorResponse", "The node is banned (`message`: \"Node Banned\")."), "404": json("ErrorResponse", "Unknown or deleted node."), ...registryErrors },
         },
       },
       "/nodes/{nodeId}/versions/{version}": {
@@ -351,7 +351,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           operationId: "GetNodeVersion",
           tags: ["Registry"],
           parameters: [nodeIdParam, versionParam("The version's number (not a UUID), or `latest` for the install-path version.")],
-          responses: { "200": json("NodeVersion", "The version."), "302": redirect, "403": json("ErrorResponse", "The node is banned."), "404": json("ErrorResponse", "Unknown node or version."), ...registryErrors },
+          responses: { "200": json("NodeVersion", "The version."), "302": redirect, "403": json("ErrorResponse", "The node is banned (`message`: \"Node Banned\")."), "404": json("ErrorResponse", "Unknown node or version."), ...registryErrors },
         },
       },
       "/versions": {

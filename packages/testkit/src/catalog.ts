@@ -22,7 +22,8 @@ export interface TestCatalog {
   description: string;
 }
 
-export const REAL_CATALOG_PATH = resolve(repoRoot, "../shared/data/registry-nodes.ndjson");
+/** Beside the repository; a worktree elsewhere names it with REAL_CATALOG_PATH. */
+export const REAL_CATALOG_PATH = process.env.REAL_CATALOG_PATH ?? resolve(repoRoot, "../shared/data/registry-nodes.ndjson");
 export const FIXTURE_SEED = 20_240_601;
 export const FIXTURE_NODES = 4000;
 

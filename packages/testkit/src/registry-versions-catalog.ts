@@ -11,7 +11,8 @@ import type { RegistryNode } from "./relevance-set.ts";
  *   one, and one where the lower `search_ranking` wins over more installs;
  * - versions out of order and one without a date (a hand-written file);
  * - an id with capitals (the registry's 302 from other capitals), a pack known by its
- *   `latest_version` alone, one with no version at all, a banned pack and a deleted one;
+ *   `latest_version` alone, one with no version at all, one whose every version is deleted or
+ *   banned, a banned pack and a deleted one;
  * - 30 popular fillers, so "only these `node_id`s" cannot pass for "the ten most popular".
  */
 
@@ -120,6 +121,23 @@ export const VERSIONED_CATALOG: RegistryNode[] = [
     downloads: 10,
     latest_version: { version: "0.9.0", createdAt: "2024-01-01T00:00:00Z", downloadUrl: url("legacy-pack", "0.9.0"), status: "NodeVersionStatusActive" },
     app_node_names: ["LegacyNode"],
+  },
+  {
+    // Every version deleted or banned (112 of 5,892 packs in a production-like catalog): still listed,
+    // but nothing installs, so the registry answers it with no latest_version and the install 404.
+    id: "withdrawn-pack",
+    name: "Withdrawn Pack",
+    description: "Every version withdrawn.",
+    repository: "https://github.com/old-timer/withdrawn-pack",
+    publisher: { id: "old-timer", name: "Old Timer" },
+    status: "NodeStatusActive",
+    downloads: 7,
+    latest_version: version("withdrawn-pack", "2.0.0", "2025-02-01T00:00:00Z", { status: "NodeVersionStatusDeleted" }),
+    versions: [
+      version("withdrawn-pack", "2.0.0", "2025-02-01T00:00:00Z", { status: "NodeVersionStatusDeleted" }),
+      version("withdrawn-pack", "1.0.0", "2024-02-01T00:00:00Z", { status: "NodeVersionStatusBanned" }),
+    ],
+    app_node_names: ["WithdrawnNode"],
   },
   { id: "unversioned-pack", name: "Unversioned Pack", description: "No version known.", status: "NodeStatusActive", downloads: 5, publisher: { id: "old-timer", name: "Old Timer" } },
   {

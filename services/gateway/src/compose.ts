@@ -1,6 +1,6 @@
 import { createJobQueue, type JobHandlers, type JobQueue } from "@app/jobs";
 import type { Closable, Config, Logger } from "@app/platform";
-import { createReindexHandler, createSearchRuntime, createSearchRoutes } from "@app/search";
+import { createReindexHandler, createSearchRuntime, createSearchRoutes, SEARCH_PATHS } from "@app/search";
 import { createRouter as createUploadRouter, createUploadDeps } from "@app/upload";
 import type { GatewayService } from "./service-mount.ts";
 
@@ -10,8 +10,6 @@ export interface ComposedGateway {
   closables: Closable[];
 }
 
-/** The search service's routes: the search and list, and the registry's other read routes. */
-export const SEARCH_PATHS = ["/nodes", "/versions", "/comfy-nodes", "/bulk/nodes", "/publishers"];
 export const UPLOAD_PATHS = ["/api/upload", "/upload", "/api/view", "/view", "/api/assets", "/assets", "/api/tags", "/tags"];
 
 const searchUnavailable = (message: string) => ({ error: "service_unavailable", message });
@@ -29,10 +27,10 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   const handlers: Partial<JobHandlers> = {};
 
   if (config.SEARCH_URL) {
-    services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "proxy", url: config.SEARCH_URL }, unavailableBody: searchUnavailable });
+    services.push({ name: "search", paths: [...SEARCH_PATHS], mount: { kind: "proxy", url: config.SEARCH_URL }, unavailableBody: searchUnavailable });
   } else {
     const search = await createSearchRuntime(config, logger.child({ service: "search" }));
-    services.push({ name: "search", paths: SEARCH_PATHS, mount: { kind: "embedded", ...createSearchRoutes(search), isReady: () => search.isReady(), readyDetails: () => ({ catalog: search.catalogStatus() }) }, unavailableBody: searchUnavailable });
+    services.push({ name: "search", paths: [...SEARCH_PATHS], mount: { kind: "embedded", ...createSearchRoutes(search), isReady: () => search.isReady(), readyDetails: () => ({ catalog: search.catalogStatus() }) }, unavailableBody: searchUnavailable });
     handlers["catalog.reindex"] = createReindexHandler(search);
     closables.push(search);
   }

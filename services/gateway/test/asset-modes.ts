@@ -3,7 +3,7 @@ import type { RequestListener } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
-import { createBlobStore, type BlobStore } from "@app/upload";
+import { createBlobStore, type ChosenBlobStore } from "@app/blobs";
 import { createGatewayApp } from "../src/app.ts";
 import { composeGateway } from "../src/compose.ts";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
@@ -48,7 +48,7 @@ export const assetModes: Mode[] = [
 export interface AssetGateway {
   app: RequestListener;
   /** The gateway's blob store, opened on its own (to look at what is stored). */
-  store: BlobStore;
+  store: ChosenBlobStore;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import sharp from "sharp";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestListener } from "node:http";
-import type { BlobStore } from "@app/upload";
+import type { ChosenBlobStore } from "@app/blobs";
 import { blake3Hex } from "@app/testkit/assets";
 import { assetModes as modes, startAssetGateway, type AssetGateway } from "./asset-modes.ts";
 
@@ -21,7 +21,7 @@ const hexOf = blake3Hex;
 
 describe.each(modes)("asset API through the gateway: $name", (mode) => {
   let app: RequestListener;
-  let store: BlobStore;
+  let store: ChosenBlobStore;
   let gateway: AssetGateway | undefined;
 
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import type { RequestListener } from "node:http";
 import sharp from "sharp";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { BlobStore } from "@app/upload";
+import type { ChosenBlobStore } from "@app/blobs";
 import { blake3Hex } from "@app/testkit/assets";
 import { assetModes, startAssetGateway, type AssetGateway } from "./asset-modes.ts";
 
@@ -29,7 +29,7 @@ function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unk
 
 describe.each(assetModes)("ComfyUI's asset API tests, through the gateway: $name", (mode) => {
   let app: RequestListener;
-  let store: BlobStore;
+  let store: ChosenBlobStore;
   let gateway: AssetGateway | undefined;
   let salt: Buffer;
   let scope: string;

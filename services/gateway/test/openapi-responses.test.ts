@@ -72,8 +72,10 @@ describe("every route answers what /openapi.json declares", () => {
     expect(node.body.publisher).toEqual({ id: "ltdrdata", name: "Dr.Lt.Data" });
     expectConforms("/nodes/{nodeId}", "get", node);
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/deleted-pack").expect(404));
-    expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack").expect(404));
+    expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack").expect(403));
     expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/banned-pack?include_banned=true").expect(200));
+    expectConforms("/nodes/{nodeId}", "get", await request(app).get("/nodes/withdrawn-pack").expect(200));
+    expectConforms("/nodes/{nodeId}/install", "get", await request(app).get("/nodes/withdrawn-pack/install").expect(404));
     const classes = "/nodes/{nodeId}/versions/{version}/comfy-nodes";
     expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes").expect(200));
     expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/0.0.0/comfy-nodes").expect(404));

@@ -52,7 +52,11 @@ const getJson = async (url: string): Promise<{ status: number; body: any }> => {
   return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? await res.json() : await res.text() };
 };
 
-const installPath = (id: string) => (VERSIONED_CATALOG.find((n) => n.id === id)!.latest_version as Json | undefined)?.version;
+/** The catalog's install-path version: its latest_version, unless deleted or banned (then none, as the registry answers). */
+const installPath = (id: string) => {
+  const latest = VERSIONED_CATALOG.find((n) => n.id === id)!.latest_version as Json | undefined;
+  return latest && !["NodeVersionStatusDeleted", "NodeVersionStatusBanned"].includes(latest.status) ? latest.version : undefined;
+};
 
 describe("ComfyUI-Manager (glob/cnr_utils.py)", () => {
   it("start-up list: every listed pack, paged 30 at a time with its comfyui_version and form_factor, each with its install-path latest_version", async () => {

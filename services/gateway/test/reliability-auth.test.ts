@@ -123,7 +123,7 @@ describe("the key checker", () => {
   it("compares fixed-length SHA-256 digests with timingSafeEqual, never the keys themselves", () => {
     expect(digestKey("a").length).toBe(32);
     expect(digestKey("x".repeat(10_000)).length).toBe(32);
-    const source = readFileSync(fileURLToPath(new URL("../../upload/src/adapters/api-keys.ts", import.meta.url)), "utf8");
+    const source = readFileSync(fileURLToPath(new URL("../../upload/src/adapters/keys/api-keys.ts", import.meta.url)), "utf8");
     expect(source).toMatch(/createHash\("sha256"\)/);
     expect(source).toMatch(/timingSafeEqual\(digest, e\.digest\)/);
     // Every stored digest is compared (no early return inside the loop), so timing does not tell which matched.

@@ -6,6 +6,8 @@ import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
+import { applyRegistryCors, registryCors } from "./routes/cors.ts";
+import { SEARCH_PATHS } from "./routes/paths.ts";
 import { registerMemoMetrics } from "./memo-metrics.ts";
 
 export interface SearchRouterDeps {
@@ -31,12 +33,14 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   registerMemoMetrics();
   const list = searchListHandler(deps.engine, deps.logger);
   const router = Router();
+  router.use([...SEARCH_PATHS], registryCors);
   // Any spelling of the list paths the direct route does not take (a trailing slash, capitals) reaches the same handler here.
   router.get("/nodes/search", list);
   router.get("/nodes", list);
   router.use(registryReadRoutes(deps.engine));
   router.use(searchErrorHandler(deps.logger));
-  return { router, direct: [{ paths: ["/nodes/search", "/nodes"], handle: list }] };
+  const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };
+  return { router, direct: [direct] };
 }
 
 /** The standalone search service: router + health, readiness, metrics, 404 and error shape. */

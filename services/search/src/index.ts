@@ -8,3 +8,4 @@ export { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 export { parseSearchQuery, toEngineQuery } from "./domain/query.ts";
 export { createReindexHandler, reindexJobId } from "./jobs/reindex-handler.ts";
 export { catalogSource, loadCatalog, type CatalogSource } from "./adapters/catalog-source.ts";
+export { SEARCH_PATHS } from "./routes/paths.ts";

@@ -144,24 +144,53 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
         ]);
         expect(await ids({ search: "alpha beta" })).toEqual(["both", "one", "other"]);
       });
-      it("(3) id/name beats app node names and tags, which beat description, author, publisher", async () => {
+      it("(3) among equally popular packs, id/name beats app node names and tags, which beat description, then author, publisher", async () => {
         await load([
-          node("in-desc", { name: "X", description: "gamma", repo_stars: 900 }),
-          node("in-author", { name: "Y", author: "gamma", repo_stars: 800 }),
-          node("in-nodes", { name: "Z", app_node_names: ["Gamma"], repo_stars: 500 }),
-          node("in-tags", { name: "W", tags: ["gamma"], repo_stars: 400 }),
-          node("in-name", { name: "Gamma Pack", repo_stars: 1 }),
+          node("in-desc", { name: "X", description: "gamma", repo_stars: 10 }),
+          node("in-author", { name: "Y", author: "gamma", repo_stars: 10 }),
+          node("in-nodes", { name: "Z", app_node_names: ["Gamma"], repo_stars: 10 }),
+          node("in-tags", { name: "W", tags: ["gamma"], repo_stars: 10 }),
+          node("in-name", { name: "Gamma Pack", repo_stars: 10 }),
         ]);
         expect(await ids({ search: "gamma" })).toEqual(["in-name", "in-nodes", "in-tags", "in-desc", "in-author"]);
       });
-      it("(4) exact beats prefix beats one typo beats two", async () => {
+      it("(4) among equally popular packs, exact beats prefix beats one typo beats two", async () => {
         await load([
-          node("two-typos", { name: "Zz Quamtixer Tool", repo_stars: 1000 }),
-          node("one-typo", { name: "Zz Quantixer Tool", repo_stars: 900 }),
-          node("prefix", { name: "Zz Quantizers Tool", repo_stars: 800 }),
-          node("exact", { name: "Zz Quantizer Tool", repo_stars: 1 }),
+          node("two-typos", { name: "Zz Quamtixer Tool", repo_stars: 10 }),
+          node("one-typo", { name: "Zz Quantixer Tool", repo_stars: 10 }),
+          node("prefix", { name: "Zz Quantizers Tool", repo_stars: 10 }),
+          node("exact", { name: "Zz Quantizer Tool", repo_stars: 10 }),
         ]);
         expect(await ids({ search: "zz quantizer" })).toEqual(["exact", "prefix", "one-typo", "two-typos"]);
+      });
+      it("(4b) popularity settles about-equal matches, never a missing word or a name against a description", async () => {
+        await load([
+          node("exact-unknown", { name: "Delta Upscale Tool", repo_stars: 0 }),
+          node("prefix-popular", { name: "Delta Upscaler Tool", repo_stars: 5000 }),
+          node("one-word-famous", { name: "Delta Suite", repo_stars: 90_000 }),
+          node("desc-famous", { name: "Other", description: "delta upscale models", repo_stars: 80_000 }),
+          ...Array.from({ length: 20 }, (_, i) => node(`filler-${i}`, { name: `Filler ${i}`, repo_stars: i * 10 })),
+        ]);
+        // Prefix against exact is about equal: the pack people star wins. A pack matching one
+        // word of two, or matching only in its description, stays below both, however famous.
+        const top = await ids({ search: "delta upscale" });
+        expect(top.slice(0, 2)).toEqual(["prefix-popular", "exact-unknown"]);
+        expect(top.slice(2, 4).sort()).toEqual(["desc-famous", "one-word-famous"]);
+      });
+      it("(4c) a name written as one word or in CamelCase is found by its words, and its words by the joined form", async () => {
+        await load([
+          node("vhs", { name: "ComfyUI-VideoHelperSuite", repository: "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite", repo_stars: 1772 }),
+          node("wan", { name: "ComfyUI-WanVideoWrapper", repo_stars: 6000 }),
+          node("easy", { name: "ComfyUI Easy Use", repo_stars: 2000 }),
+          node("helper-nodes", { name: "Smart Helper Nodes", description: "video tools", repo_stars: 3 }),
+        ]);
+        expect((await ids({ search: "video helper" }))[0]).toBe("vhs");
+        expect((await ids({ search: "video helper suite" }))[0]).toBe("vhs");
+        expect((await ids({ search: "videohelpersuite" }))[0]).toBe("vhs");
+        expect((await ids({ search: "wan video wrapper" }))[0]).toBe("wan");
+        expect((await ids({ search: "wanvideo" }))[0]).toBe("wan");
+        expect((await ids({ search: "easyuse" }))[0]).toBe("easy");
+        expect((await ids({ search: "easy use" }))[0]).toBe("easy");
       });
       it("(5) popularity breaks ties: search_ranking, then downloads, then repo_stars", async () => {
         await load([

@@ -1,6 +1,7 @@
 import request from "supertest";
 import type { RequestListener } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { BulkNodeVersionsResponse, ComfyNodesPage, ErrorResponse, Node, NodeVersion, Publisher, SearchPage, VersionsPage } from "@app/contracts";
 import { VERSIONED_CATALOG, VERSIONED_CATALOG_LISTED } from "@app/testkit/registry-versions-catalog";
 import { parseCatalogRecord, type StoredNode } from "../src/domain/catalog-record.ts";
@@ -96,10 +97,49 @@ describe("GET /nodes/{id}/install", () => {
     ["/nodes/unversioned-pack/install", 404, "not_found", "no installable version"],
     ["/nodes/no-such-pack/install", 404, "not_found", "no node"],
     ["/nodes/deleted-pack/install", 404, "not_found", "no node"],
-    ["/nodes/banned-pack/install", 403, "forbidden", "banned"],
+    ["/nodes/banned-pack/install", 403, "forbidden", "Node Banned"],
   ])("%s → %i %s", async (url, status, error, says) => {
     await expectError(url, status, error, says);
   });
+});
+
+describe("a pack whose every version is deleted or banned", () => {
+  it("answers the install 404 and, wherever the pack is answered, no latest_version (registry-backend GetLatestNodeVersion: nil)", async () => {
+    await expectError("/nodes/withdrawn-pack/install", 404, "not_found", "no installable version");
+    const one = await get("/nodes/withdrawn-pack");
+    expect(one.status).toBe(200);
+    expect(Node.strict().parse(one.body).latest_version).toBeUndefined();
+    const listed = SearchPage.parse((await get("/nodes?node_id=withdrawn-pack")).body).nodes;
+    expect(listed.map((n) => n.id)).toEqual(["withdrawn-pack"]);
+    expect(listed[0]!.latest_version).toBeUndefined();
+    const found = SearchPage.parse((await get("/nodes/search?search=withdrawn")).body).nodes.find((n) => n.id === "withdrawn-pack");
+    expect(found).toBeDefined();
+    expect(found!.latest_version).toBeUndefined();
+    const byClass = await get("/comfy-nodes/WithdrawnNode/node");
+    expect(byClass.body.id).toBe("withdrawn-pack");
+    expect(byClass.body.latest_version).toBeUndefined();
+    expect((await get("/publishers/old-timer/nodes")).body.find((n: Node) => n.id === "withdrawn-pack").latest_version).toBeUndefined();
+    await expectError("/nodes/withdrawn-pack/versions/latest", 404, "not_found", "no version");
+  });
+  it("still lists its versions, and answers each by number, as the registry does", async () => {
+    const versions = z.array(NodeVersion).parse((await get("/nodes/withdrawn-pack/versions")).body);
+    expect(versions.map((v) => [v.version, v.status])).toEqual([
+      ["2.0.0", "NodeVersionStatusDeleted"],
+      ["1.0.0", "NodeVersionStatusBanned"],
+    ]);
+    expect((await get("/nodes/withdrawn-pack/install?version=1.0.0")).body.status).toBe("NodeVersionStatusBanned");
+  });
+});
+
+describe("a banned pack", () => {
+  it.each(["/nodes/banned-pack", "/nodes/banned-pack/install", "/nodes/banned-pack/versions", "/nodes/banned-pack/versions/1.0.0", "/versions?nodeId=banned-pack"])(
+    "%s answers 403 with the registry's message, \"Node Banned\"",
+    async (url) => {
+      const res = await get(url);
+      expect(res.status).toBe(403);
+      expect(ErrorResponse.strict().parse(res.body)).toEqual({ error: "forbidden", message: "Node Banned" });
+    },
+  );
 });
 
 describe("an id in other capitals", () => {
@@ -141,8 +181,8 @@ describe("GET /nodes/{id}/versions and /versions/{version}", () => {
     ["/nodes/comfyui-impact-pack/versions?include_status_reason=1", 400, "invalid_parameter", "include_status_reason"],
     ["/nodes/comfyui-impact-pack/versions/9.9.9", 404, "not_found", "no version"],
     ["/nodes/no-such-pack/versions", 404, "not_found", "no node"],
-    ["/nodes/banned-pack/versions", 403, "forbidden", "banned"],
-    ["/nodes/banned-pack/versions/1.0.0", 403, "forbidden", "banned"],
+    ["/nodes/banned-pack/versions", 403, "forbidden", "Node Banned"],
+    ["/nodes/banned-pack/versions/1.0.0", 403, "forbidden", "Node Banned"],
   ])("%s → %i %s", async (url, status, error, says) => {
     await expectError(url, status, error, says);
   });
@@ -171,7 +211,7 @@ describe("GET /versions", () => {
     ["/versions?pageSize=101", 400, "invalid_parameter", "pageSize"],
     ["/versions?page=0", 400, "invalid_parameter", "page"],
     ["/versions?statuses=nope", 400, "invalid_parameter", "statuses"],
-    ["/versions?nodeId=banned-pack", 403, "forbidden", "banned"],
+    ["/versions?nodeId=banned-pack", 403, "forbidden", "Node Banned"],
   ])("%s → %i %s", async (url, status, error, says) => {
     await expectError(url, status, error, says);
   });

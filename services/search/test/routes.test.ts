@@ -253,12 +253,15 @@ describe("GET /nodes/:nodeId", () => {
     expect(one.body).toEqual(inPage);
     Node.strict().parse(one.body);
   });
-  it.each([["/nodes/unknown-pack"], ["/nodes/deleted-pack"], ["/nodes/deleted-pack?include_banned=true"], ["/nodes/banned-pack"], ["/nodes/comfyui-kjnodes"]])("404 {error, message} for %s", async (url) => {
+  it.each([["/nodes/unknown-pack"], ["/nodes/deleted-pack"], ["/nodes/deleted-pack?include_banned=true"], ["/nodes/comfyui-kjnodes"]])("404 {error, message} for %s", async (url) => {
     const res = await get(url);
     expect(res.status).toBe(404);
     expect(ErrorResponse.strict().parse(res.body).error).toBe("not_found");
   });
-  it("a banned node answers only with include_banned=true", async () => {
+  it("a banned node answers 403 \"Node Banned\" as the registry's GetNode, and the pack only with our include_banned=true", async () => {
+    const res = await get("/nodes/banned-pack");
+    expect(res.status).toBe(403);
+    expect(ErrorResponse.strict().parse(res.body)).toEqual({ error: "forbidden", message: "Node Banned" });
     expect((await get("/nodes/banned-pack?include_banned=true")).body.id).toBe("banned-pack");
   });
   it("400 for a bad include_banned", async () => {

@@ -1,7 +1,7 @@
 import { Router, type Express, type RequestHandler } from "express";
 import { createServiceApp } from "@app/platform";
 import { errorBody } from "./domain/errors.ts";
-import { createMemoryRateLimiter } from "./adapters/rate-limiter.ts";
+import { createMemoryRateLimiter } from "./adapters/limits/rate-limiter.ts";
 import { assetHandlers } from "./routes/asset-routes.ts";
 import { keyedAccess } from "./routes/auth.ts";
 import type { UploadDeps } from "./routes/deps.ts";

@@ -1,12 +1,11 @@
 import { join } from "node:path";
 import { createJobQueue, type JobHandler, type JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
-import { keyFilePath } from "./adapters/api-keys.ts";
-import type { BlobStore } from "./adapters/blob-store.ts";
-import { FsBlobStore } from "./adapters/fs-blob-store.ts";
-import type { ReferenceStore } from "./adapters/reference-store.ts";
-import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./adapters/rate-limiter.ts";
-import { ReloadingApiKeys } from "./adapters/reloading-api-keys.ts";
+import { keyFilePath } from "./adapters/keys/api-keys.ts";
+import { createBlobStore } from "@app/blobs";
+import type { ReferenceStore } from "./adapters/references/reference-store.ts";
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./adapters/limits/rate-limiter.ts";
+import { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
 import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
 import type { UploadDeps } from "./routes/deps.ts";
 import { sweepExpiredUploads } from "./routes/assets/uploads.ts";
@@ -18,25 +17,16 @@ export interface UploadRuntime extends UploadDeps {
   close(): Promise<void>;
 }
 
-/** The one place the BlobStore implementation is chosen: S3/MinIO when S3_ENDPOINT is set, else the filesystem. */
-export async function createBlobStore(config: Config): Promise<BlobStore> {
-  if (config.S3_ENDPOINT) {
-    const { S3BlobStore } = await import("./adapters/s3-blob-store.ts");
-    return S3BlobStore.fromConfig(config);
-  }
-  return new FsBlobStore(join(config.DATA_DIR, "blobs"), { tempMaxAgeMs: config.TEMP_MAX_AGE_MS });
-}
-
 /**
  * The one place the ReferenceStore implementation is chosen: PostgreSQL when DATABASE_URL is
  * set (shared by every upload process), else a SQLite file under DATA_DIR (one process).
  */
 export async function createReferenceStore(config: Pick<Config, "DATABASE_URL" | "DATA_DIR">): Promise<ReferenceStore> {
   if (config.DATABASE_URL) {
-    const { createPgReferenceStore } = await import("./adapters/pg-reference-store.ts");
+    const { createPgReferenceStore } = await import("./adapters/references/pg-reference-store.ts");
     return createPgReferenceStore(config.DATABASE_URL);
   }
-  const { createSqliteReferenceStore } = await import("./adapters/sqlite-reference-store.ts");
+  const { createSqliteReferenceStore } = await import("./adapters/references/sqlite-reference-store.ts");
   return createSqliteReferenceStore(join(config.DATA_DIR, "assets.sqlite"));
 }
 

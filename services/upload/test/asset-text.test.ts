@@ -1,8 +1,8 @@
 import request from "supertest";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
-import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
-import type { ReferenceStore } from "../src/adapters/reference-store.ts";
+import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
+import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
 import { blake3Hex, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
 
 /**

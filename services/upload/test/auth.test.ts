@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestKey, loadApiKeys, parseKeyFile, readKeyFile } from "../src/adapters/api-keys.ts";
+import { digestKey, loadApiKeys, parseKeyFile, readKeyFile } from "../src/adapters/keys/api-keys.ts";
 import { expectUploadError, KEY, makeTestApp, noisePng, OTHER_KEY, type TestApp } from "./helpers.ts";
 
 const FILE_KEY = "file-key-zyxwvutsrqponmlk";

@@ -9,7 +9,7 @@ import { loadConfig } from "@app/platform";
 import { createApp } from "../src/app.ts";
 import { createRateLimiter, createUploadDeps, type UploadRuntime } from "../src/compose.ts";
 import { countKeys, deleteKeys, TEST_REDIS_URL, uniquePrefix } from "@app/testkit/redis";
-import { temporaryName } from "../src/adapters/temporary-names.ts";
+import { createBlobStore, temporaryName } from "@app/blobs";
 import { blake3Hex, noisePng } from "./helpers.ts";
 import { startS3 } from "@app/testkit/s3rver";
 
@@ -47,7 +47,7 @@ describe("createUploadDeps", () => {
   it("reads keys from DATA_DIR/api-keys.txt by default", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "compose-"));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
-    const { createApiKey } = await import("../src/adapters/api-keys.ts");
+    const { createApiKey } = await import("../src/adapters/keys/api-keys.ts");
     const key = await createApiKey(join(dataDir, "api-keys.txt"), "default file");
     const deps = await createUploadDeps(loadConfig({ DATA_DIR: dataDir }), silent);
     cleanup.push(() => deps.close());
@@ -72,16 +72,14 @@ describe("createUploadDeps", () => {
     cleanup.push(() => s3.stop());
     const dataDir = await mkdtemp(join(tmpdir(), "compose-s3-"));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
-    const deps = await createUploadDeps(
-      loadConfig({ DATA_DIR: dataDir, API_KEYS: "k", S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "composed" }),
-      silent,
-    );
+    const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: "k", S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "composed" });
+    const deps = await createUploadDeps(config, silent);
     cleanup.push(() => deps.close());
     expect(deps.store.kind).toBe("s3");
     expect(await deps.isReady()).toBe(true);
     const png = await noisePng(5, 5);
     const res = await request(createApp(deps)).post("/api/upload/image").set("X-API-Key", "k").attach("image", png, { filename: "a.png" });
     expect(res.status).toBe(200);
-    expect(await deps.store.list()).toEqual([blake3Hex(png)]);
+    expect(await (await createBlobStore(config)).list()).toEqual([blake3Hex(png)]); // a second store on the bucket sees it
   });
 });

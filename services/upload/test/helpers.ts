@@ -9,11 +9,10 @@ import type { Express } from "express";
 import { pino } from "pino";
 import sharp from "sharp";
 import { InProcessJobQueue, type JobQueue } from "@app/jobs";
-import { loadApiKeys } from "../src/adapters/api-keys.ts";
-import type { BlobStore } from "../src/adapters/blob-store.ts";
-import { FsBlobStore } from "../src/adapters/fs-blob-store.ts";
-import type { ReferenceStore } from "../src/adapters/reference-store.ts";
-import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
+import { loadApiKeys } from "../src/adapters/keys/api-keys.ts";
+import { FsBlobStore, type ChosenBlobStore } from "@app/blobs";
+import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
+import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
 import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
 import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/routes/deps.ts";
@@ -24,8 +23,8 @@ export { pngClaiming } from "@app/testkit/png";
 export const KEY = "test-key-0123456789abcdef";
 export const OTHER_KEY = "second-key-with-another-label";
 
-/** A store the tests can also ask for its temporaries. */
-export type InspectableStore = BlobStore & { temporaries(): Promise<string[]> };
+/** A store the tests can also ask for its blobs and temporaries (neither is part of the BlobStore port). */
+export type InspectableStore = ChosenBlobStore;
 
 export interface TestApp {
   app: Express;

@@ -5,8 +5,8 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { runScript, SCRIPTS, sleep, startService, type Service } from "@app/testkit/processes";
-import { createApiKey, digestKey } from "../src/adapters/api-keys.ts";
-import { ReloadingApiKeys } from "../src/adapters/reloading-api-keys.ts";
+import { createApiKey, digestKey } from "../src/adapters/keys/api-keys.ts";
+import { ReloadingApiKeys } from "../src/adapters/keys/reloading-api-keys.ts";
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {

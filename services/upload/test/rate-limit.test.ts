@@ -8,7 +8,7 @@ import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { sleep } from "@app/testkit/processes";
 import { rawRequest } from "@app/testkit/raw-http";
-import { digestKey } from "../src/adapters/api-keys.ts";
+import { digestKey } from "../src/adapters/keys/api-keys.ts";
 import { NO_LIMITS, type RateLimits } from "../src/domain/key-limits.ts";
 import { expectUploadError, KEY, makeTestApp, multipart, noisePng, OTHER_KEY, type TestApp } from "./helpers.ts";
 

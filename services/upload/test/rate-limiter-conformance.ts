@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
-import type { RateLimiter } from "../src/adapters/rate-limiter.ts";
+import type { RateLimiter } from "../src/adapters/limits/rate-limiter.ts";
 
 /** What every RateLimiter must do, run against each implementation (rate-limiter.test.ts). */
 export function rateLimiterConformance(make: () => Promise<RateLimiter>): void {

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "../src/adapters/rate-limiter.ts";
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "../src/adapters/limits/rate-limiter.ts";
 import { freePort } from "@app/testkit/processes";
 import { deleteKeys, TEST_REDIS_URL, uniquePrefix } from "@app/testkit/redis";
 import { rateLimiterConformance } from "./rate-limiter-conformance.ts";

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AssetSort, SortOrder } from "@app/contracts";
 import { MAX_FILTER_TAGS, MAX_TAGS_PER_ASSET } from "@app/contracts";
-import { sortValue, TooManyTagsError, type AssetReference, type NewReference, type ReferenceFilter, type ReferenceStore } from "../src/adapters/reference-store.ts";
+import { TooManyTagsError, type ReferenceFilter, type ReferenceStore } from "../src/adapters/references/reference-store.ts";
+import { sortValue, type AssetReference, type NewReference } from "../src/domain/asset-reference.ts";
 import { metadataConditions } from "../src/domain/metadata-index.ts";
 
 export interface ReferenceStoreUnderTest {
@@ -18,6 +19,13 @@ const OTHER = "partner";
 /** A filter of OWNER's records with no condition. */
 export const NO_FILTER: ReferenceFilter = { owner: OWNER, tagsAll: [], tagsAny: [], tagsNone: [], metadata: [] };
 const page = { sort: "name" as const, order: "asc" as const, limit: 50, offset: 0 };
+
+/** Records naming `hash`, of the owners the cases write as (the port has no count by hash: nothing but these cases asks). */
+async function recordsNaming(store: ReferenceStore, hash: string): Promise<number> {
+  let n = 0;
+  for (const owner of [OWNER, OTHER]) n += (await store.list({ ...NO_FILTER, owner, ...page })).items.filter((r) => r.hash === hash).length;
+  return n;
+}
 
 function ref(overrides: Partial<NewReference> = {}): NewReference {
   return { owner: OWNER, hash: hex(), name: "cat.png", size: 100, mimeType: "image/png", tags: ["input"], ...overrides };
@@ -88,7 +96,7 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect((await store.create(ref({ hash, origin: "upload:output:" }))).created).toBe(true);
       expect((await store.create(ref({ hash }))).created).toBe(true);
       expect((await store.create(ref({ hash }))).created).toBe(true);
-      expect(await store.countByHash(hash)).toBe(4);
+      expect(await recordsNaming(store, hash)).toBe(4);
       const racing = await Promise.all(Array.from({ length: 6 }, () => store.create(ref({ hash, origin: "upload:temp:x" }))));
       expect(new Set(racing.map((r) => r.reference.id)).size).toBe(1);
       expect(racing.filter((r) => r.created)).toHaveLength(1);
@@ -132,7 +140,7 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(await store.delete(a.reference.id, OWNER)).toBe(true);
       expect(await store.get(a.reference.id, OWNER)).toBeNull();
       expect(await store.delete(a.reference.id, OWNER)).toBe(false);
-      expect(await store.countByHash(hash)).toBe(1);
+      expect(await recordsNaming(store, hash)).toBe(1);
       expect(await store.delete(b.reference.id, OWNER)).toBe(true);
       expect(await store.tagCounts({ owner: OWNER, includeZero: false, order: "count_desc", limit: 10, offset: 0 })).toEqual({ tags: [], total: 0 });
       expect(await store.tagCounts({ owner: OWNER, includeZero: true, order: "count_desc", limit: 10, offset: 0 })).toEqual({ tags: [{ name: "t", count: 0 }], total: 1 });
@@ -216,7 +224,7 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       const theirs = await store.create(ref({ hash, owner: OTHER, tags: ["shared-tag", "theirs"], origin: "upload:input:" }));
       expect(theirs.created).toBe(true); // one record per (owner, hash, origin): each owner gets their own
       expect(theirs.reference.id).not.toBe(mine.reference.id);
-      expect(await store.countByHash(hash)).toBe(2);
+      expect(await recordsNaming(store, hash)).toBe(2);
       const id = theirs.reference.id;
       expect(await store.get(id, OWNER)).toBeNull();
       expect(await store.update(id, OWNER, { name: "stolen" })).toBeNull();

@@ -7,10 +7,10 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
-import { createPgReferenceStore } from "../src/adapters/pg-reference-store.ts";
-import { ReferenceStoreUnavailableError, type ReferenceStore } from "../src/adapters/reference-store.ts";
+import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
+import { ReferenceStoreUnavailableError, type ReferenceStore } from "../src/adapters/references/reference-store.ts";
 import { toUploadFailure } from "../src/routes/error-handler.ts";
-import { createSqliteReferenceStore } from "../src/adapters/sqlite-reference-store.ts";
+import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
 import { metadataConditions } from "../src/domain/metadata-index.ts";
 import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 

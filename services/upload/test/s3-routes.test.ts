@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import sharp from "sharp";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { S3BlobStore } from "../src/adapters/s3-blob-store.ts";
+import { S3BlobStore } from "@app/blobs/s3";
 import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
 import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 

@@ -1,6 +1,6 @@
 import { NODE_FIELDS, NODE_PUBLIC_ALIASES, type Node, type SearchPage } from "@app/contracts";
 import type { StoredNode } from "./catalog-record.ts";
-import { toApiVersion } from "./versions.ts";
+import { installVersion } from "./versions.ts";
 
 const FIELDS = new Set<string>(NODE_FIELDS);
 const cache = new WeakMap<StoredNode, Node>();
@@ -9,7 +9,7 @@ const jsonCache = new WeakMap<StoredNode, string>();
 /**
  * A stored record as the API answers it: only Node fields (no `app_node_names` or `versions`,
  * nothing unknown), no nulls, beside each renamed field the public registry's name for it, and
- * `latest_version` as the version routes answer it (see `toApiVersion`).
+ * `latest_version` the install-path version as the version routes answer it (see `installVersion`).
  * Records are immutable once indexed, so the answer is computed once per record.
  */
 export function toApiNode(r: StoredNode): Node {
@@ -23,7 +23,10 @@ export function toApiNode(r: StoredNode): Node {
   for (const [ours, theirs] of Object.entries(NODE_PUBLIC_ALIASES)) {
     if (out[ours] !== undefined) out[theirs] = out[ours];
   }
-  if (r.latest_version) out.latest_version = toApiVersion(r.id, r.latest_version);
+  // The install-path version, as registry-backend's GetNode embeds it; none when no version is installable.
+  const latest = installVersion(r);
+  if (latest) out.latest_version = latest;
+  else delete out.latest_version;
   const node = out as Node;
   cache.set(r, node);
   return node;

@@ -69,3 +69,45 @@ export function normaliseRepositoryUrl(s: string): string {
     else return u;
   }
 }
+
+/** Where a name is written in parts: case changes, letters against digits (`ComfyUI` stays whole). */
+const COMFYUI = /comfyui/gi;
+/**
+ * The words of a name as it is written: separators, CamelCase and letter/digit boundaries
+ * (`ComfyUI-WanVideoWrapper` → comfyui, wan, video, wrapper; `SeedVR2_VideoUpscaler` → seed,
+ * vr, 2, video, upscaler). Only the parts: the joined forms come from tokenise().
+ */
+export function nameParts(name: string): string[] {
+  const spaced = name
+    .replace(COMFYUI, " comfyui ")
+    .replace(/([\p{Ll}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+    .replace(/(\p{L})(\p{N})/gu, "$1 $2")
+    .replace(/(\p{N})(\p{L})/gu, "$1 $2");
+  return tokenise(spaced);
+}
+
+/**
+ * Every run of 2 to 4 neighbouring words of a name joined into one (`Video Helper Suite` →
+ * videohelper, helpersuite, videohelpersuite), so a name typed as one word finds a name
+ * written as several.
+ */
+export function joinedRuns(parts: readonly string[], maxRun = 4): string[] {
+  const out = new Set<string>();
+  for (let i = 0; i < parts.length; i++) {
+    let joined = parts[i]!;
+    for (let k = i + 1; k < Math.min(parts.length, i + maxRun); k++) {
+      joined += parts[k]!;
+      out.add(joined);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The ecosystem's filler words: nearly every pack is a "ComfyUI custom nodes pack". They stay
+ * searchable but weigh little in a match.
+ */
+export const NOISE_WORDS: ReadonlySet<string> = new Set([
+  "comfyui", "comfy", "ui", "nodes", "node", "pack", "custom", "for", "the", "a", "an", "and", "of", "to", "in", "with", "on", "by",
+]);

@@ -36,15 +36,31 @@ export function newestFirst(a: NodeVersion, b: NodeVersion): number {
   return x === y ? 0 : x > y ? -1 : 1;
 }
 
+const installCache = new WeakMap<StoredNode, NodeVersion | null>();
+
 /**
- * The version `/nodes/{id}/install` answers without `?version=`: the record's `latest_version`
- * (the install-path version, by the shared model), else the install-path rule over what it lists.
+ * The version `/nodes/{id}/install` answers without `?version=`, and the `latest_version` every
+ * route answers with the pack: the record's `latest_version` (the install-path version, by the
+ * shared model) when its status is installable, else the install-path rule over what it lists.
+ * None when no version is active, flagged or pending (every one deleted or banned): the registry
+ * then answers the install 404 and the pack with no `latest_version` (`GetLatestNodeVersion`
+ * returns nil).
  */
 export function installVersion(r: StoredNode): NodeVersion | undefined {
+  const hit = installCache.get(r);
+  if (hit !== undefined) return hit ?? undefined;
   const all = versionsOf(r);
   const latest = r.latest_version;
-  if (latest?.version) return all.find((v) => v.version === latest.version) ?? toApiVersion(r.id, latest);
-  return installPathVersion(all);
+  let found: NodeVersion | undefined;
+  if (latest?.version && installable(latest)) found = all.find((v) => v.version === latest.version) ?? toApiVersion(r.id, latest);
+  else found = installPathVersion(all);
+  installCache.set(r, found ?? null);
+  return found;
+}
+
+/** A version the install path may take; one with no status (a hand-written file) counts as active. */
+function installable(v: NodeVersion): boolean {
+  return !v.status || INSTALLABLE.has(v.status);
 }
 
 /**
@@ -56,7 +72,7 @@ export function installVersion(r: StoredNode): NodeVersion | undefined {
 export function installPathVersion(versions: readonly NodeVersion[]): NodeVersion | undefined {
   let best: NodeVersion | undefined;
   for (const v of versions) {
-    if (!v.version || (v.status && !INSTALLABLE.has(v.status))) continue;
+    if (!v.version || !installable(v)) continue;
     if (!best || v.version > best.version!) best = v;
   }
   return best;

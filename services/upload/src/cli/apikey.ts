@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "@app/platform";
-import { createApiKey, keyFilePath, readKeyFile, revokeApiKeys, rotateApiKey } from "../adapters/api-keys.ts";
+import { createApiKey, keyFilePath, readKeyFile, revokeApiKeys, rotateApiKey } from "../adapters/keys/api-keys.ts";
 import { formatKeyLimits, parseKeyLimits } from "../domain/key-limits.ts";
 
 const USAGE = `usage:

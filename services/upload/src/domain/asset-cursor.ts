@@ -1,5 +1,5 @@
 import { isStorableText, type AssetSort, type SortOrder } from "@app/contracts";
-import type { ReferenceKey } from "../adapters/reference-store.ts";
+import type { ReferenceKey } from "./asset-reference.ts";
 import { UploadFailure } from "./errors.ts";
 
 const MAX_CURSOR_LENGTH = 4096;

@@ -1,5 +1,5 @@
 import type { Asset } from "@app/contracts";
-import type { AssetReference, ReferenceStore } from "../adapters/reference-store.ts";
+import type { AssetReference } from "./asset-reference.ts";
 import { isPreviewable } from "./content-type.ts";
 
 /** Where a client fetches an asset's bytes to show them (behind the key, like every asset route). */
@@ -11,7 +11,7 @@ export const inlineContentUrl = (id: string): string => `/api/assets/${id}/conte
  * promised), else the asset's own content when a client can show it (image, video, audio,
  * text), else absent.
  */
-export async function toAsset(ref: AssetReference, refs: Pick<ReferenceStore, "get">): Promise<Asset> {
+export async function toAsset(ref: AssetReference, refs: { get(id: string, owner: string): Promise<AssetReference | null> }): Promise<Asset> {
   const hash = `blake3:${ref.hash}`;
   let previewUrl: string | undefined;
   if (ref.previewId) {

@@ -7,10 +7,10 @@ import sharp from "sharp";
 import type { JobResult } from "@app/contracts";
 import { UnrecoverableJobError, type JobHandler } from "@app/jobs";
 import type { Logger } from "@app/platform";
-import { BlobNotFoundError, type BlobStore } from "../adapters/blob-store.ts";
+import { BlobNotFoundError, type BlobStore } from "@app/blobs";
 import { mergeRecord } from "../domain/asset-record.ts";
 import { assetName } from "../domain/naming.ts";
-import { MAX_PIXELS } from "../adapters/image-probe.ts";
+import { MAX_PIXELS } from "../adapters/probes/image-probe.ts";
 import { derivePaintLayers, displayedPixels, type PaintLayers } from "./mask-pixels.ts";
 import { WeightedGate } from "./weighted-gate.ts";
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import sharp, { type Metadata, type Sharp } from "sharp";
 import type { MaskType } from "@app/contracts";
-import { MAX_PIXELS } from "../adapters/image-probe.ts";
+import { MAX_PIXELS } from "../adapters/probes/image-probe.ts";
 
 /**
  * The mask rules, done by libvips (sharp) from files to files: no pixel passes through JavaScript.

@@ -14,7 +14,8 @@ import {
   type SortOrder,
 } from "@app/contracts";
 import type { z } from "zod";
-import type { ReferenceFilter, ReferenceKey, TagCountQuery } from "../adapters/reference-store.ts";
+import type { ReferenceFilter, TagCountQuery } from "../adapters/references/reference-store.ts";
+import type { ReferenceKey } from "../domain/asset-reference.ts";
 import { decodeCursor } from "../domain/asset-cursor.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { MetadataFilterError, metadataConditions, type MetadataCondition } from "../domain/metadata-index.ts";

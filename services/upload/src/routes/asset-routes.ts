@@ -11,8 +11,8 @@ import {
   type TagsList,
   type TagsRemoved,
 } from "@app/contracts";
-import { TooManyTagsError, type AssetReference } from "../adapters/reference-store.ts";
-import { sortValue } from "../adapters/reference-store.ts";
+import { TooManyTagsError } from "../adapters/references/reference-store.ts";
+import { sortValue, type AssetReference } from "../domain/asset-reference.ts";
 import { encodeCursor, normaliseAssetId } from "../domain/asset-cursor.ts";
 import { toAsset } from "../domain/asset-view.ts";
 import { bareMime, isDangerousType } from "../domain/content-type.ts";

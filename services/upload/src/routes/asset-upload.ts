@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { AssetHash, MAX_TAGS_PER_ASSET, UploadAssetFields, type AssetCreated, type UploadAssetFields as Fields } from "@app/contracts";
-import type { StagedBlob } from "../adapters/blob-store.ts";
-import { probeContent } from "../adapters/content-probe.ts";
+import type { StagedBlob } from "@app/blobs";
+import { probeContent } from "../adapters/probes/content-probe.ts";
 import { toAsset } from "../domain/asset-view.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { checkPreview, recordKnownContent, withinTagLimit } from "./asset-routes.ts";

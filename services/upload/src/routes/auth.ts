@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { ApiKey, ApiKeys } from "../adapters/api-keys.ts";
+import type { ApiKey, ApiKeys } from "../adapters/keys/api-keys.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { limitPerKey, type RateLimitSetup, type RouteClass } from "./rate-limit.ts";
 

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { pipeline } from "node:stream/promises";
-import { BlobNotFoundError } from "../adapters/blob-store.ts";
+import { BlobNotFoundError } from "@app/blobs";
 import { UploadFailure } from "../domain/errors.ts";
 import type { UploadDeps } from "./deps.ts";
 

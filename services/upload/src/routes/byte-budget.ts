@@ -1,4 +1,4 @@
-import type { RateLimiter } from "../adapters/rate-limiter.ts";
+import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
 import { rateLimited, UploadFailure } from "../domain/errors.ts";
 
 const MiB = 1024 * 1024;

@@ -1,9 +1,9 @@
 import type { JobQueue } from "@app/jobs";
 import type { Logger } from "@app/platform";
-import type { ApiKeys } from "../adapters/api-keys.ts";
-import type { BlobStore } from "../adapters/blob-store.ts";
-import type { ReferenceStore } from "../adapters/reference-store.ts";
-import type { RateLimiter } from "../adapters/rate-limiter.ts";
+import type { ApiKeys } from "../adapters/keys/api-keys.ts";
+import type { BlobStore } from "@app/blobs";
+import type { ReferenceStore } from "../adapters/references/reference-store.ts";
+import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
 import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
 
 export interface UploadSettings {

@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler } from "express";
 import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/jobs";
 import type { Logger } from "@app/platform";
-import { BlobStoreUnavailableError } from "../adapters/blob-store.ts";
-import { ReferenceStoreUnavailableError } from "../adapters/reference-store.ts";
+import { BlobStoreUnavailableError } from "@app/blobs";
+import { ReferenceStoreUnavailableError } from "../adapters/references/reference-store.ts";
 import { assetErrorBody, errorBody, UploadFailure } from "../domain/errors.ts";
 
 /** How long the rest of a refused request body is read and dropped before the connection is cut. */

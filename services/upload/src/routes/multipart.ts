@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import { Busboy, type BusboyInstance } from "@fastify/busboy";
 import type { Request } from "express";
 import { metrics } from "@app/platform";
-import type { BlobStore, StagedBlob } from "../adapters/blob-store.ts";
+import type { BlobStore, StagedBlob } from "@app/blobs";
 import { UploadFailure } from "../domain/errors.ts";
 import { UNLIMITED_BYTES, type ByteBudget } from "./byte-budget.ts";
 

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { ApiKey } from "../adapters/api-keys.ts";
-import type { RateLimiter } from "../adapters/rate-limiter.ts";
+import type { ApiKey } from "../adapters/keys/api-keys.ts";
+import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
 import { rateLimited, UploadFailure } from "../domain/errors.ts";
 import { effectiveLimits, type RateLimits } from "../domain/key-limits.ts";
 import { byteBudget, UNLIMITED_BYTES, type ByteBudget } from "./byte-budget.ts";

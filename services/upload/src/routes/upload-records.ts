@@ -1,7 +1,7 @@
 import { MAX_TAG_LENGTH } from "@app/contracts";
 import { metrics } from "@app/platform";
-import type { StagedBlob } from "../adapters/blob-store.ts";
-import type { AssetReference } from "../adapters/reference-store.ts";
+import type { StagedBlob } from "@app/blobs";
+import type { AssetReference } from "../domain/asset-reference.ts";
 import { mergeRecord } from "../domain/asset-record.ts";
 import { formatFromExt, parseAssetName } from "../domain/naming.ts";
 import type { UploadDeps } from "./deps.ts";

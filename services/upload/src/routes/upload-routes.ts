@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { jobIds, type MaskUploadResult, type UploadResult } from "@app/contracts";
-import type { StagedBlob } from "../adapters/blob-store.ts";
-import { probeImage, type ImageInfo } from "../adapters/image-probe.ts";
+import type { StagedBlob } from "@app/blobs";
+import { probeImage, type ImageInfo } from "../adapters/probes/image-probe.ts";
 import { UploadFailure } from "../domain/errors.ts";
 import { validateSubfolder, validateType } from "../domain/fields.ts";
 import { assetName } from "../domain/naming.ts";

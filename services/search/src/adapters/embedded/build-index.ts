@@ -2,12 +2,8 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
-
-/** Attribute tiers, best first: id/name, then app node names and tags, then the rest. */
-export const TIER_IDENTITY = 0;
-export const TIER_NODES_TAGS = 1;
-export const TIER_TEXT = 2;
+import { appNodeNameTokens, joinedRuns, nameParts, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 
 /** Doc numbers share a float64 with the relevance key, so they get 24 bits. */
 export const MAX_DOCS = 1 << 24;
@@ -16,6 +12,8 @@ export interface IndexData {
   readonly docs: StoredNode[];
   readonly n: number;
   readonly banned: Uint8Array;
+  /** Popularity percentile per doc, 0 (least) to 1 (most popular); packs of equal popularity share one. */
+  readonly popularity: Float32Array;
   readonly byId: Map<string, number>;
   /**
    * A hash of the identity key (tokens joined by one space) of the id, the name and the
@@ -74,6 +72,21 @@ function buildIdentityIndex(hashes: Int32Array, n: number): Float64Array {
 }
 
 const num = (v: number | undefined) => (v === undefined ? -Infinity : v);
+
+const samePopularity = (a: StoredNode, b: StoredNode) =>
+  num(a.search_ranking) === num(b.search_ranking) && num(a.downloads) === num(b.downloads) && num(a.repo_stars) === num(b.repo_stars);
+
+/** Docs are in popularity order: a doc's percentile is the share of the other docs strictly less popular. */
+function popularityPercentiles(docs: readonly StoredNode[]): Float32Array {
+  const n = docs.length;
+  const out = new Float32Array(n);
+  let groupEnd = n;
+  for (let d = n - 1; d >= 0; d--) {
+    if (d < n - 1 && !samePopularity(docs[d]!, docs[d + 1]!)) groupEnd = d + 1;
+    out[d] = n <= 1 ? 1 : (n - groupEnd) / (n - 1);
+  }
+  return out;
+}
 
 /** Popularity order: search_ranking, downloads, repo_stars (all descending), then id. */
 export function byPopularity(a: StoredNode, b: StoredNode): number {
@@ -340,9 +353,20 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
-    if (r.name) identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
+    add(nameParts(r.id), TIER_IDENTITY);
+    if (r.name) {
+      identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
+      const parts = nameParts(r.name);
+      add(parts, TIER_IDENTITY);
+      add(joinedRuns(parts), TIER_IDENTITY);
+    }
+    // The repository name as written (its capitals are lost in the normalised URL).
     const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
-    if (repoAlias) identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
+    if (repoAlias) {
+      identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
+      const written = r.repository!.replace(/(\.git)?\/*$/, "");
+      add(nameParts(written.slice(written.lastIndexOf("/") + 1)), TIER_IDENTITY);
+    }
     if (r.app_node_names) {
       for (const name of r.app_node_names) {
         let app = appMemo.get(name);
@@ -357,16 +381,16 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
           app = { ids: Int32Array.from(appNodeNameTokens(name), (t) => table.id(t)), aid };
           appMemo.set(name, app);
         }
-        addIds(app.ids, TIER_NODES_TAGS);
+        addIds(app.ids, TIER_CLASSES);
         appPairName.push(app.aid);
         appPairDoc.push(d);
       }
     }
-    if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_NODES_TAGS);
-    if (r.description) table.addText(r.description, d, TIER_TEXT, pairTerm, pairTier);
-    if (r.author) addIds(idsOf(r.author, tokenise), TIER_TEXT);
-    if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_TEXT);
-    if (r.publisher?.name) addIds(idsOf(r.publisher.name, tokenise), TIER_TEXT);
+    if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_CLASSES);
+    if (r.description) table.addText(r.description, d, TIER_DESCRIPTION, pairTerm, pairTier);
+    if (r.author) addIds(idsOf(r.author, tokenise), TIER_AUTHOR);
+    if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_AUTHOR);
+    if (r.publisher?.name) addIds(idsOf(r.publisher.name, tokenise), TIER_AUTHOR);
 
     repoParts[d] = url;
     repoStart[d] = repoLen;
@@ -425,6 +449,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     docs,
     n,
     banned,
+    popularity: popularityPercentiles(docs),
     byId,
     identityHashes,
     identityIndex: buildIdentityIndex(identityHashes, n),

@@ -5,6 +5,20 @@ import { identityHash, type IndexData } from "./build-index.ts";
 import { partitionPoint } from "./binary-search.ts";
 import { BoundedMemo } from "../../domain/bounded-memo.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
+import { stemmer } from "stemmer";
+import { NOISE_WORDS } from "../../domain/text.ts";
+import { SYNONYM_PHRASES } from "../../domain/synonyms.ts";
+import {
+  FIELD_WEIGHT,
+  KIND_EXACT,
+  KIND_PREFIX,
+  KIND_STEM,
+  KIND_TYPO1,
+  KIND_WEIGHT,
+  NOISE_WEIGHT,
+  PHRASE_BONUS,
+  POPULARITY_WEIGHT,
+} from "../../domain/ranking.ts";
 
 const byLength = (v: number[]) => v.length;
 
@@ -18,30 +32,93 @@ function resultKey(q: EngineQuery): string {
 /** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
 export const MAX_QUERY_TOKENS = 16;
 
-const KIND_EXACT = 0;
-const KIND_PREFIX = 1;
-const KIND_TYPO = 1; // + number of edits: one edit = 2, two edits = 3
-
 const DOC_SPACE = 2 ** 24;
-/** The "not an exact id/name match" bit, just above the 19 bits of the text cost. */
-const NOT_EXACT = 2 ** 19;
+/** Relevance is quantised to this many steps per unit of score (the score stays under SCORE_CEILING). */
+const SCORE_STEPS = 2 ** 18;
+const SCORE_CEILING = 4;
+const SCORE_SPACE = SCORE_CEILING * SCORE_STEPS;
+/** Above the score: [app-node whole/partial (2 bits)][not an exact id/name (1 bit)]. */
+const NOT_EXACT = 1;
+
+/** A match code: 0 = none, else 1 + tier * 8 + kind. */
+const code = (tier: number, kind: number) => 1 + tier * 8 + kind;
+/** What a match code is worth: field weight × match-kind weight. */
+const CONTRIB = new Float64Array(32);
+for (let tier = 0; tier < FIELD_WEIGHT.length; tier++) for (let kind = 0; kind < KIND_WEIGHT.length; kind++) CONTRIB[code(tier, kind)] = FIELD_WEIGHT[tier]! * KIND_WEIGHT[kind]!;
+
+/** Joined neighbours and abbreviations of a query beyond its words: at most this many. */
+const MAX_EXTRA_SLOTS = 16;
+
+/**
+ * What a query asks of the dictionary: its words (slots 0..words-1, each with a weight) and
+ * extra slots that stand for several neighbouring words at once (their joined form, or an
+ * abbreviation), each covering those words' slots.
+ */
+interface QueryPlan {
+  slots: { term: string; prefix: boolean; word: boolean }[];
+  weights: Float64Array;
+  totalWeight: number;
+  /** Per extra slot (index from `words`), the word slots it covers. */
+  covers: number[][];
+  words: number;
+}
+
+function planQuery(raw: readonly string[]): QueryPlan {
+  const slotOf = new Map<string, number>();
+  const slots: QueryPlan["slots"] = [];
+  const last = raw.length - 1;
+  for (const t of raw) {
+    if (!slotOf.has(t)) {
+      slotOf.set(t, slots.length);
+      slots.push({ term: t, prefix: false, word: true });
+    }
+  }
+  // Only the query's last word is still being typed; it alone matches as a prefix.
+  slots[slotOf.get(raw[last]!)!]!.prefix = true;
+  const words = slots.length;
+  const weights = new Float64Array(words);
+  let totalWeight = 0;
+  for (let i = 0; i < words; i++) totalWeight += weights[i] = NOISE_WORDS.has(slots[i]!.term) ? NOISE_WEIGHT : 1;
+  const covers: number[][] = [];
+  const extra = (term: string, prefix: boolean, from: number, to: number) => {
+    if (covers.length >= MAX_EXTRA_SLOTS || slotOf.has(term)) return;
+    slotOf.set(term, slots.length);
+    slots.push({ term, prefix, word: false });
+    const covered = new Set<number>();
+    for (let k = from; k < to; k++) covered.add(slotOf.get(raw[k]!)!);
+    covers.push([...covered]);
+  };
+  for (let i = 0; i < raw.length; i++) {
+    for (const { words: phrase, term } of SYNONYM_PHRASES) {
+      if (i + phrase.length <= raw.length && phrase.every((w, k) => raw[i + k] === w)) extra(term, false, i, i + phrase.length);
+    }
+    let joined = raw[i]!;
+    for (let k = i + 1; k < Math.min(raw.length, i + 4); k++) {
+      joined += raw[k]!;
+      extra(joined, k === last, i, k + 1);
+    }
+  }
+  return { slots, weights, totalWeight, covers, words };
+}
 
 /**
  * Search over one immutable IndexData. Scratch arrays are reused between queries (stamped by a
  * generation counter instead of cleared); that is safe because a search runs synchronously.
  *
- * Sort key, smaller first, one float64: [app-node whole/partial][not exact id/name]
- * [31 - tokens matched][sum of attribute tiers][sum of match kinds][doc number]
- * (2 + 1 + 5 + 7 + 7 bits of relevance above 24 bits of doc number).
+ * Sort key, smaller first, one float64: [app-node whole/partial (2 bits)][not exact id/name (1 bit)]
+ * [score ceiling − relevance score, quantised (20 bits)][doc number (24 bits)]. The score:
+ * the weighted share of the query's words found (each word by its best field and match kind;
+ * filler words weigh little), phrase bonuses for neighbouring words found joined, and a bounded
+ * popularity term (see domain/ranking.ts).
  */
 export class IndexSearcher {
   private gen = 0;
   private readonly docStamp: Int32Array;
-  private readonly tokStamp: Int32Array;
-  private readonly tokBest: Uint8Array;
+  /** Per doc stamped this search, its candidate number. */
+  private readonly candOf: Int32Array;
   private readonly cand: Int32Array;
-  /** Per candidate, one int: ((31 - tokens matched) << 14) | (tier sum << 7) | kind sum; smaller is better. */
-  private readonly cost: Int32Array;
+  /** Per candidate, the best match code of each slot of the query (candidate × slots). */
+  private codes = new Uint8Array(1 << 16);
   private readonly repoStamp: Int32Array;
   private readonly appStamp: Int32Array;
   private readonly idStamp: Int32Array;
@@ -55,6 +132,8 @@ export class IndexSearcher {
   private readonly fuzzyCache = new BoundedMemo("typo", byLength);
   /** The same for app node name scans (a substring scan over every name). */
   private readonly appNameCache = new BoundedMemo("app_name", byLength);
+  /** The dictionary terms sharing a token's stem (`removal` for `remove`), by token. */
+  private readonly stemCache = new BoundedMemo("stem", byLength);
   /**
    * Whole results by query: the same few hundred queries make most of a registry's traffic
    * (the Manager's list pages, popular names), and a result over this immutable index never
@@ -67,10 +146,8 @@ export class IndexSearcher {
   constructor(readonly data: IndexData) {
     const n = Math.max(1, data.n);
     this.docStamp = new Int32Array(n);
-    this.tokStamp = new Int32Array(n);
-    this.tokBest = new Uint8Array(n);
+    this.candOf = new Int32Array(n);
     this.cand = new Int32Array(n);
-    this.cost = new Int32Array(n);
     this.repoStamp = new Int32Array(n);
     this.appStamp = new Int32Array(n);
     this.idStamp = new Int32Array(n);
@@ -83,7 +160,6 @@ export class IndexSearcher {
     if (this.gen >= 0x7fff0000) {
       this.gen = 0;
       this.docStamp.fill(0);
-      this.tokStamp.fill(0);
       this.repoStamp.fill(0);
       this.appStamp.fill(0);
       this.idStamp.fill(0);
@@ -134,26 +210,36 @@ export class IndexSearcher {
     const keys = this.keys;
     let nk = 0;
 
-    const tokens = q.search !== undefined ? [...new Set(tokenise(q.search))].slice(0, MAX_QUERY_TOKENS) : [];
-    if (q.search !== undefined && tokens.length > 0) {
-      const nc = this.collectText(tokens, gen);
-      // An exact id/name doc's cost drops by one unit of the "not exact" bit that every other doc
-      // carries, so the hot loop below reads one number per candidate.
+    const raw = q.search !== undefined ? tokenise(q.search).slice(0, MAX_QUERY_TOKENS) : [];
+    if (q.search !== undefined && raw.length > 0) {
+      const plan = planQuery(raw);
+      const nc = this.collectText(plan, gen);
       const cand = this.cand;
-      const cost = this.cost;
-      for (const d of this.isExactId(q.search)) cost[d] = cost[d]! - NOT_EXACT;
-      if (!restricted && !hasApp) {
-        for (let i = 0; i < nc; i++) {
-          const d = cand[i]!;
-          if (!includeBanned && banned[d] !== 0) continue;
-          keys[nk++] = (NOT_EXACT + cost[d]!) * DOC_SPACE + d;
+      const exact = new Set(this.isExactId(q.search));
+      const S = plan.slots.length;
+      const codes = this.codes;
+      const { weights, covers, words, totalWeight } = plan;
+      const popularity = D.popularity;
+      for (let i = 0; i < nc; i++) {
+        const d = cand[i]!;
+        if (!restricted && !hasApp ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
+        const row = i * S;
+        let text = 0;
+        for (let t = 0; t < words; t++) text += weights[t]! * CONTRIB[codes[row + t]!]!;
+        let phrase = 0;
+        for (let e = 0; e < covers.length; e++) {
+          const c = CONTRIB[codes[row + words + e]!]!;
+          if (c === 0) continue;
+          phrase += c;
+          // An extra slot answers for each word it covers, where that word did worse on its own.
+          for (const t of covers[e]!) {
+            const own = CONTRIB[codes[row + t]!]!;
+            if (c > own) text += weights[t]! * (c - own);
+          }
         }
-      } else {
-        for (let i = 0; i < nc; i++) {
-          const d = cand[i]!;
-          if (!passes(d)) continue;
-          keys[nk++] = ((hasApp ? 2 - appRel[d]! : 0) * 2 * NOT_EXACT + NOT_EXACT + cost[d]!) * DOC_SPACE + d;
-        }
+        const score = text / totalWeight + PHRASE_BONUS * Math.min(phrase, 4) + POPULARITY_WEIGHT * popularity[d]!;
+        const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exact.has(d) ? 0 : NOT_EXACT);
+        keys[nk++] = (high * SCORE_SPACE + Math.round((SCORE_CEILING - score) * SCORE_STEPS)) * DOC_SPACE + d;
       }
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
@@ -220,25 +306,39 @@ export class IndexSearcher {
     });
   }
 
+  /** The dictionary terms, outside [s, e), that share the token's stem: `removal` and `removing` for `remove`. */
+  private stemNeighbours(tok: string): number[] {
+    return this.stemCache.getOrCompute(tok, () => {
+      const terms = this.data.terms;
+      const stem = stemmer(tok);
+      const out: number[] = [];
+      if (stem.length < 3) return out;
+      const [s, e] = prefixRange(terms, stem);
+      // A stem shared by hundreds of terms is too short to say much.
+      if (e - s > 512) return out;
+      for (let i = s; i < e; i++) if (terms[i] !== tok && stemmer(terms[i]!) === stem) out.push(i);
+      return out;
+    });
+  }
+
   /**
-   * Match every token against the dictionary; returns the number of candidate docs in `cand`.
-   * A token's terms are a contiguous range of the sorted dictionary (the last token: every
-   * term it prefixes; the others: the term itself) plus its typo neighbours outside that range.
-   * Postings are stored in term order, so the range's postings are one run, read in place with
-   * no per-term work: a one-character prefix spans thousands of terms (`c`: 4,900 of 63k at
-   * 5.9k nodes), and reading each term string to tell exact from prefix missed the cache.
+   * Match every slot of the plan against the dictionary; returns the number of candidate docs
+   * in `cand`, with each candidate's best match code per slot in `codes`. A word's terms are a
+   * contiguous range of the sorted dictionary (the last word: every term it prefixes; the
+   * others: the term itself) plus its stem and typo neighbours outside that range. Postings are
+   * stored in term order, so the range's postings are one run, read in place with no per-term
+   * work: a one-character prefix spans thousands of terms (`c`: 4,900 of 63k at 5.9k nodes).
    * Only the range's first term can equal the token (it sorts before every longer term it prefixes).
    */
-  private collectText(tokens: string[], gen: number): number {
+  private collectText(plan: QueryPlan, gen: number): number {
     const { terms, termStart } = this.data;
+    const S = plan.slots.length;
     let nc = 0;
-    const last = tokens.length - 1;
-    for (let ti = 0; ti < tokens.length; ti++) {
-      const tok = tokens[ti]!;
-      const tgen = ++this.gen;
+    for (let slot = 0; slot < S; slot++) {
+      const { term: tok, prefix, word } = plan.slots[slot]!;
       let s: number;
       let e: number;
-      if (ti === last) [s, e] = prefixRange(terms, tok);
+      if (prefix) [s, e] = prefixRange(terms, tok);
       else {
         s = exactIndex(terms, tok);
         e = s + 1;
@@ -247,10 +347,15 @@ export class IndexSearcher {
       if (s < e) {
         let from = termStart[s]!;
         if (terms[s] === tok) {
-          nc = this.addPostings(from, termStart[s + 1]!, KIND_EXACT, gen, tgen, nc);
+          nc = this.addPostings(from, termStart[s + 1]!, KIND_EXACT, gen, slot, S, nc);
           from = termStart[s + 1]!;
         }
-        nc = this.addPostings(from, termStart[e]!, KIND_PREFIX, gen, tgen, nc);
+        nc = this.addPostings(from, termStart[e]!, KIND_PREFIX, gen, slot, S, nc);
+      }
+      // Joined neighbours and abbreviations match as written; a word also by stem and typos.
+      if (!word) continue;
+      if (tok.length >= 4 && !NOISE_WORDS.has(tok)) {
+        for (const i of this.stemNeighbours(tok)) if (i < s || i >= e) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
       }
       const typos = allowedTypos(tok.length);
       if (typos > 0) {
@@ -259,8 +364,8 @@ export class IndexSearcher {
           const i = near[j]!;
           // A term in the range already counted at least as well (exact or prefix beats any typo).
           if (i >= s && i < e) continue;
-          const kind = near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO + near[j + 1]!;
-          nc = this.addPostings(termStart[i]!, termStart[i + 1]!, kind, gen, tgen, nc);
+          const kind = near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO1 - 1 + near[j + 1]!;
+          nc = this.addPostings(termStart[i]!, termStart[i + 1]!, kind, gen, slot, S, nc);
         }
       }
     }
@@ -268,33 +373,31 @@ export class IndexSearcher {
   }
 
   /**
-   * Count the postings [from, end) for the token of generation `tgen`: a doc's first posting for
-   * the token counts the token, a later (better) one for the same token only improves its
-   * tier and kind sums. Returns the new number of candidates.
+   * Record the postings [from, end) for one slot: a doc seen for the first time this search
+   * becomes a candidate (its codes row cleared), and each slot keeps its best match code.
    */
-  private addPostings(from: number, end: number, kind: number, gen: number, tgen: number, nc: number): number {
+  private addPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
     const { postDoc, postTier } = this.data;
-    const { docStamp, tokStamp, tokBest, cand, cost } = this;
+    const { docStamp, candOf, cand } = this;
+    let codes = this.codes;
     for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
-      const s = (postTier[p]! << 2) | kind;
+      let c: number;
       if (docStamp[d] !== gen) {
         docStamp[d] = gen;
-        cand[nc++] = d;
-        tokStamp[d] = tgen;
-        tokBest[d] = s;
-        cost[d] = (30 << 14) | ((s >> 2) << 7) | (s & 3);
-      } else if (tokStamp[d] !== tgen) {
-        tokStamp[d] = tgen;
-        tokBest[d] = s;
-        cost[d] = cost[d]! - (1 << 14) + ((s >> 2) << 7) + (s & 3);
-      } else {
-        const b = tokBest[d]!;
-        if (s < b) {
-          tokBest[d] = s;
-          cost[d] = cost[d]! + (((s >> 2) - (b >> 2)) << 7) + ((s & 3) - (b & 3));
+        c = nc++;
+        cand[c] = d;
+        candOf[d] = c;
+        if ((c + 1) * S > codes.length) {
+          const grown = new Uint8Array(Math.max(codes.length * 2, (c + 1) * S));
+          grown.set(codes);
+          this.codes = codes = grown;
         }
-      }
+        codes.fill(0, c * S, (c + 1) * S);
+      } else c = candOf[d]!;
+      const m = code(postTier[p]!, kind);
+      const at = c * S + slot;
+      if (CONTRIB[m]! > CONTRIB[codes[at]!]!) codes[at] = m;
     }
     return nc;
   }

@@ -17,7 +17,7 @@ export function comfyNodeRoutes(router: Router, engine: SearchEngine): void {
     const parsed = parseParams(ComfyNodesQuery, req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
     const { page, limit, include_banned } = parsed.value;
-    const pack = await findPack(engine, req, res, { includeBanned: include_banned, bannedStatus: 403 });
+    const pack = await findPack(engine, req, res, { includeBanned: include_banned });
     if (!pack) return;
     const asked = req.params.version;
     const known = classesVersion(pack);

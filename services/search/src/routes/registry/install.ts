@@ -16,7 +16,7 @@ export function installRoute(router: Router, engine: SearchEngine): void {
   router.get("/nodes/:nodeId/install", async (req, res) => {
     const parsed = parseParams(InstallQuery, req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
-    const pack = await findPack(engine, req, res, { includeBanned: false, bannedStatus: 403 });
+    const pack = await findPack(engine, req, res, { includeBanned: false });
     if (!pack) return;
     const asked = parsed.value.version;
     const version = asked === undefined ? installVersion(pack) : versionNamed(pack, asked);

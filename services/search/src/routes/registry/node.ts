@@ -10,7 +10,7 @@ export function nodeRoute(router: Router, engine: SearchEngine): void {
   router.get("/nodes/:nodeId", async (req, res) => {
     const parsed = parseIncludeBanned(req.query as Record<string, unknown>);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
-    const pack = await findPack(engine, req, res, { includeBanned: parsed.includeBanned, bannedStatus: 404 });
+    const pack = await findPack(engine, req, res, { includeBanned: parsed.includeBanned });
     if (!pack) return;
     const json = toApiNodeJson(pack);
     sendJsonText(res, { json, bytes: Buffer.byteLength(json) });

@@ -4,10 +4,17 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { SearchErrorCode, sendError } from "../errors.ts";
 
 export interface PackLookup {
-  /** Serve a banned pack (GET /nodes/{id} and the classes route with `include_banned=true`). */
+  /** Serve a banned pack (our extension: GET /nodes/{id} and the classes route with `include_banned=true`). */
   includeBanned: boolean;
-  /** A banned pack not served: 403 as the registry's version routes answer it, or 404 as GET /nodes/{id} does. */
-  bannedStatus: 403 | 404;
+}
+
+/**
+ * What the registry answers for a banned pack on every per-pack read route (registry-backend's
+ * `assertNodeBanned` on GetNode, GetNodeVersion, ListNodeVersions and InstallNode: echo's
+ * `HTTPError(403, "Node Banned")`, whose body is `{"message": "Node Banned"}`), in our shape.
+ */
+export function sendBanned(res: Response): void {
+  sendError(res, 403, SearchErrorCode.forbidden, "Node Banned");
 }
 
 export const quoted = (s: string, max = 200) => JSON.stringify(s.slice(0, max));
@@ -15,7 +22,7 @@ export const quoted = (s: string, max = 200) => JSON.stringify(s.slice(0, max));
 /**
  * The pack a per-pack route names in `:nodeId`, or an answer already sent: a 302 to the
  * canonical id when the id differs from one only by case (the registry does this, and
- * comfy-cli and ComfyUI-Manager follow it), 404 for an unknown or deleted pack, 403/404 for a
+ * comfy-cli and ComfyUI-Manager follow it), 404 for an unknown or deleted pack, 403 for a
  * banned one.
  */
 export async function findPack(engine: SearchEngine, req: Request, res: Response, opts: PackLookup): Promise<StoredNode | undefined> {
@@ -31,8 +38,7 @@ export async function findPack(engine: SearchEngine, req: Request, res: Response
     return undefined;
   }
   if (pack.status === "NodeStatusBanned" && !opts.includeBanned) {
-    if (opts.bannedStatus === 404) sendError(res, 404, SearchErrorCode.notFound, `no node with id ${quoted(id)}`);
-    else sendError(res, 403, SearchErrorCode.forbidden, `node ${quoted(id)} is banned`);
+    sendBanned(res);
     return undefined;
   }
   return pack;

@@ -5,7 +5,7 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { parseParams } from "../../domain/query.ts";
 import { filterVersions, installVersion, newestFirst, versionNamed, versionsOf } from "../../domain/versions.ts";
 import { SearchErrorCode, sendError, sendJson } from "../errors.ts";
-import { findPack, quoted } from "./pack.ts";
+import { findPack, quoted, sendBanned } from "./pack.ts";
 
 /**
  * GET /nodes/{nodeId}/versions (ComfyUI-Manager's version picker, the frontend's version list),
@@ -15,14 +15,14 @@ export function versionRoutes(router: Router, engine: SearchEngine): void {
   router.get("/nodes/:nodeId/versions", async (req, res) => {
     const parsed = parseParams(NodeVersionsQuery, req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
-    const pack = await findPack(engine, req, res, { includeBanned: false, bannedStatus: 403 });
+    const pack = await findPack(engine, req, res, { includeBanned: false });
     if (!pack) return;
     const { statuses, include_status_reason } = parsed.value;
     sendJson(res, filterVersions(versionsOf(pack), { statuses, includeStatusReason: include_status_reason }));
   });
 
   router.get("/nodes/:nodeId/versions/:version", async (req, res) => {
-    const pack = await findPack(engine, req, res, { includeBanned: false, bannedStatus: 403 });
+    const pack = await findPack(engine, req, res, { includeBanned: false });
     if (!pack) return;
     // The frontend's conflict check asks `latest` for a pack installed without a version.
     const version = req.params.version === "latest" ? installVersion(pack) : versionNamed(pack, req.params.version);
@@ -37,7 +37,7 @@ export function versionRoutes(router: Router, engine: SearchEngine): void {
     let list: readonly NodeVersion[];
     if (nodeId !== undefined) {
       const pack = await engine.get(nodeId, { includeBanned: true });
-      if (pack?.status === "NodeStatusBanned") return sendError(res, 403, SearchErrorCode.forbidden, `node ${quoted(nodeId)} is banned`);
+      if (pack?.status === "NodeStatusBanned") return sendBanned(res);
       list = pack ? versionsOf(pack) : [];
     } else {
       list = everyVersion(await engine.all());

@@ -1,5 +1,5 @@
-import type { SqlDriver, SqlExecutor } from "./sql-reference-store.ts";
-import { insertMetadata } from "./sql-reference-store.ts";
+import type { SqlDriver, SqlExecutor } from "./sql-driver.ts";
+import { insertMetadata } from "./sql-index-rows.ts";
 
 /** Indexes of the current shape, shared by both dialects: every list is one owner's, so each sort key leads with the owner. */
 const INDEXES = [

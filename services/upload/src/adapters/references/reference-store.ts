@@ -1,5 +1,6 @@
 import type { AssetSort, SortOrder } from "@app/contracts";
-import type { MetadataCondition } from "../domain/metadata-index.ts";
+import type { AssetReference, NewReference, ReferenceKey, ReferencePatch } from "../../domain/asset-reference.ts";
+import type { MetadataCondition } from "../../domain/metadata-index.ts";
 
 /**
  * The ReferenceStore port: asset records (ComfyUI's "asset references"), each naming stored
@@ -29,7 +30,6 @@ export interface ReferenceStore {
   delete(id: string, owner: string): Promise<boolean>;
   /** The content was just read: moves last_access_time (the sort of that name). */
   touch(id: string, owner: string): Promise<void>;
-  countByHash(hash: string): Promise<number>;
   list(query: ReferenceQuery): Promise<ReferencePage>;
   tagCounts(query: TagCountQuery): Promise<{ tags: { name: string; count: number }[]; total: number }>;
   /** How many of the filtered records carry each tag, most used first (GET /api/assets/tags/refine). */
@@ -50,53 +50,6 @@ export class TooManyTagsError extends Error {}
 
 /** The database itself failed (unreachable, shut down, gone): the route answers 503. */
 export class ReferenceStoreUnavailableError extends Error {}
-
-export interface AssetReference {
-  id: string;
-  /** The API key's principal (its key-file label) that made the record; "" for records older than owners. */
-  owner: string;
-  /** blake3 hex of the bytes. */
-  hash: string;
-  name: string;
-  size: number;
-  mimeType: string;
-  tags: string[];
-  userMetadata: Record<string, unknown>;
-  systemMetadata: Record<string, unknown> | null;
-  /** Another of the owner's records shown as this one's preview. */
-  previewId: string | null;
-  /** ISO 8601 with milliseconds, UTC. */
-  createdAt: string;
-  updatedAt: string;
-  lastAccessTime: string;
-}
-
-export interface NewReference {
-  owner: string;
-  hash: string;
-  name: string;
-  size: number;
-  mimeType: string;
-  tags: string[];
-  userMetadata?: Record<string, unknown>;
-  systemMetadata?: Record<string, unknown> | null;
-  previewId?: string | null;
-  origin?: string;
-}
-
-export interface ReferencePatch {
-  name?: string;
-  tags?: string[];
-  userMetadata?: Record<string, unknown>;
-  systemMetadata?: Record<string, unknown> | null;
-  previewId?: string | null;
-}
-
-/** Where a keyset page starts: strictly after this (sort value, id) in the requested order. */
-export interface ReferenceKey {
-  value: string | number;
-  id: string;
-}
 
 /** Which of an owner's records a list, a count or a histogram covers. */
 export interface ReferenceFilter {
@@ -137,25 +90,4 @@ export interface TagCountQuery {
   order: "count_desc" | "name_asc";
   limit: number;
   offset: number;
-}
-
-/** The sort value of a record, as a keyset cursor carries it. */
-export function sortValue(ref: AssetReference, sort: AssetSort): string | number {
-  switch (sort) {
-    case "created_at":
-      return ref.createdAt;
-    case "updated_at":
-      return ref.updatedAt;
-    case "name":
-      return ref.name;
-    case "size":
-      return ref.size;
-    case "last_access_time":
-      return ref.lastAccessTime;
-  }
-}
-
-/** Keep the first occurrence of each tag, in order. */
-export function uniqueTags(tags: string[]): string[] {
-  return [...new Set(tags)];
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { AssetRecord } from "@app/contracts";
-import { HASH_RE } from "../domain/naming.ts";
+import { HASH_RE } from "./hash.ts";
 import {
   BlobNotFoundError,
   type BlobStat,
@@ -148,20 +148,7 @@ export class FsBlobStore implements BlobStore {
     return this.records.update(hash, update);
   }
 
-  async remove(hash: string): Promise<boolean> {
-    if (!HASH_RE.test(hash)) return false;
-    // The bytes first: once they are gone the hash answers "not stored" whatever else is left.
-    const removed = await unlink(this.blobPath(hash)).then(
-      () => true,
-      (err: NodeJS.ErrnoException) => {
-        if (err.code === "ENOENT") return false;
-        throw err;
-      },
-    );
-    await rm(this.recordPath(hash), { force: true });
-    return removed;
-  }
-
+  /** Every committed hash. Not part of the port (nothing in a service lists a store): tests inspect a store with it. */
   async list(): Promise<string[]> {
     const out: string[] = [];
     for (const a of await readdirOrEmpty(this.root)) {

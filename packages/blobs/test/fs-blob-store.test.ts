@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FsBlobStore } from "../src/adapters/fs-blob-store.ts";
+import { FsBlobStore } from "../src/fs-blob-store.ts";
 import { describeBlobStoreConformance } from "./blob-store-conformance.ts";
 
 describeBlobStoreConformance("filesystem", async () => {

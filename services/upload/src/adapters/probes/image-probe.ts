@@ -1,6 +1,6 @@
 import sharp from "sharp";
-import { UploadFailure } from "../domain/errors.ts";
-import { formatFromSharp, type ImageFormat } from "../domain/naming.ts";
+import { UploadFailure } from "../../domain/errors.ts";
+import { formatFromSharp, type ImageFormat } from "../../domain/naming.ts";
 
 export const MAX_EDGE = 16_384;
 /** 64 megapixels, as 8192 × 8192. */

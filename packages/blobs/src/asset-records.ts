@@ -1,6 +1,7 @@
 import { AssetRecord } from "@app/contracts";
-import { HASH_RE } from "../domain/naming.ts";
-import { BlobNotFoundError, KeyedMutex, type RecordUpdate } from "./blob-store.ts";
+import { HASH_RE } from "./hash.ts";
+import { BlobNotFoundError, type RecordUpdate } from "./blob-store.ts";
+import { KeyedMutex } from "./keyed-mutex.ts";
 
 /** Where a store keeps the record text of a hash (a file, an object). */
 export interface RecordStorage {

@@ -12,6 +12,8 @@ import type { PartialUploads } from "../tus/partial-uploads.ts";
  *   the record; `staged.discard()` drops it. Two commits of the same new content racing each
  *   other both succeed and leave one object.
  *
+ * Bytes are never removed: deleting an asset drops its references, the content stays.
+ *
  * Two implementations: the filesystem (embedded default) and S3/MinIO; both pass
  * `test/blob-store-conformance.ts`.
  */
@@ -26,13 +28,6 @@ export interface BlobStore {
   getRecord(hash: string): Promise<AssetRecord | null>;
   /** Read-modify-write of the record, serialised per hash in this process. Rejects with BlobNotFoundError. */
   updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord>;
-  /**
-   * Remove the bytes and their sidecar record (the asset API deletes the last record naming
-   * them). False when there was nothing to remove.
-   */
-  remove(hash: string): Promise<boolean>;
-  /** Every committed hash (tests, audits). */
-  list(): Promise<string[]>;
   /** Remove temporaries left by a crash; run at start, before serving. Returns how many were removed. */
   sweepTemporaries(): Promise<number>;
   /**
@@ -92,20 +87,3 @@ export class BlobNotFoundError extends Error {
 
 /** The backend itself failed (disk, S3 down): the route answers 503. */
 export class BlobStoreUnavailableError extends Error {}
-
-/** Serialises async work per key (record read-modify-write). */
-export class KeyedMutex {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    this.tails.set(key, tail);
-    try {
-      return await next;
-    } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
-}

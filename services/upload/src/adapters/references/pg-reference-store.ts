@@ -1,6 +1,7 @@
 import pg from "pg";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { distinct, SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
+import { distinct, type SqlDriver, type SqlExecutor } from "./sql-driver.ts";
+import { SqlReferenceStore, type SqlStoreOptions } from "./sql-reference-store.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [

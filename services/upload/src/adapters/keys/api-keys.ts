@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { appendFile, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { formatKeyLimits, isLimitToken, parseKeyLimits, type KeyLimits } from "../domain/key-limits.ts";
+import { formatKeyLimits, isLimitToken, parseKeyLimits, type KeyLimits } from "../../domain/key-limits.ts";
 
 /**
  * API keys, stored only as SHA-256 digests.

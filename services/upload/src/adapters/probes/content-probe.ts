@@ -1,7 +1,7 @@
 import { fileTypeFromBuffer } from "file-type";
 import sharp from "sharp";
-import { bareMime } from "../domain/content-type.ts";
-import { formatFromSharp } from "../domain/naming.ts";
+import { bareMime } from "../../domain/content-type.ts";
+import { formatFromSharp } from "../../domain/naming.ts";
 
 /** What stored bytes are, as the asset API records them: from the bytes, never from a filename. */
 export interface ContentInfo {

@@ -1,51 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { MAX_TAGS_PER_ASSET, type AssetSort } from "@app/contracts";
-import { metadataEntries } from "../domain/metadata-index.ts";
-import {
-  TooManyTagsError,
-  uniqueTags,
-  type AssetReference,
-  type NewReference,
-  type ReferenceFilter,
-  type ReferencePage,
-  type ReferencePatch,
-  type ReferenceQuery,
-  type ReferenceStore,
-  type TagCountQuery,
-} from "./reference-store.ts";
+import { uniqueTags, type AssetReference, type NewReference, type ReferencePatch } from "../../domain/asset-reference.ts";
+import { TooManyTagsError, type ReferenceFilter, type ReferencePage, type ReferenceQuery, type ReferenceStore, type TagCountQuery } from "./reference-store.ts";
+import type { SqlDriver, SqlExecutor } from "./sql-driver.ts";
+import { insertMetadata, insertTags } from "./sql-index-rows.ts";
 import { migrateSchema } from "./sql-schema.ts";
-
-/**
- * How the SQL store reaches its database. Statements use `?` placeholders (the Postgres driver
- * numbers them), so both implementations run the very same queries below; only the table
- * definitions, the driver and the lock differ.
- */
-export interface SqlExecutor {
-  all(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
-  /** Rows changed. */
-  run(sql: string, params?: unknown[]): Promise<number>;
-}
-
-export interface SqlDriver extends SqlExecutor {
-  readonly kind: "sqlite" | "postgres";
-  /** Statements that create the tables in their current shape, run in one transaction. */
-  readonly schema: string[];
-  /** A query answering the column names (`name`) of the table given as its one parameter. */
-  readonly columnsQuery: string;
-  /** The dialect's `(haystack, needle)` substring position: 1-based, 0 when absent. */
-  readonly positionFunction: "instr" | "strpos";
-  /** The ids (column `id`) every one of `sets` holds, each once: sets are SELECTs of a column `id`. */
-  intersection(sets: string[]): string;
-  /** `asset_refs r`, read through its sort index `index` in that index's order (see SqlReferenceStore.list). */
-  walkedInOrder(index: string): string;
-  /** `id` is one of the subquery's `ids`, tested row by row as the rows come (a hash probe), never turned into a join. */
-  memberRowByRow(id: string, ids: string): string;
-  /** `id` is one of the subquery's `ids`, answered by looking up each of those ids. */
-  memberByLookup(id: string, ids: string): string;
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
 
 const COLUMN: Record<AssetSort, string> = {
   created_at: "r.created_at",
@@ -75,14 +34,6 @@ export interface SqlStoreOptions {
   /** WALK_FROM_MATCHES unless set (tests set 1 to page every filtered list by walking). */
   walkFromMatches?: number;
 }
-
-/** A set's SELECT answering each id once (a record may match several tags of one `tags_any`, several values of one list). */
-export function distinct(set: string): string {
-  return set.replace(/^SELECT /, "SELECT DISTINCT ");
-}
-
-/** Rows a multi-row INSERT carries (well under both databases' parameter limits). */
-const INSERT_BATCH = 200;
 
 /**
  * Asset records in four tables: `asset_refs` (one row a record; tags kept in order as JSON),
@@ -230,10 +181,6 @@ export class SqlReferenceStore implements ReferenceStore {
     await this.db.run("UPDATE asset_refs SET last_access_time = ? WHERE id = ? AND owner = ?", [new Date().toISOString(), id, owner]);
   }
 
-  async countByHash(hash: string): Promise<number> {
-    const rows = await this.db.all("SELECT count(*) AS n FROM asset_refs WHERE hash = ?", [hash]);
-    return Number(rows[0]!.n);
-  }
 
   /**
    * A filter as conditions over `asset_refs r`: `ids`, the ids the required tags and values
@@ -397,31 +344,6 @@ function limitedTags(tags: string[]): string[] {
   const unique = uniqueTags(tags);
   if (unique.length > MAX_TAGS_PER_ASSET) throw new TooManyTagsError(`a record carries at most ${MAX_TAGS_PER_ASSET} tags (this would make ${unique.length})`);
   return unique;
-}
-
-/** Rows of one table, several a statement. */
-export async function insertRows(tx: SqlExecutor, table: string, columns: string[], rows: unknown[][]): Promise<void> {
-  const placeholders = `(${columns.map(() => "?").join(", ")})`;
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-    const batch = rows.slice(i, i + INSERT_BATCH);
-    await tx.run(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${batch.map(() => placeholders).join(", ")} ON CONFLICT DO NOTHING`, batch.flat());
-  }
-}
-
-/**
- * `asset_tags` indexes the record's tags (already unique in JavaScript), and `asset_tag_names`
- * remembers that the owner used them. A record written before the routes refused text the
- * database cannot keep whole may hold a tag the database stored folded onto another (SQLite cut
- * `".\u0000"` to `"."`; `pg` sent `"\ud800"` as U+FFFD): the second row of the same tag is the
- * same index entry, not a failure (hence ON CONFLICT DO NOTHING).
- */
-async function insertTags(tx: SqlExecutor, id: string, owner: string, tags: string[]): Promise<void> {
-  await insertRows(tx, "asset_tags", ["ref_id", "owner", "tag"], tags.map((tag) => [id, owner, tag]));
-  await insertRows(tx, "asset_tag_names", ["owner", "tag"], tags.map((tag) => [owner, tag]));
-}
-
-export async function insertMetadata(tx: SqlExecutor, id: string, owner: string, metadata: Record<string, unknown>): Promise<void> {
-  await insertRows(tx, "asset_meta", ["ref_id", "owner", "entry"], metadataEntries(metadata).map((entry) => [id, owner, entry]));
 }
 
 export function toReference(row: Record<string, unknown>): AssetReference {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "minio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { S3BlobStore } from "../src/adapters/s3-blob-store.ts";
+import { S3BlobStore } from "../src/s3-blob-store.ts";
 import { describeBlobStoreConformance } from "./blob-store-conformance.ts";
 import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 

@@ -1,9 +1,10 @@
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { createRequire } from "node:module";
-import { KeyedMutex } from "./blob-store.ts";
+import { KeyedMutex } from "@app/blobs";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { distinct, SqlReferenceStore, type SqlDriver, type SqlExecutor, type SqlStoreOptions } from "./sql-reference-store.ts";
+import { distinct, type SqlDriver, type SqlExecutor } from "./sql-driver.ts";
+import { SqlReferenceStore, type SqlStoreOptions } from "./sql-reference-store.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [

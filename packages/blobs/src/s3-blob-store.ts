@@ -3,7 +3,7 @@ import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { Client, CopyDestinationOptions, CopySourceOptions } from "minio";
 import type { AssetRecord } from "@app/contracts";
 import type { Config } from "@app/platform";
-import { HASH_RE } from "../domain/naming.ts";
+import { HASH_RE } from "./hash.ts";
 import {
   BlobNotFoundError,
   type BlobStat,
@@ -228,13 +228,7 @@ export class S3BlobStore implements BlobStore {
     return this.records.update(hash, update);
   }
 
-  async remove(hash: string): Promise<boolean> {
-    if (!(await this.stat(hash))) return false;
-    await guard(() => this.client.removeObject(this.opts.bucket, BLOBS + hash));
-    await guard(() => this.client.removeObject(this.opts.bucket, `${RECORDS}${hash}.json`));
-    return true;
-  }
-
+  /** Every committed hash. Not part of the port (nothing in a service lists a store): tests inspect a store with it. */
   async list(): Promise<string[]> {
     const names = await this.keys(BLOBS);
     return names.map((k) => k.slice(BLOBS.length)).filter((h) => HASH_RE.test(h)).sort();
