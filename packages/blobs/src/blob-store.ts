@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { AssetRecord } from "@app/contracts";
-import type { PartialUploads } from "../tus/partial-uploads.ts";
+import type { PartialUploads } from "./partial-uploads.ts";
 
 /**
  * The BlobStore port: content-addressed bytes plus the asset record kept beside them.

@@ -17,7 +17,7 @@ import {
 import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
 import { WritebackFileWriter } from "./writeback-file-writer.ts";
-import { FsPartialUploads } from "../tus/fs-partial-uploads.ts";
+import { FsPartialUploads } from "./fs-partial-uploads.ts";
 import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 /**

@@ -17,7 +17,7 @@ import {
 import { AssetRecords } from "./asset-records.ts";
 import { stagedBlob } from "./staged-blob.ts";
 import { guard, isNotFound, listObjects, readObject, unavailable } from "./s3-calls.ts";
-import { S3PartialUploads } from "../tus/s3-partial-uploads.ts";
+import { S3PartialUploads } from "./s3-partial-uploads.ts";
 import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 export interface S3BlobStoreOptions {

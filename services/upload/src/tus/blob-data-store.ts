@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { DataStore, ERRORS, Upload } from "@tus/utils";
-import type { PartialUploads } from "./partial-uploads.ts";
+import type { PartialUploads } from "@app/blobs";
 
 /** Hashers kept for uploads this process is receiving; past this many the oldest is forgotten (it is hashed again at the end). */
 const MAX_HASHERS = 10_000;

@@ -7,7 +7,7 @@ import type { Upload } from "@tus/utils";
 import type { UploadAssetFields } from "@app/contracts";
 import { UploadFailure } from "../../domain/errors.ts";
 import { BlobDataStore } from "../../tus/blob-data-store.ts";
-import { UPLOAD_ID_RE, type PartialUpload } from "../../tus/partial-uploads.ts";
+import { UPLOAD_ID_RE, type PartialUpload } from "@app/blobs";
 import { checkDestination, fieldsOf, providedHash, storeNewUpload } from "../asset-upload.ts";
 import { ownerOf } from "../auth.ts";
 import type { UploadDeps } from "../deps.ts";

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import type { ByteRange, StagedBlob } from "../adapters/blob-store.ts";
+import type { ByteRange, StagedBlob } from "./blob-store.ts";
 
 /** A resumable (tus) upload as the blob store keeps it, so that any process sharing the store can take its next request. */
 export interface PartialUpload {
