@@ -7,6 +7,9 @@ import type { CatalogRecord } from "@app/contracts";
  */
 const fillerOs = (i: number): string[] => (i % 3 === 0 ? ["MacOS"] : i % 3 === 1 ? ["Microsoft :: Windows"] : ["POSIX :: Linux", "Microsoft :: Windows"]);
 
+/** Impact Pack's three classes the tests search for, then 197 more, as many as the real pack has. */
+export const IMPACT_CLASSES = ["FaceDetailer", "SAMLoader", "DetailerForEach", ...Array.from({ length: 197 }, (_, i) => `ImpactNode${String(i + 1).padStart(3, "0")}`)];
+
 const IMPACT_LATEST = {
   version: "8.8.1",
   changelog: "Faster SAM loading",
@@ -25,7 +28,9 @@ export const WEB_CATALOG: CatalogRecord[] = [
     repository: "https://github.com/ltdrdata/ComfyUI-Impact-Pack",
     repo_stars: 3262,
     downloads: 181234,
-    license: "LICENSE.txt",
+    // As the registry stores pyproject.toml's `license = {file = ...}`: JSON text.
+    license: '{"file": "LICENSE.txt"}',
+    rating: 0,
     tags: ["detailer", "segmentation"],
     status: "NodeStatusActive",
     created_at: "2024-02-01T10:00:00Z",
@@ -33,14 +38,15 @@ export const WEB_CATALOG: CatalogRecord[] = [
     latest_version: IMPACT_LATEST,
     // Newest first, as a mirror stores them: the newest is banned, so installs take 8.8.1.
     versions: [
-      { version: "8.9.0", createdAt: "2025-07-01T00:00:00Z", status: "NodeVersionStatusBanned", downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.9.0/node.zip" },
+      { version: "8.9.0", createdAt: "2025-07-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.9.0/node.zip" },
       IMPACT_LATEST,
       { version: "8.8.0", createdAt: "2025-05-01T00:00:00Z", status: "NodeVersionStatusPending", downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.8.0/node.zip" },
       { version: "8.7.0", createdAt: "2025-04-01T00:00:00Z", status: "NodeVersionStatusActive", deprecated: true, downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.7.0/node.zip" },
     ],
     supported_os: ["Microsoft :: Windows", "POSIX :: Linux"],
     supported_accelerators: ["GPU :: NVIDIA CUDA"],
-    app_node_names: ["FaceDetailer", "SAMLoader", "DetailerForEach"],
+    // A large pack: the real one has about 200 classes, and its versions must still be on the first screen.
+    app_node_names: IMPACT_CLASSES,
   },
   {
     id: "comfyui_controlnet_aux",
@@ -74,8 +80,25 @@ export const WEB_CATALOG: CatalogRecord[] = [
     name: "Banned Sampler Pack",
     description: "A sampler pack that was banned.",
     status: "NodeStatusBanned",
+    status_detail: "malicious code",
     repo_stars: 5,
     publisher: { id: "someone", name: "Someone" },
+    latest_version: { version: "0.3.0", status: "NodeVersionStatusBanned" },
+    versions: [{ version: "0.3.0", createdAt: "2025-03-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "https://cdn.comfy.org/someone/banned-pack/0.3.0/node.zip" }],
+  },
+  {
+    // Every version deleted: nothing installs, whatever the list's latest_version says.
+    id: "deleted-only-pack",
+    name: "Deleted Versions Pack",
+    description: "A pack whose every version was deleted by its publisher.",
+    status: "NodeStatusActive",
+    publisher: { id: "someone", name: "Someone" },
+    latest_version: { version: "1.0.2", status: "NodeVersionStatusDeleted", createdAt: "2025-02-03T00:00:00Z" },
+    versions: [
+      { version: "1.0.2", createdAt: "2025-02-03T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "https://cdn.comfy.org/someone/deleted-only-pack/1.0.2/node.zip" },
+      { version: "1.0.1", createdAt: "2025-01-20T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "https://cdn.comfy.org/someone/deleted-only-pack/1.0.1/node.zip" },
+    ],
+    app_node_names: ["DeletedNode"],
   },
   ...Array.from({ length: 24 }, (_, i): CatalogRecord => ({
     id: `example-pack-${String(i + 1).padStart(2, "0")}`,

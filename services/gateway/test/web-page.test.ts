@@ -51,7 +51,7 @@ describe.each(["embedded", "proxy"] as const)("the web page beside the API (%s s
   });
   afterAll(() => stop());
 
-  it.each(["/", "/ui/nodes/comfyui-impact-pack", "/ui/nodes/a%2Fb", "/ui/upload", "/ui/mask?name=x.png", "/ui/gallery", "/ui"])("%s answers index.html, never cached", async (path) => {
+  it.each(["/", "/ui/nodes/comfyui-impact-pack", "/ui/nodes/a%2Fb", "/ui/clients", "/ui/upload", "/ui/mask?name=x.png", "/ui/gallery", "/ui"])("%s answers index.html, never cached", async (path) => {
     const res = await request(app).get(path).expect(200);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
     expect(res.headers["cache-control"]).toBe("no-cache");

@@ -7,5 +7,8 @@ export type { SearchEngine, EngineQuery, EngineResult } from "./adapters/search-
 export { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 export { parseSearchQuery, toEngineQuery } from "./domain/query.ts";
 export { createReindexHandler, reindexJobId } from "./jobs/reindex-handler.ts";
+export { searchJobs } from "./jobs/search-jobs.ts";
 export { catalogSource, loadCatalog, type CatalogSource } from "./adapters/catalog-source.ts";
-export { SEARCH_PATHS } from "./routes/paths.ts";
+// What a gateway mounts or proxies here, and answers when it cannot reach this service (upload exports the same two names).
+export { SEARCH_PATHS as routePrefixes } from "./routes/paths.ts";
+export { unavailableBody } from "./routes/errors.ts";

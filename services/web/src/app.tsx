@@ -2,16 +2,17 @@ import { useEffect, useRef } from "preact/hooks";
 import { GalleryPage } from "./assets/gallery-page.tsx";
 import { MaskPage } from "./assets/mask-page.tsx";
 import { UploadPage } from "./assets/upload-page.tsx";
+import { ClientsPage } from "./nodes/clients-page.tsx";
 import { NodePage } from "./nodes/node-page.tsx";
 import { onLinkClick, usePlace, type Place } from "./router.ts";
 import { SearchPage } from "./search/search-page.tsx";
 
-const TITLES: Record<string, string> = { "/ui/upload": "Upload", "/ui/mask": "Mask editor", "/ui/gallery": "Gallery" };
+const TITLES: Record<string, string> = { "/ui/clients": "ComfyUI tools", "/ui/upload": "Upload", "/ui/mask": "Mask editor", "/ui/gallery": "Gallery" };
 const titleOf = (path: string): string =>
   path.startsWith("/ui/nodes/") ? decodeURIComponent(path.slice("/ui/nodes/".length)) : (TITLES[path] ?? "Search");
 
 const NAV = [
-  { href: "/", label: "Registry", match: (p: string) => p === "/" || p.startsWith("/ui/nodes/") },
+  { href: "/", label: "Registry", match: (p: string) => p === "/" || p.startsWith("/ui/nodes/") || p === "/ui/clients" },
   { href: "/ui/upload", label: "Upload", match: (p: string) => p === "/ui/upload" },
   { href: "/ui/mask", label: "Mask", match: (p: string) => p === "/ui/mask" },
   { href: "/ui/gallery", label: "Gallery", match: (p: string) => p === "/ui/gallery" },
@@ -59,11 +60,12 @@ function Page({ place }: { place: Place }) {
   if (path === "/" || path === "/ui" || path === "/ui/" || path === "/ui/search") return <SearchPage place={place} />;
   if (path.startsWith("/ui/nodes/")) {
     const id = decodeURIComponent(path.slice("/ui/nodes/".length));
-    return <NodePage key={id} id={id} includeBanned={place.params.get("include_banned") === "true"} />;
+    return <NodePage key={id} id={id} />;
   }
+  if (path === "/ui/clients") return <ClientsPage />;
   if (path === "/ui/upload") return <UploadPage />;
   if (path === "/ui/mask") return <MaskPage place={place} />;
-  if (path === "/ui/gallery") return <GalleryPage />;
+  if (path === "/ui/gallery") return <GalleryPage place={place} />;
   return (
     <section>
       <h1>Not found</h1>

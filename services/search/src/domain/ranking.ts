@@ -1,7 +1,7 @@
 /**
  * The relevance model both engines follow (the embedded engine exactly, Meilisearch as far as
- * its rules go). Weights were tuned on the judged query set (`pnpm bench relevance`), not by
- * hand on single queries; see the README's "Ranking".
+ * its rules go). The weights were tuned on the judged query set (`pnpm bench relevance`,
+ * `bench/relevance-tune.ts`), not by hand on single queries; see the README's "Ranking".
  */
 
 /** Where a query word was found, best first. */
@@ -10,26 +10,38 @@ export const TIER_CLASSES = 1; // node class names and tags
 export const TIER_DESCRIPTION = 2;
 export const TIER_AUTHOR = 3; // author, publisher id and name
 
-/** How well a field answers a word, by tier. */
-export const FIELD_WEIGHT = [1, 0.7, 0.5, 0.35] as const;
-
 /** How a word matched. */
 export const KIND_EXACT = 0;
 export const KIND_PREFIX = 1; // the last word, typed so far
 export const KIND_STEM = 2; // the same stem (`removal` for `remove`)
 export const KIND_TYPO1 = 3;
 export const KIND_TYPO2 = 4;
-export const KIND_WEIGHT = [1, 0.9, 0.9, 0.7, 0.5] as const;
 
-/** A filler word's share of a query, against 1 for any other word. */
-export const NOISE_WEIGHT = 0.15;
+export interface RankingWeights {
+  /** How well a field answers a word, by tier (identity first). */
+  field: readonly [number, number, number, number];
+  /** How well a match kind answers a word, by kind (exact first). */
+  kind: readonly [number, number, number, number, number];
+  /** A filler word's share of a query, against 1 for any other word. */
+  noise: number;
+  /** Added per neighbouring query words found together as one joined word (times that match's worth). */
+  phrase: number;
+  /**
+   * Popularity's reach: a pack's popularity (0–1) times this is added to its text score (0–1
+   * plus phrase bonuses). Bounded, so it settles about-equal matches, while a word missing
+   * from a two-word query (0.5) outweighs most of it.
+   */
+  popularity: number;
+  /** Popularity as a blend: this share its percentile in the catalog, the rest its log-scaled count. */
+  percentileShare: number;
+}
 
-/** Added for each pair of neighbouring query words found together as one joined name word. */
-export const PHRASE_BONUS = 0.15;
-
-/**
- * Popularity's reach: a pack's popularity percentile (0 = least, 1 = most popular) times this
- * is added to its text score (0–1 plus phrase bonuses). Bounded, so it settles near-equal
- * matches, while a word missing from a two-word query (0.5) outweighs it.
- */
-export const POPULARITY_WEIGHT = 0.45;
+/** Chosen by `bench/relevance-tune.ts` on the judged set (real catalog), from a hand-set start of field [1, 0.7, 0.5, 0.35], phrase 0.15, popularity 0.45, percentile share 0.5. */
+export const DEFAULT_WEIGHTS: RankingWeights = {
+  field: [1, 0.7, 0.5, 0.4],
+  kind: [1, 0.9, 0.9, 0.7, 0.5],
+  noise: 0.15,
+  phrase: 0.05,
+  popularity: 0.49,
+  percentileShare: 0.25,
+};

@@ -111,3 +111,11 @@ export function joinedRuns(parts: readonly string[], maxRun = 4): string[] {
 export const NOISE_WORDS: ReadonlySet<string> = new Set([
   "comfyui", "comfy", "ui", "nodes", "node", "pack", "custom", "for", "the", "a", "an", "and", "of", "to", "in", "with", "on", "by",
 ]);
+
+/** Words joined by hyphens or underscores in running text (`lip-sync`, `image-to-3D`), as one word. */
+const JOINED_IN_TEXT = /[\p{L}\p{N}]+(?:[-_][\p{L}\p{N}]+)+/gu;
+export function hyphenatedWords(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(JOINED_IN_TEXT)) out.push(tokenise(m[0]).join(""));
+  return out;
+}

@@ -1,4 +1,4 @@
-import type { AssetsList, MaskUploadResult, UploadResult } from "@app/contracts";
+import type { Asset, AssetCreated, AssetsList, MaskUploadResult, TagsAdded, TagsRemoved } from "@app/contracts";
 import { ApiError, apiErrorFrom, getJson } from "./http.ts";
 
 /** The API key, asked once and kept in this browser (localStorage), sent as X-API-Key. */
@@ -16,9 +16,11 @@ export interface UploadFields {
  * A multipart upload through XMLHttpRequest, the one browser API that reports upload progress.
  * Resolves with the API's JSON, rejects with its `{code, message}` as an ApiError.
  */
-function postForm<T>(url: string, form: FormData, key: string, onProgress?: (sent: number, total: number) => void): Promise<T> {
+export function postForm<T>(url: string, form: FormData, key: string, onProgress?: (sent: number, total: number) => void, signal?: AbortSignal): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
+    signal?.addEventListener("abort", () => xhr.abort());
+    xhr.onabort = () => reject(new DOMException("the upload was stopped", "AbortError"));
     xhr.open("POST", url);
     xhr.setRequestHeader("X-API-Key", key);
     if (onProgress) xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0);
@@ -38,19 +40,12 @@ function postForm<T>(url: string, form: FormData, key: string, onProgress?: (sen
   });
 }
 
-export function uploadImage(file: Blob, fileName: string, fields: UploadFields, key: string, onProgress?: (sent: number, total: number) => void): Promise<UploadResult> {
+/** `originalRef`: /upload/mask's `original_ref`, `blake3:<hex>` or ComfyUI's JSON `{filename, subfolder, type}`. */
+export function uploadMask(mask: Blob, originalRef: string, fields: UploadFields, key: string, onProgress?: (sent: number, total: number) => void): Promise<MaskUploadResult> {
   const form = new FormData();
   form.append("subfolder", fields.subfolder);
   form.append("type", fields.type);
-  form.append("image", file, fileName);
-  return postForm<UploadResult>("/api/upload/image", form, key, onProgress);
-}
-
-export function uploadMask(mask: Blob, original: UploadResult, fields: UploadFields, key: string, onProgress?: (sent: number, total: number) => void): Promise<MaskUploadResult> {
-  const form = new FormData();
-  form.append("subfolder", fields.subfolder);
-  form.append("type", fields.type);
-  form.append("original_ref", JSON.stringify({ filename: original.name, subfolder: original.subfolder, type: original.type }));
+  form.append("original_ref", originalRef);
   form.append("image", mask, "mask.png");
   return postForm<MaskUploadResult>("/api/upload/mask", form, key, onProgress);
 }
@@ -77,16 +72,103 @@ export async function fetchBlob(url: string, key: string, signal?: AbortSignal):
   return res.blob();
 }
 
+export interface AssetQuery {
+  tag?: string;
+  name?: string;
+  /** The previous page's `next_cursor`. */
+  after?: string;
+  limit?: number;
+}
+
 /**
- * The key's assets, newest first, only those carrying `tag` when one is given; null where this
- * server has no asset API yet (404): the gallery then shows this browser's uploads.
+ * A page of the key's assets, newest first, filtered by a tag and a part of the name; null
+ * where this server has no asset API (404): the gallery then shows this browser's uploads.
  */
-export async function listAssets(key: string, signal: AbortSignal, tag = ""): Promise<AssetsList | null> {
-  const filter = tag.trim() ? `&tags_all=${encodeURIComponent(tag.trim())}` : "";
+export async function listAssets(key: string, q: AssetQuery, signal: AbortSignal): Promise<AssetsList | null> {
+  const params = new URLSearchParams({ limit: String(q.limit ?? 100), sort: "created_at", order: "desc" });
+  if (q.tag?.trim()) params.set("tags_all", q.tag.trim());
+  if (q.name?.trim()) params.set("name_contains", q.name.trim());
+  if (q.after) params.set("after", q.after);
   try {
-    return await getJson<AssetsList>(`/api/assets?limit=100&sort=created_at&order=desc${filter}`, { headers: { "X-API-Key": key }, signal });
+    return await getJson<AssetsList>(`/api/assets?${params}`, { headers: { "X-API-Key": key }, signal });
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;
   }
+}
+
+async function sendJson<T>(method: string, url: string, key: string, body?: unknown): Promise<T> {
+  const res = await fetch(url, { method, headers: { "X-API-Key": key, ...(body === undefined ? {} : { "Content-Type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw apiErrorFrom(res.status, text);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+const assetUrl = (id: string) => `/api/assets/${encodeURIComponent(id)}`;
+export const contentUrl = (id: string, inline = true): string => `${assetUrl(id)}/content${inline ? "?disposition=inline" : ""}`;
+export const getAsset = (id: string, key: string): Promise<Asset> => sendJson("GET", assetUrl(id), key);
+export const renameAsset = (id: string, name: string, key: string): Promise<Asset> => sendJson("PUT", assetUrl(id), key, { name });
+export const addTags = (id: string, tags: string[], key: string): Promise<TagsAdded> => sendJson("POST", `${assetUrl(id)}/tags`, key, { tags });
+export const removeTags = (id: string, tags: string[], key: string): Promise<TagsRemoved> => sendJson("DELETE", `${assetUrl(id)}/tags`, key, { tags });
+export const deleteAsset = (id: string, key: string): Promise<void> => sendJson("DELETE", assetUrl(id), key);
+
+/** What the person chose before the upload: where it goes (tags), what it is called, its subfolder. */
+export interface AssetUploadSettings {
+  tags: string[];
+  name: string;
+  subfolder: string;
+}
+
+/** user_metadata as the upload records it: the subfolder the person chose, where one was. */
+export const uploadMetadata = (s: AssetUploadSettings): Record<string, string> => (s.subfolder.trim() ? { subfolder: s.subfolder.trim() } : {});
+
+/**
+ * POST /api/assets (multipart), the asset API's one-request upload: used where the server has no
+ * resumable endpoint. A known `hash` without a file records the stored bytes without sending them.
+ */
+export function uploadAssetForm(file: Blob | null, settings: AssetUploadSettings, key: string, opts: { hash?: string; onProgress?: (sent: number, total: number) => void; signal?: AbortSignal } = {}): Promise<AssetCreated> {
+  const form = new FormData();
+  form.append("tags", JSON.stringify(settings.tags));
+  form.append("name", settings.name);
+  form.append("user_metadata", JSON.stringify(uploadMetadata(settings)));
+  if (opts.hash) form.append("hash", opts.hash);
+  if (file) form.append("file", file, settings.name);
+  return postForm<AssetCreated>("/api/assets", form, key, opts.onProgress, opts.signal);
+}
+
+/** Saves an asset's bytes under its name (the route needs the key header, so a plain link cannot). */
+export async function downloadAsset(id: string, name: string, key: string): Promise<void> {
+  const blob = await fetchBlob(contentUrl(id, false), key);
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** The first `bytes` of an asset as text (a Range request; a server that ignores Range is cut here). */
+export async function readTextStart(id: string, key: string, bytes = 16 * 1024): Promise<{ text: string; cut: boolean }> {
+  const res = await fetch(contentUrl(id), { headers: { "X-API-Key": key, Range: `bytes=0-${bytes - 1}` } });
+  if (!res.ok) throw apiErrorFrom(res.status, await res.text());
+  const reader = res.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let got = 0;
+  while (got < bytes) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    got += value.length;
+  }
+  await reader.cancel().catch(() => undefined);
+  const all = new Uint8Array(got);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  const total = Number(res.headers.get("Content-Range")?.split("/")[1] ?? res.headers.get("Content-Length") ?? got);
+  return { text: new TextDecoder().decode(all.subarray(0, bytes)), cut: got >= bytes || total > bytes };
 }

@@ -1,4 +1,4 @@
-import type { MaskUploadResult, UploadResult } from "@app/contracts";
+import type { MaskUploadResult } from "@app/contracts";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { fetchBlob, uploadMask, viewUrl } from "../api/assets.ts";
 import { ApiError, describeError, isAbort } from "../api/http.ts";
@@ -6,7 +6,7 @@ import { AssetImage } from "../ui/asset-image.tsx";
 import { ErrorBox } from "../ui/error-box.tsx";
 import { Progress } from "../ui/progress.tsx";
 import { clearCanvas, exportMask, MaskCanvas, type Tool } from "./mask-canvas.tsx";
-import { remember } from "./upload-history.ts";
+import type { MaskOriginal } from "./mask-original.ts";
 
 interface Loaded {
   src: string;
@@ -15,7 +15,7 @@ interface Loaded {
 }
 
 /** Paint a mask over a stored image, upload it with `original_ref`, see mask, paint and painted. */
-export function MaskEditor({ original, apiKey, onUnauthorized }: { original: UploadResult; apiKey: string; onUnauthorized: () => void }) {
+export function MaskEditor({ original, apiKey, onUnauthorized }: { original: MaskOriginal; apiKey: string; onUnauthorized: () => void }) {
   const [image, setImage] = useState<Loaded | null>(null);
   const [loadError, setLoadError] = useState<{ message: string; status: number } | null>(null);
   const [tool, setTool] = useState<Tool>("brush");
@@ -30,7 +30,7 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Upl
     let url: string | null = null;
     setImage(null);
     setLoadError(null);
-    fetchBlob(viewUrl(original.name), apiKey, ctrl.signal)
+    fetchBlob(original.source, apiKey, ctrl.signal)
       .then(async (blob) => {
         url = URL.createObjectURL(blob);
         const img = new Image();
@@ -45,7 +45,7 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Upl
       ctrl.abort();
       if (url) URL.revokeObjectURL(url);
     };
-  }, [original.name, apiKey]);
+  }, [original.source, apiKey]);
 
   const send = async () => {
     if (!brush.current) return;
@@ -54,8 +54,7 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Upl
     try {
       const mask = await exportMask(brush.current);
       setProgress({ sent: 0, total: mask.size });
-      const res = await uploadMask(mask, original, { subfolder: original.subfolder, type: "input" }, apiKey, (sent, total) => setProgress({ sent, total: total || mask.size }));
-      remember({ name: res.name, subfolder: res.subfolder, type: res.type, kind: "mask", fileName: `painted from ${original.name}`, at: new Date().toISOString() });
+      const res = await uploadMask(mask, original.ref, { subfolder: original.subfolder, type: "input" }, apiKey, (sent, total) => setProgress({ sent, total: total || mask.size }));
       setResult(res);
     } catch (err) {
       setError({ message: describeError(err), status: err instanceof ApiError ? err.status : 0 });
@@ -84,7 +83,7 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Upl
       <ErrorBox message={failure?.message ?? null}>
         {failure?.status === 401 && <> <button type="button" class="link" onClick={onUnauthorized}>Enter another key</button></>}
       </ErrorBox>
-      {!image && !loadError && <p>Loading {original.name}…</p>}
+      {!image && !loadError && <p>Loading {original.label}…</p>}
       {image && (
         <>
           <div class="toolbar" role="toolbar" aria-label="Brush">

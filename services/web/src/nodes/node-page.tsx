@@ -1,21 +1,28 @@
-import type { Node, NodeVersion } from "@app/contracts";
+import type { Node } from "@app/contracts";
 import type { ComponentChildren } from "preact";
-import { getComfyNodes, getNode } from "../api/registry.ts";
+import { getInstallVersion, getNodeForPage, getVersions } from "../api/registry.ts";
+import { lastSearch } from "../search/search-state.ts";
 import { ErrorBox } from "../ui/error-box.tsx";
+import { countFormat, formatDate } from "../ui/format.ts";
 import { PlatformList } from "../ui/platform-list.tsx";
 import { useLatest } from "../ui/use-latest.ts";
-import { CopyButton } from "../ui/copy-button.tsx";
-import { lastSearch } from "../search/search-state.ts";
-import { VersionList } from "./version-list.tsx";
+import { ClassList } from "./class-list.tsx";
+import { InstallBox } from "./install-box.tsx";
+import { readLicense, type License } from "./license.ts";
+import { VersionTable } from "./version-list.tsx";
 
-const count = new Intl.NumberFormat("en");
-const date = (iso?: string) => (iso ? new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" }) : undefined);
-
-/** /ui/nodes/{id}: one node as GET /nodes/{id} answers it, with its node classes, its versions and how to install it. */
-export function NodePage({ id, includeBanned }: { id: string; includeBanned: boolean }) {
-  const node = useLatest(`${id}|${includeBanned}`, (signal) => getNode(id, includeBanned, signal));
-  const classes = useLatest(`${id}|classes`, (signal) => getComfyNodes(id, "latest", signal));
+/**
+ * /ui/nodes/{id}: how to install the pack from this instance first, then its versions, then
+ * what it is (facts, node classes). A banned or deleted pack says so, with the registry's reason.
+ */
+export function NodePage({ id }: { id: string }) {
+  const node = useLatest(`${id}|node`, (signal) => getNodeForPage(id, signal));
+  const install = useLatest(`${id}|install`, (signal) => getInstallVersion(id, signal));
+  const versions = useLatest(`${id}|versions`, (signal) => getVersions(id, signal));
   const n = node.data;
+  const banned = n?.status === "NodeStatusBanned";
+  const deleted = n?.status === "NodeStatusDeleted";
+  const installs = install.data ?? null;
 
   return (
     <article aria-labelledby="node-heading">
@@ -26,46 +33,31 @@ export function NodePage({ id, includeBanned }: { id: string; includeBanned: boo
         <>
           <h1 id="node-heading">
             {n.name ?? n.id}
-            {n.status === "NodeStatusBanned" && <span class="badge danger">banned</span>}
+            {banned && <span class="badge danger">banned</span>}
+            {deleted && <span class="badge danger">deleted</span>}
           </h1>
-          <p class="meta"><code>{n.id}</code>{n.publisher && <span> · published by {n.publisher.name ?? n.publisher.id}</span>}</p>
-          {n.description && <p class="lead">{n.description}</p>}
-          <div class="install card">
-            <h2 id="install-h">Install</h2>
-            <div class="copy-row">
-              <code id="install" class="command" aria-labelledby="install-h">comfy node install {n.id}</code>
-              <CopyButton text={`comfy node install ${n.id}`} />
+          <p class="meta">
+            <code>{n.id}</code>
+            {n.publisher && <span> · by {n.publisher.name ?? n.publisher.id}</span>}
+            <Popularity node={n} />
+          </p>
+          {(banned || deleted) && (
+            <div class="notice danger" role="status" data-testid="pack-status">
+              <strong>{banned ? "This pack is banned from the registry." : "This pack was deleted from the registry."}</strong>{" "}
+              {n.status_detail ? <>Reason: <q>{n.status_detail}</q>. </> : "The registry gives no reason. "}
+              It cannot be installed from here.
             </div>
-          </div>
+          )}
+          {n.description && <p class="lead">{n.description}</p>}
+          {!banned && !deleted && <InstallBox id={n.id ?? id} install={installs} loading={install.loading && !install.data} />}
+          <VersionTable id={n.id ?? id} versions={versions.data} error={versions.error} installs={installs?.version} packBanned={banned || deleted} />
           <div class="node-grid">
             <section class="card about" aria-labelledby="about-h">
               <h2 id="about-h">About</h2>
               <Facts node={n} />
             </section>
-            <section class="card" aria-labelledby="classes-h">
-              <h2 id="classes-h">Node classes</h2>
-              {classes.error && <p class="muted">{classes.error}</p>}
-              {classes.data && classes.data.comfy_nodes.length === 0 && <p class="muted">This pack lists no node classes.</p>}
-              {classes.data && classes.data.comfy_nodes.length > 0 && (
-                <ul class="classes">
-                  {classes.data.comfy_nodes.map((c) => <li key={c.comfy_node_name}><code>{c.comfy_node_name}</code></li>)}
-                </ul>
-              )}
-              {n.preempted_app_node_names?.length ? (
-                <>
-                  <h3>Preempted node names</h3>
-                  <ul class="classes">{n.preempted_app_node_names.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
-                </>
-              ) : null}
-            </section>
-            {n.latest_version && (
-              <section class="card" aria-labelledby="version-h">
-                <h2 id="version-h">Latest version {n.latest_version.version}</h2>
-                <VersionFacts v={n.latest_version} />
-              </section>
-            )}
+            <ClassList id={n.id ?? id} version={installs?.version ?? "latest"} banned={banned} preempted={n.preempted_app_node_names} />
           </div>
-          <VersionList id={n.id ?? id} installs={n.latest_version?.version} />
           <details class="card">
             <summary>Everything the API answered (GET /nodes/{n.id})</summary>
             <pre class="json">{JSON.stringify(n, null, 2)}</pre>
@@ -76,39 +68,43 @@ export function NodePage({ id, includeBanned }: { id: string; includeBanned: boo
   );
 }
 
+/** Stars, downloads and rating only when they say something: no "0.0" rating, no zero counts. */
+function Popularity({ node: n }: { node: Node }) {
+  const stars = n.repo_stars ?? n.github_stars;
+  return (
+    <>
+      {stars ? <span data-testid="stars"> · ★ {countFormat.format(stars)} stars</span> : null}
+      {n.downloads ? <span data-testid="downloads"> · {countFormat.format(n.downloads)} downloads</span> : null}
+      {n.rating ? <span data-testid="rating"> · rated {n.rating.toFixed(1)}</span> : null}
+    </>
+  );
+}
+
+function LicenseText({ license }: { license: License }) {
+  if (license.kind === "text") return <>{license.text}</>;
+  return license.href ? <a href={license.href} rel="noopener noreferrer" target="_blank">{license.file}</a> : <>see <code>{license.file}</code> in the pack</>;
+}
+
 function Facts({ node: n }: { node: Node }) {
+  const license = readLicense(n.license, n.repository);
   return (
     <dl class="facts">
       <Fact term="Repository">{n.repository && <a href={n.repository} rel="noopener noreferrer" target="_blank">{n.repository}</a>}</Fact>
       <Fact term="Author">{n.author}</Fact>
       <Fact term="Publisher">{n.publisher && `${n.publisher.name ?? ""} (${n.publisher.id ?? "?"})`}</Fact>
-      <Fact term="Stars">{n.repo_stars !== undefined && count.format(n.repo_stars)}</Fact>
-      <Fact term="Downloads">{n.downloads !== undefined && count.format(n.downloads)}</Fact>
-      <Fact term="Rating">{n.rating !== undefined && n.rating.toFixed(1)}</Fact>
-      <Fact term="License">{n.license}</Fact>
+      <Fact term="License">{license && <LicenseText license={license} />}</Fact>
       <Fact term="Category">{n.category}</Fact>
       <Fact term="Tags">{n.tags?.length ? n.tags.join(", ") : undefined}</Fact>
-      <Fact term="Created">{date(n.created_at)}</Fact>
-      <Fact term="Status">{n.status && `${n.status.replace("NodeStatus", "")}${n.status_detail ? ` — ${n.status_detail}` : ""}`}</Fact>
-      <Fact term="App version">{n.supported_app_version}</Fact>
-      <Fact term="Frontend version">{n.supported_app_frontend_version}</Fact>
+      <Fact term="Created">{formatDate(n.created_at) || undefined}</Fact>
+      <Fact term="Latest">{n.latest_version?.version && `${n.latest_version.version}${n.latest_version.createdAt ? `, ${formatDate(n.latest_version.createdAt)}` : ""}`}</Fact>
+      <Fact term="Changelog">{n.latest_version?.changelog}</Fact>
+      <Fact term="Dependencies">{n.latest_version?.dependencies?.length ? n.latest_version.dependencies.join(", ") : undefined}</Fact>
+      <Fact term="ComfyUI">{n.supported_app_version}</Fact>
+      <Fact term="Frontend">{n.supported_app_frontend_version}</Fact>
       <div class="fact-row">
         <dt>Platforms</dt>
         <dd><PlatformList os={n.supported_os} accelerators={n.supported_accelerators} /></dd>
       </div>
-    </dl>
-  );
-}
-
-function VersionFacts({ v }: { v: NodeVersion }) {
-  return (
-    <dl class="facts">
-      <Fact term="Released">{date(v.createdAt)}</Fact>
-      <Fact term="Status">{v.status?.replace("NodeVersionStatus", "")}</Fact>
-      <Fact term="Changelog">{v.changelog}</Fact>
-      <Fact term="Dependencies">{v.dependencies?.length ? v.dependencies.join(", ") : undefined}</Fact>
-      <Fact term="Download">{v.downloadUrl && <a href={v.downloadUrl} rel="noopener noreferrer">{v.downloadUrl}</a>}</Fact>
-      <Fact term="Deprecated">{v.deprecated ? "yes" : undefined}</Fact>
     </dl>
   );
 }

@@ -1,52 +1,68 @@
 import type { NodeVersion } from "@app/contracts";
-import { getVersions } from "../api/registry.ts";
-import { useLatest } from "../ui/use-latest.ts";
+import { useState } from "preact/hooks";
+import { CopyButton } from "../ui/copy-button.tsx";
+import { formatDate } from "../ui/format.ts";
+import { registryInstallCommand } from "./install-command.ts";
+import { isInstallable, statusTone, statusWord } from "./version-status.ts";
 
-const date = (iso?: string) => (iso ? new Date(iso).toLocaleDateString("en", { year: "numeric", month: "short", day: "numeric" }) : "");
-
-/** A status as a badge: green for active, red for banned or deleted, amber for the rest (pending, flagged). */
-function StatusBadge({ status }: { status?: NodeVersion["status"] }) {
-  if (!status) return null;
-  const word = status.replace("NodeVersionStatus", "");
-  const tone = word === "Active" ? "ok" : word === "Banned" || word === "Deleted" ? "danger" : "";
-  return <span class={`badge ${tone}`}>{word.toLowerCase()}</span>;
-}
+const FOLDED_AT = 8;
 
 /**
- * Every version GET /nodes/{id}/versions answers, newest first, with its status; the one
- * `comfy node install` (and ComfyUI-Manager) would take is marked.
+ * Every version GET /nodes/{id}/versions answers, newest first: its status (with the registry's
+ * reason for a banned or deleted one), its date, and for an installable one its own install
+ * command and archive. The version an install without `--version` takes is marked "installs".
  */
-export function VersionList({ id, installs }: { id: string; installs?: string }) {
-  const versions = useLatest(`${id}|versions`, (signal) => getVersions(id, signal));
+export function VersionTable({ id, versions, error, installs, packBanned }: { id: string; versions: NodeVersion[] | null; error: string | null; installs?: string; packBanned: boolean }) {
+  const [all, setAll] = useState(false);
+  const shown = versions && !all ? versions.slice(0, FOLDED_AT) : versions;
   return (
     <section class="card" aria-labelledby="versions-h">
-      <h2 id="versions-h">Versions</h2>
-      {versions.error && <p class="muted">{versions.error}</p>}
-      {versions.data && versions.data.length === 0 && <p class="muted">The catalog knows no version of this pack.</p>}
-      {versions.data && versions.data.length > 0 && (
+      <h2 id="versions-h">Versions{versions ? ` (${versions.length})` : ""}</h2>
+      {error && <p class="muted" data-testid="versions-error">{packBanned ? "The registry lists no versions of a banned pack." : error}</p>}
+      {!versions && !error && <p class="muted">Loading versions…</p>}
+      {versions && versions.length === 0 && <p class="muted">The catalog knows no version of this pack.</p>}
+      {shown && shown.length > 0 && (
         <div class="table-wrap">
           <table class="versions">
             <thead>
-              <tr><th scope="col">Version</th><th scope="col">Released</th><th scope="col">Status</th><th scope="col">File</th></tr>
+              <tr><th scope="col">Version</th><th scope="col">Released</th><th scope="col">Status</th><th scope="col">Install</th></tr>
             </thead>
             <tbody>
-              {versions.data.map((v) => (
-                <tr key={v.version} data-version={v.version}>
-                  <td>
-                    <code>{v.version}</code>
-                    {v.version === installs && <span class="badge ok" title="the version an install without a version takes">installs</span>}
-                  </td>
-                  <td>{date(v.createdAt)}</td>
-                  <td>
-                    <StatusBadge status={v.status} />
-                    {v.deprecated && <span class="badge">deprecated</span>}
-                  </td>
-                  <td>{v.downloadUrl ? <a href={v.downloadUrl} rel="noopener noreferrer">.zip</a> : ""}</td>
-                </tr>
-              ))}
+              {shown.map((v) => {
+                const offered = !packBanned && isInstallable(v);
+                return (
+                  <tr key={v.version} data-version={v.version} data-status={statusWord(v.status)}>
+                    <td>
+                      <code>{v.version}</code>
+                      {v.version === installs && offered && <span class="badge ok" title="the version an install without --version takes">installs</span>}
+                    </td>
+                    <td>{formatDate(v.createdAt)}</td>
+                    <td>
+                      {v.status && <span class={`badge ${statusTone(v.status)}`}>{statusWord(v.status)}</span>}
+                      {v.deprecated && <span class="badge">deprecated</span>}
+                      {v.status_reason && !offered && <span class="reason">{v.status_reason}</span>}
+                    </td>
+                    <td class="install-cell">
+                      {offered ? (
+                        <>
+                          <CopyButton text={registryInstallCommand(location.origin, id, v.version)} label="Copy command" />
+                          {v.downloadUrl && <a class="download" href={v.downloadUrl} rel="noopener noreferrer">.zip</a>}
+                        </>
+                      ) : (
+                        <span class="muted">not installable</span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
+      )}
+      {versions && versions.length > FOLDED_AT && (
+        <button type="button" class="link" onClick={() => setAll(!all)} aria-expanded={all}>
+          {all ? "Show fewer versions" : `Show all ${versions.length} versions`}
+        </button>
       )}
     </section>
   );

@@ -29,8 +29,8 @@ export function ResultCard({ node, terms, includeBanned }: { node: Node; terms: 
         </p>
       )}
       <p class="stats">
-        <span title="stars on the repository">★ {count.format(node.repo_stars ?? 0)}</span>
-        <span title="downloads">⬇ {count.format(node.downloads ?? 0)}</span>
+        {node.repo_stars ? <span title="stars on the repository">★ {count.format(node.repo_stars)}</span> : null}
+        {node.downloads ? <span title="downloads">⬇ {count.format(node.downloads)}</span> : null}
         {node.repository && (
           <a href={node.repository} rel="noopener noreferrer" target="_blank">
             repository

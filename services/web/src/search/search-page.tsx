@@ -5,6 +5,7 @@ import { ErrorBox } from "../ui/error-box.tsx";
 import { useLatest } from "../ui/use-latest.ts";
 import { highlightTerms, looksLikeClassName, parseBox, type BoxQuery } from "./box-query.ts";
 import { ACCELERATOR_CHOICES, OS_CHOICES, PAGE_SIZES } from "./platforms.ts";
+import { CatalogLine, EmptyCatalog, useCatalogState } from "./catalog-state.tsx";
 import { ResultCard } from "./result-card.tsx";
 import { readSearchState, rememberSearch, searchHref, toSearchParams, type SearchState } from "./search-state.ts";
 
@@ -36,10 +37,14 @@ export function SearchPage({ place }: { place: Place }) {
   useEffect(() => rememberSearch(searchHref(state)), [searchHref(state)]);
 
   const params = toSearchParams(state);
-  const result = useLatest(searchUrl(params), (signal) => searchNodes(params, signal));
+  const catalog = useCatalogState();
+  // While the catalog fills, each count it reaches asks again (the key names the count).
+  const filling = catalog?.state === "empty" ? `#catalog=${catalog.nodes}` : "";
+  const result = useLatest(searchUrl(params) + filling, (signal) => searchNodes(params, signal));
   const change = (patch: Partial<SearchState>) => navigate(searchHref({ ...state, q: text, page: 1, ...patch }));
   const box = parseBox(state.q);
   const page = result.data;
+  const catalogEmpty = catalog?.state === "empty" && (!page || page.total === 0);
 
   return (
     <section aria-labelledby="search-heading">
@@ -68,12 +73,14 @@ export function SearchPage({ place }: { place: Place }) {
         </div>
       </form>
 
+      <CatalogLine catalog={catalog} />
       <ErrorBox message={result.error} />
-      <p class="total" aria-live="polite" data-testid="total">
+      {catalogEmpty && <EmptyCatalog catalog={catalog} />}
+      <p class="total" aria-live="polite" data-testid="total" hidden={catalogEmpty}>
         {page ? `${count.format(page.total)} ${page.total === 1 ? "pack" : "packs"}${page.total ? ` · page ${page.page} of ${Math.max(page.totalPages, 1)}` : ""}` : result.loading ? "Searching…" : ""}
         {result.loading && page && <span class="muted"> · updating…</span>}
       </p>
-      {page && page.nodes.length === 0 && !result.error && <p class="empty">No node pack matches. Try fewer words, or another filter.</p>}
+      {page && page.nodes.length === 0 && !result.error && !catalogEmpty && <p class="empty">No node pack matches. Try fewer words, or another filter.</p>}
       {page && (
         <ol class="results" aria-label="Search results" start={(page.page - 1) * page.limit + 1} data-request={result.dataKey ?? undefined}>
           {page.nodes.map((n) => <ResultCard key={n.id} node={n} terms={highlightTerms(box)} includeBanned={state.banned} />)}

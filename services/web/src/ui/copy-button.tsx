@@ -1,14 +1,20 @@
 import { useState } from "preact/hooks";
 
-export function CopyButton({ text }: { text: string }) {
+/** Copies `text`; `label` names what is copied for screen readers and the button's text. */
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
       setDone(true);
+      setTimeout(() => setDone(false), 2000);
     } catch {
-      setDone(false); // no clipboard (plain http on another host): the field is selected for Ctrl+C instead
+      setDone(false); // no clipboard (plain http on another host): the text stays on show to select
     }
   };
-  return <button type="button" onClick={copy} aria-live="polite">{done ? "Copied" : "Copy"}</button>;
+  return (
+    <button type="button" class="copy" onClick={copy} data-copy={text} aria-live="polite">
+      {done ? "Copied" : label}
+    </button>
+  );
 }

@@ -2,7 +2,7 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, joinedRuns, nameParts, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, hyphenatedWords, joinedRuns, nameParts, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 
 /** Doc numbers share a float64 with the relevance key, so they get 24 bits. */
@@ -14,6 +14,8 @@ export interface IndexData {
   readonly banned: Uint8Array;
   /** Popularity percentile per doc, 0 (least) to 1 (most popular); packs of equal popularity share one. */
   readonly popularity: Float32Array;
+  /** Popularity per doc on a log scale, 0 to 1: log(1 + count) / log(1 + the largest count). */
+  readonly popularityLog: Float32Array;
   readonly byId: Map<string, number>;
   /**
    * A hash of the identity key (tokens joined by one space) of the id, the name and the
@@ -96,6 +98,24 @@ export function byPopularity(a: StoredNode, b: StoredNode): number {
     num(b.repo_stars) - num(a.repo_stars) ||
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   ) || 0;
+}
+
+/**
+ * The log-scaled count of what the catalog measures popularity by, in the order of
+ * byPopularity: search_ranking where most packs carry one, else downloads (the registry),
+ * else GitHub stars (ComfyUI-Manager's list has neither).
+ */
+function popularityLogScale(docs: readonly StoredNode[]): Float32Array {
+  const n = docs.length;
+  const most = (get: (r: StoredNode) => number | undefined) => docs.reduce((k, r) => k + (get(r) !== undefined ? 1 : 0), 0) * 2 >= n;
+  const count = most((r) => r.search_ranking) ? (r: StoredNode) => r.search_ranking : most((r) => r.downloads) ? (r: StoredNode) => r.downloads : (r: StoredNode) => r.repo_stars;
+  let max = 0;
+  for (const r of docs) max = Math.max(max, count(r) ?? 0);
+  const out = new Float32Array(n);
+  if (max <= 0) return out;
+  const scale = Math.log1p(max);
+  for (let d = 0; d < n; d++) out[d] = Math.log1p(Math.max(0, count(docs[d]!) ?? 0)) / scale;
+  return out;
 }
 
 class GrowInt32 {
@@ -387,7 +407,10 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
       }
     }
     if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_CLASSES);
-    if (r.description) table.addText(r.description, d, TIER_DESCRIPTION, pairTerm, pairTier);
+    if (r.description) {
+      table.addText(r.description, d, TIER_DESCRIPTION, pairTerm, pairTier);
+      add(hyphenatedWords(r.description), TIER_DESCRIPTION);
+    }
     if (r.author) addIds(idsOf(r.author, tokenise), TIER_AUTHOR);
     if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_AUTHOR);
     if (r.publisher?.name) addIds(idsOf(r.publisher.name, tokenise), TIER_AUTHOR);
@@ -450,6 +473,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     n,
     banned,
     popularity: popularityPercentiles(docs),
+    popularityLog: popularityLogScale(docs),
     byId,
     identityHashes,
     identityIndex: buildIdentityIndex(identityHashes, n),

@@ -8,17 +8,7 @@ import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
 import { stemmer } from "stemmer";
 import { NOISE_WORDS } from "../../domain/text.ts";
 import { SYNONYM_PHRASES } from "../../domain/synonyms.ts";
-import {
-  FIELD_WEIGHT,
-  KIND_EXACT,
-  KIND_PREFIX,
-  KIND_STEM,
-  KIND_TYPO1,
-  KIND_WEIGHT,
-  NOISE_WEIGHT,
-  PHRASE_BONUS,
-  POPULARITY_WEIGHT,
-} from "../../domain/ranking.ts";
+import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, TIER_CLASSES, TIER_IDENTITY, type RankingWeights } from "../../domain/ranking.ts";
 
 const byLength = (v: number[]) => v.length;
 
@@ -42,9 +32,12 @@ const NOT_EXACT = 1;
 
 /** A match code: 0 = none, else 1 + tier * 8 + kind. */
 const code = (tier: number, kind: number) => 1 + tier * 8 + kind;
-/** What a match code is worth: field weight × match-kind weight. */
-const CONTRIB = new Float64Array(32);
-for (let tier = 0; tier < FIELD_WEIGHT.length; tier++) for (let kind = 0; kind < KIND_WEIGHT.length; kind++) CONTRIB[code(tier, kind)] = FIELD_WEIGHT[tier]! * KIND_WEIGHT[kind]!;
+/** What each match code is worth: field weight × match-kind weight. */
+function contributions(w: RankingWeights, field: readonly number[] = w.field): Float64Array {
+  const out = new Float64Array(32);
+  for (let tier = 0; tier < field.length; tier++) for (let kind = 0; kind < w.kind.length; kind++) out[code(tier, kind)] = field[tier]! * w.kind[kind]!;
+  return out;
+}
 
 /** Joined neighbours and abbreviations of a query beyond its words: at most this many. */
 const MAX_EXTRA_SLOTS = 16;
@@ -55,7 +48,8 @@ const MAX_EXTRA_SLOTS = 16;
  * abbreviation), each covering those words' slots.
  */
 interface QueryPlan {
-  slots: { term: string; prefix: boolean; word: boolean }[];
+  /** `classLike`: typed in CamelCase (`FaceDetailer`), so a node class of that name answers as well as a pack name. */
+  slots: { term: string; prefix: boolean; word: boolean; classLike: boolean }[];
   weights: Float64Array;
   totalWeight: number;
   /** Per extra slot (index from `words`), the word slots it covers. */
@@ -63,14 +57,15 @@ interface QueryPlan {
   words: number;
 }
 
-function planQuery(raw: readonly string[]): QueryPlan {
+function planQuery(search: string, raw: readonly string[], noiseWeight: number): QueryPlan {
+  const camel = new Set(search.split(/\s+/).filter((w) => /\p{Ll}\p{Lu}/u.test(w)).map((w) => tokenise(w).join("")));
   const slotOf = new Map<string, number>();
   const slots: QueryPlan["slots"] = [];
   const last = raw.length - 1;
   for (const t of raw) {
     if (!slotOf.has(t)) {
       slotOf.set(t, slots.length);
-      slots.push({ term: t, prefix: false, word: true });
+      slots.push({ term: t, prefix: false, word: true, classLike: camel.has(t) });
     }
   }
   // Only the query's last word is still being typed; it alone matches as a prefix.
@@ -78,12 +73,12 @@ function planQuery(raw: readonly string[]): QueryPlan {
   const words = slots.length;
   const weights = new Float64Array(words);
   let totalWeight = 0;
-  for (let i = 0; i < words; i++) totalWeight += weights[i] = NOISE_WORDS.has(slots[i]!.term) ? NOISE_WEIGHT : 1;
+  for (let i = 0; i < words; i++) totalWeight += weights[i] = NOISE_WORDS.has(slots[i]!.term) ? noiseWeight : 1;
   const covers: number[][] = [];
   const extra = (term: string, prefix: boolean, from: number, to: number) => {
     if (covers.length >= MAX_EXTRA_SLOTS || slotOf.has(term)) return;
     slotOf.set(term, slots.length);
-    slots.push({ term, prefix, word: false });
+    slots.push({ term, prefix, word: false, classLike: false });
     const covered = new Set<number>();
     for (let k = from; k < to; k++) covered.add(slotOf.get(raw[k]!)!);
     covers.push([...covered]);
@@ -143,7 +138,18 @@ export class IndexSearcher {
    */
   private readonly results = new BoundedMemo("result", (r: EngineResult) => r.nodes.length + 1, 16_384, 50_000);
 
-  constructor(readonly data: IndexData) {
+  private readonly contrib: Float64Array;
+  /** For a word typed like a class name: a class match is worth a name match. */
+  private readonly contribClassLike: Float64Array;
+  private readonly popularity: Float32Array;
+
+  constructor(readonly data: IndexData, private readonly weights: RankingWeights = DEFAULT_WEIGHTS) {
+    this.contrib = contributions(weights);
+    const field = [...weights.field];
+    field[TIER_CLASSES] = field[TIER_IDENTITY]!;
+    this.contribClassLike = contributions(weights, field);
+    this.popularity = new Float32Array(data.n);
+    for (let d = 0; d < data.n; d++) this.popularity[d] = weights.percentileShare * data.popularity[d]! + (1 - weights.percentileShare) * data.popularityLog[d]!;
     const n = Math.max(1, data.n);
     this.docStamp = new Int32Array(n);
     this.candOf = new Int32Array(n);
@@ -212,32 +218,35 @@ export class IndexSearcher {
 
     const raw = q.search !== undefined ? tokenise(q.search).slice(0, MAX_QUERY_TOKENS) : [];
     if (q.search !== undefined && raw.length > 0) {
-      const plan = planQuery(raw);
+      const plan = planQuery(q.search, raw, this.weights.noise);
       const nc = this.collectText(plan, gen);
       const cand = this.cand;
       const exact = new Set(this.isExactId(q.search));
       const S = plan.slots.length;
       const codes = this.codes;
       const { weights, covers, words, totalWeight } = plan;
-      const popularity = D.popularity;
+      const popularity = this.popularity;
+      const { phrase: phraseWeight, popularity: popularityWeight } = this.weights;
+      const contrib = this.contrib;
+      const slotContrib = plan.slots.map((s) => (s.classLike ? this.contribClassLike : contrib));
       for (let i = 0; i < nc; i++) {
         const d = cand[i]!;
         if (!restricted && !hasApp ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
         const row = i * S;
         let text = 0;
-        for (let t = 0; t < words; t++) text += weights[t]! * CONTRIB[codes[row + t]!]!;
+        for (let t = 0; t < words; t++) text += weights[t]! * slotContrib[t]![codes[row + t]!]!;
         let phrase = 0;
         for (let e = 0; e < covers.length; e++) {
-          const c = CONTRIB[codes[row + words + e]!]!;
+          const c = contrib[codes[row + words + e]!]!;
           if (c === 0) continue;
           phrase += c;
           // An extra slot answers for each word it covers, where that word did worse on its own.
           for (const t of covers[e]!) {
-            const own = CONTRIB[codes[row + t]!]!;
+            const own = slotContrib[t]![codes[row + t]!]!;
             if (c > own) text += weights[t]! * (c - own);
           }
         }
-        const score = text / totalWeight + PHRASE_BONUS * Math.min(phrase, 4) + POPULARITY_WEIGHT * popularity[d]!;
+        const score = text / totalWeight + phraseWeight * Math.min(phrase, 4) + popularityWeight * popularity[d]!;
         const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exact.has(d) ? 0 : NOT_EXACT);
         keys[nk++] = (high * SCORE_SPACE + Math.round((SCORE_CEILING - score) * SCORE_STEPS)) * DOC_SPACE + d;
       }
@@ -378,7 +387,7 @@ export class IndexSearcher {
    */
   private addPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
     const { postDoc, postTier } = this.data;
-    const { docStamp, candOf, cand } = this;
+    const { docStamp, candOf, cand, contrib } = this;
     let codes = this.codes;
     for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
@@ -397,7 +406,7 @@ export class IndexSearcher {
       } else c = candOf[d]!;
       const m = code(postTier[p]!, kind);
       const at = c * S + slot;
-      if (CONTRIB[m]! > CONTRIB[codes[at]!]!) codes[at] = m;
+      if (contrib[m]! > contrib[codes[at]!]!) codes[at] = m;
     }
     return nc;
   }
