@@ -3,10 +3,9 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "nod
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { StagedBlob } from "./blob-store.ts";
 import { temporaryName } from "./temporary-names.ts";
 import { WritebackFileWriter } from "./writeback-file-writer.ts";
-import { UPLOAD_ID_RE, type AssembledUpload, type PartialUpload, type PartialUploads } from "./partial-uploads.ts";
+import { UPLOAD_ID_RE, type AssembledUpload, type PartialUpload, type PartialUploads, type StagedBlob } from "./blob-store.ts";
 
 type Stored = Omit<PartialUpload, "offset">;
 

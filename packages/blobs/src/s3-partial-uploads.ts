@@ -1,8 +1,7 @@
 import type { Readable } from "node:stream";
 import type { Client } from "minio";
-import type { StagedBlob } from "./blob-store.ts";
 import { guard, isNotFound, listObjects, readObject } from "./s3-calls.ts";
-import { UPLOAD_ID_RE, type AssembledUpload, type PartialUpload, type PartialUploads } from "./partial-uploads.ts";
+import { UPLOAD_ID_RE, type AssembledUpload, type PartialUpload, type PartialUploads, type StagedBlob } from "./blob-store.ts";
 
 const PREFIX = "uploads/";
 
