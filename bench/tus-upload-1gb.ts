@@ -1,12 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { ClientRequest } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { repoRoot, startService, type Service } from "@app/testkit/processes";
+import type { Service } from "@app/testkit/processes";
 import { sendBody } from "./lib/multipart-post.ts";
-import { SINK_DOES, SINK_DURABILITIES, startSink, type SinkDurability } from "./lib/upload-sinks.ts";
+import { median, peakRssMiB, perSink, round2, withUploadRig } from "./lib/upload-rig.ts";
+import { SINK_DOES, SINK_DURABILITIES, type SinkDurability } from "./lib/upload-sinks.ts";
 
 /**
  * A tus upload of 1 GiB (`/api/assets/uploads`: create, then one PATCH with every byte, whose
@@ -60,30 +58,20 @@ async function toTus(gateway: Service, mib: number, seed: string): Promise<numbe
   return (mib * MiB) / 1e6 / ((performance.now() - started) / 1000);
 }
 
-const peakRssMiB = (pid: number): number => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
-const round = (x: number) => Math.round(x * 100) / 100;
-const median = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
-const perSink = (f: (d: SinkDurability) => number) => Object.fromEntries(SINK_DURABILITIES.map((d) => [d, f(d)])) as Record<SinkDurability, number>;
-
 export async function run() {
   const mib = Number(process.env.TUS_BENCH_MIB ?? 1024);
   const roundCount = Number(process.env.TUS_BENCH_ROUNDS ?? 3);
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-tus-1gb-"));
-  const sinks: Partial<Record<SinkDurability, Service>> = {};
-  let gateway: Service | undefined;
-  try {
-    for (const d of SINK_DURABILITIES) sinks[d] = await startSink(d);
-    gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), { DATA_DIR: dataDir, API_KEYS: KEY }, { readyPath: "/readyz" });
+  return withUploadRig(KEY, async ({ sinks, gateway }) => {
     const rounds: Round[] = [];
     for (let r = 0; r < roundCount; r++) {
       const seed = `${Date.now()}-${r}`;
       const sinkMBps = perSink(() => 0);
-      for (const d of SINK_DURABILITIES) sinkMBps[d] = round(await toSink(sinks[d]!, mib, seed));
-      rounds.push({ ...sinkMBps, tus: round(await toTus(gateway, mib, seed)) });
+      for (const d of SINK_DURABILITIES) sinkMBps[d] = round2(await toSink(sinks[d], mib, seed));
+      rounds.push({ ...sinkMBps, tus: round2(await toTus(gateway, mib, seed)) });
     }
     const mbps = { ...perSink((d) => median(rounds.map((x) => x[d]))), tus: median(rounds.map((x) => x.tus)) };
     const ratio = perSink((d) => median(rounds.map((x) => x.tus / x[d])));
-    const gatewayPeakRssMiB = round(peakRssMiB(gateway.pid));
+    const gatewayPeakRssMiB = round2(peakRssMiB(gateway.pid));
     return {
       fileMiB: mib,
       baselines: SINK_DOES,
@@ -96,14 +84,7 @@ export async function run() {
           `${ratio.write} of hash+write (${mbps.write}), ${ratio.hash} of hash only (${mbps.hash}); gateway peak RSS ${gatewayPeakRssMiB} MiB`,
       ],
     };
-  } catch (err) {
-    if (gateway) console.error(gateway.output.slice(-20).join("\n"));
-    throw err;
-  } finally {
-    await gateway?.stop();
-    for (const s of Object.values(sinks)) await s.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
