@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3BlobStore } from "@app/blobs/s3";
 import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
 import { blake3Hex, KEY, makeTestApp, type TestApp } from "./helpers.ts";
-import { tusUpload } from "./tus-client.ts";
+import { tusUpload } from "@app/testkit/tus-client";
 import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

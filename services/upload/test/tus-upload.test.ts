@@ -8,7 +8,7 @@ import { NO_LIMITS } from "../src/domain/key-limits.ts";
 import { sweepExpiredUploads } from "../src/routes/assets/uploads.ts";
 import type { UploadSettings } from "../src/routes/deps.ts";
 import { blake3Hex, KEY, makeTestApp, OTHER_KEY, servedApps, type TestApp } from "./helpers.ts";
-import { refusal, tusUpload } from "./tus-client.ts";
+import { refusal, tusUpload } from "@app/testkit/tus-client";
 
 /**
  * tus 1.0.0 at /api/assets/uploads with tus-js-client as shipped, over the filesystem store:
