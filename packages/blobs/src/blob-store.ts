@@ -1,14 +1,14 @@
 import type { Readable } from "node:stream";
-import type { AssetRecord } from "@app/contracts";
+import type { Sidecar } from "./sidecar.ts";
 
 /**
- * The BlobStore port: content-addressed bytes plus the asset record kept beside them.
+ * The BlobStore port: content-addressed bytes plus the sidecar (sidecar.ts) kept beside them.
  *
  * Writing is two steps so that nothing partial is ever visible under a hash name:
  *   `stage(stream)` streams into a temporary object while hashing (blake3) and resolves once
  *   every byte is durable there; `staged.commit(...)` then publishes it under its hash (or, if
  *   that hash exists, drops the temporary and writes nothing under the hash name) and merges
- *   the record; `staged.discard()` drops it. Two commits of the same new content racing each
+ *   the sidecar; `staged.discard()` drops it. Two commits of the same new content racing each
  *   other both succeed and leave one object.
  *
  * Bytes are never removed: deleting an asset drops its references, the content stays.
@@ -24,9 +24,9 @@ export interface BlobStore {
   stat(hash: string): Promise<BlobStat | null>;
   /** Whole object or an inclusive byte range; rejects with BlobNotFoundError. */
   read(hash: string, range?: ByteRange): Promise<Readable>;
-  getRecord(hash: string): Promise<AssetRecord | null>;
-  /** Read-modify-write of the record, serialised per hash in this process. Rejects with BlobNotFoundError. */
-  updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord>;
+  getSidecar(hash: string): Promise<Sidecar | null>;
+  /** Read-modify-write of the sidecar, serialised per hash in this process. Rejects with BlobNotFoundError. */
+  updateSidecar(hash: string, update: SidecarUpdate): Promise<Sidecar>;
   /** Remove temporaries left by a crash; run at start, before serving. Returns how many were removed. */
   sweepTemporaries(): Promise<number>;
   /**
@@ -54,16 +54,16 @@ export interface StagedBlob {
   readonly size: number;
   /** A local file holding the staged bytes when the store has one (fs), so probes read it in place. */
   readonly localPath: string | null;
-  commit(update: RecordUpdate): Promise<CommitResult>;
+  commit(update: SidecarUpdate): Promise<CommitResult>;
   discard(): Promise<void>;
 }
 
-export type RecordUpdate = (existing: AssetRecord | null) => AssetRecord;
+export type SidecarUpdate = (existing: Sidecar | null) => Sidecar;
 
 export interface CommitResult {
   /** False when the hash was already stored: nothing was written under its name. */
   created: boolean;
-  record: AssetRecord;
+  sidecar: Sidecar;
 }
 
 export interface BlobStat {

@@ -2,7 +2,7 @@ import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFi
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { AssetRecord } from "@app/contracts";
+import type { Sidecar } from "./sidecar.ts";
 import { HASH_RE } from "./hash.ts";
 import {
   BlobNotFoundError,
@@ -10,18 +10,18 @@ import {
   type BlobStore,
   type ByteRange,
   type CommitResult,
-  type RecordUpdate,
+  type SidecarUpdate,
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
-import { AssetRecords } from "./asset-records.ts";
+import { SidecarFiles } from "./sidecar-files.ts";
 import { stagedBlob } from "./staged-blob.ts";
 import { WritebackFileWriter } from "./writeback-file-writer.ts";
 import { FsPartialUploads } from "./fs-partial-uploads.ts";
 import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 /**
- * The filesystem BlobStore: `<root>/ab/cd/<hash>` with the record beside it in `<hash>.json`,
+ * The filesystem BlobStore: `<root>/ab/cd/<hash>` with its sidecar beside it in `<hash>.json`,
  * temporaries in `<root>/tmp/`. A blob is published with link(2), which fails if the name
  * exists, so racing commits of the same content leave exactly one object and never expose a
  * partial file. Paths are only ever built from a validated 64-hex hash.
@@ -33,20 +33,20 @@ export class FsBlobStore implements BlobStore {
   readonly kind = "fs" as const;
   private readonly tmpDir: string;
   readonly partials: FsPartialUploads;
-  private readonly records = new AssetRecords({
+  private readonly sidecars = new SidecarFiles({
     read: async (hash) => {
       try {
-        return await readFile(this.recordPath(hash), "utf8");
+        return await readFile(this.sidecarPath(hash), "utf8");
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
         throw err;
       }
     },
-    // Written to a temporary and renamed, so a reader sees the old record or the new one.
+    // Written to a temporary and renamed, so a reader sees the old sidecar or the new one.
     write: async (hash, text) => {
       const tmp = this.tempPath();
       await writeFile(tmp, text, { flag: "wx" });
-      await rename(tmp, this.recordPath(hash));
+      await rename(tmp, this.sidecarPath(hash));
     },
     blobExists: async (hash) => (await this.stat(hash)) !== null,
   });
@@ -93,7 +93,7 @@ export class FsBlobStore implements BlobStore {
     );
   }
 
-  private async publish(tmp: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
+  private async publish(tmp: string, hash: string, update: SidecarUpdate): Promise<CommitResult> {
     const final = this.blobPath(hash);
     const dir = join(final, "..");
     let created = false;
@@ -114,8 +114,8 @@ export class FsBlobStore implements BlobStore {
       await unlink(tmp).catch(() => undefined);
     }
     if (created) await fsyncPath(dir);
-    const record = await this.updateRecord(hash, update);
-    return { created, record };
+    const sidecar = await this.updateSidecar(hash, update);
+    return { created, sidecar };
   }
 
   async stat(hash: string): Promise<BlobStat | null> {
@@ -140,12 +140,12 @@ export class FsBlobStore implements BlobStore {
     return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
-  async getRecord(hash: string): Promise<AssetRecord | null> {
-    return this.records.get(hash);
+  async getSidecar(hash: string): Promise<Sidecar | null> {
+    return this.sidecars.get(hash);
   }
 
-  async updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord> {
-    return this.records.update(hash, update);
+  async updateSidecar(hash: string, update: SidecarUpdate): Promise<Sidecar> {
+    return this.sidecars.update(hash, update);
   }
 
   /** Every committed hash. Not part of the port (nothing in a service lists a store): tests inspect a store with it. */
@@ -207,7 +207,7 @@ export class FsBlobStore implements BlobStore {
     return join(this.root, hash.slice(0, 2), hash.slice(2, 4), hash);
   }
 
-  private recordPath(hash: string): string {
+  private sidecarPath(hash: string): string {
     return `${this.blobPath(hash)}.json`;
   }
 

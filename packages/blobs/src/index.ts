@@ -5,7 +5,7 @@ export {
   type BlobStore,
   type ByteRange,
   type CommitResult,
-  type RecordUpdate,
+  type SidecarUpdate,
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
@@ -15,5 +15,6 @@ export { FsBlobStore } from "./fs-blob-store.ts";
 export type { S3BlobStore, S3BlobStoreOptions } from "./s3-blob-store.ts";
 export { HASH_RE } from "./hash.ts";
 export { UPLOAD_ID_RE, type AssembledUpload, type PartialUpload, type PartialUploads } from "./blob-store.ts";
+export { MAX_SIDECAR_TAGS, mergeSidecar, Sidecar, type NewContent } from "./sidecar.ts";
 export { KeyedMutex } from "./keyed-mutex.ts";
 export { temporaryName } from "./temporary-names.ts";

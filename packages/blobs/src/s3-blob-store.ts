@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { Client, CopyDestinationOptions, CopySourceOptions } from "minio";
-import type { AssetRecord } from "@app/contracts";
+import type { Sidecar } from "./sidecar.ts";
 import type { Config } from "@app/platform";
 import { HASH_RE } from "./hash.ts";
 import {
@@ -10,11 +10,11 @@ import {
   type BlobStore,
   type ByteRange,
   type CommitResult,
-  type RecordUpdate,
+  type SidecarUpdate,
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
-import { AssetRecords } from "./asset-records.ts";
+import { SidecarFiles } from "./sidecar-files.ts";
 import { stagedBlob } from "./staged-blob.ts";
 import { guard, isNotFound, listObjects, readObject, unavailable } from "./s3-calls.ts";
 import { S3PartialUploads } from "./s3-partial-uploads.ts";
@@ -35,14 +35,15 @@ export interface S3BlobStoreOptions {
 }
 
 const BLOBS = "blobs/";
-const RECORDS = "records/";
+/** Where the sidecars are (the prefix every version has written). */
+const SIDECARS = "records/";
 const TMP = "tmp/";
 
 /**
  * The S3 / MinIO BlobStore (`minio` client). Uploads stream through blake3 into `tmp/<uuid>`
  * (multipart, one part in memory at a time); commit copies the temporary to `blobs/<hash>`
  * server-side (atomic: readers see no object or the whole object) unless that key exists, then
- * deletes the temporary. The asset record is a JSON object beside the blob (`records/<hash>.json`):
+ * deletes the temporary. The sidecar is a JSON object beside the blob (`records/<hash>.json`):
  * S3 metadata can only change by rewriting the object, and a duplicate upload must not rewrite
  * anything under the hash name. The blob object carries its Content-Type (for presigned reads)
  * and its hash as metadata.
@@ -54,11 +55,11 @@ const TMP = "tmp/";
 export class S3BlobStore implements BlobStore {
   readonly kind = "s3" as const;
   private readonly client: Client;
-  private readonly records = new AssetRecords({
+  private readonly sidecars = new SidecarFiles({
     read: async (hash) => {
       let text = "";
       try {
-        for await (const chunk of await this.client.getObject(this.opts.bucket, `${RECORDS}${hash}.json`)) text += String(chunk);
+        for await (const chunk of await this.client.getObject(this.opts.bucket, `${SIDECARS}${hash}.json`)) text += String(chunk);
       } catch (err) {
         if (isNotFound(err)) return null;
         throw unavailable(err);
@@ -68,7 +69,7 @@ export class S3BlobStore implements BlobStore {
     write: async (hash, text) => {
       const body = Buffer.from(text);
       await guard(() =>
-        this.client.putObject(this.opts.bucket, `${RECORDS}${hash}.json`, body, body.length, { "Content-Type": "application/json" }),
+        this.client.putObject(this.opts.bucket, `${SIDECARS}${hash}.json`, body, body.length, { "Content-Type": "application/json" }),
       );
     },
     blobExists: async (hash) => (await this.stat(hash)) !== null,
@@ -172,11 +173,11 @@ export class S3BlobStore implements BlobStore {
     );
   }
 
-  private async publish(tmpKey: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
+  private async publish(tmpKey: string, hash: string, update: SidecarUpdate): Promise<CommitResult> {
     let created = false;
     try {
       if (!(await this.stat(hash))) {
-        const existing = await this.getRecord(hash);
+        const existing = await this.getSidecar(hash);
         const mime = update(existing).mime;
         await guard(() =>
           this.client.copyObject(
@@ -195,8 +196,8 @@ export class S3BlobStore implements BlobStore {
     } finally {
       await this.client.removeObject(this.opts.bucket, tmpKey).catch(() => undefined);
     }
-    const record = await this.updateRecord(hash, update);
-    return { created, record };
+    const sidecar = await this.updateSidecar(hash, update);
+    return { created, sidecar };
   }
 
   async stat(hash: string): Promise<BlobStat | null> {
@@ -220,12 +221,12 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async getRecord(hash: string): Promise<AssetRecord | null> {
-    return this.records.get(hash);
+  async getSidecar(hash: string): Promise<Sidecar | null> {
+    return this.sidecars.get(hash);
   }
 
-  async updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord> {
-    return this.records.update(hash, update);
+  async updateSidecar(hash: string, update: SidecarUpdate): Promise<Sidecar> {
+    return this.sidecars.update(hash, update);
   }
 
   /** Every committed hash. Not part of the port (nothing in a service lists a store): tests inspect a store with it. */

@@ -15,6 +15,7 @@ import {
   TagsRemoved,
   UpdateAssetBody,
 } from "./assets.ts";
+import { AlterList, ChannelExtras, CustomNodeList, ExtensionNodeMap, GithubStats, ModelList } from "./channel.ts";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
 import { ComfyNodesPage, ErrorResponse, Node, NodeVersion, Publisher, SearchPage } from "./registry.ts";
 import { AllVersionsQueryWire, BulkNodeVersionsRequest, BulkNodeVersionsResponse, ComfyNodesQueryWire, InstallQueryWire, NodeVersionsQueryWire, VersionsPage } from "./registry-reads.ts";
@@ -34,6 +35,12 @@ const named = {
   ComfyNodesPage,
   VersionsPage,
   BulkNodeVersionsResponse,
+  CustomNodeList,
+  ExtensionNodeMap,
+  GithubStats,
+  ModelList,
+  AlterList,
+  ChannelExtras,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
@@ -56,6 +63,21 @@ const jsonArray = (id: keyof typeof named, description: string) => ({ descriptio
 function toSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
+}
+
+/** ComfyUI-Manager's channel files (set its channel URL to `<base>/channel`). */
+function channelPaths() {
+  const file = (operationId: string, schema: keyof typeof named, summary: string) => ({
+    get: { operationId, tags: ["Channel"], summary, responses: { "200": json(schema, summary) } },
+  });
+  return {
+    "/channel/custom-node-list.json": file("ChannelCustomNodeList", "CustomNodeList", "Every pack not banned, as a git-clone entry of ComfyUI-Manager's list"),
+    "/channel/extension-node-map.json": file("ChannelExtensionNodeMap", "ExtensionNodeMap", "Repository URL → [the pack's node classes, {title_aux, preemptions}]: Manager's missing-node mapping"),
+    "/channel/github-stats.json": file("ChannelGithubStats", "GithubStats", "Repository URL → {stars, last_update, author_account_age_days} for every pack not banned"),
+    "/channel/model-list.json": file("ChannelModelList", "ModelList", "No models: `{models: []}`"),
+    "/channel/alter-list.json": file("ChannelAlterList", "AlterList", "No alternatives: `{items: []}`"),
+    "/channel/extras.json": file("ChannelExtras", "ChannelExtras", "No favourites: `{favorites: []}`"),
+  };
 }
 
 function queryParameters(schema: z.ZodObject, extra: Record<string, string> = {}) {
@@ -491,6 +513,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": jsonArray("Node", "The publisher's packs, most popular first (empty for an unknown publisher)."), ...registryErrors },
         },
       },
+      ...channelPaths(),
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),
       "/upload/image": uploadOperation("UploadImageComfy", UploadImageForm, "UploadResult", {}),
       "/api/upload/mask": uploadOperation("UploadMask", UploadMaskForm, "MaskUploadResult", maskErrors),

@@ -37,9 +37,9 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
     services.push({ ...uploadRoutes, mount: { kind: "proxy", url: config.UPLOAD_URL } });
   } else {
     const uploadLogger = logger.child({ service: "upload" });
-    const runtime = await upload.createUploadDeps(config, uploadLogger, { queue });
+    const runtime = await upload.createUploadRuntime(config, uploadLogger, { queue });
     services.push({ ...uploadRoutes, mount: { kind: "embedded", router: upload.createRouter(runtime), isReady: () => runtime.isReady() } });
-    Object.assign(handlers, upload.uploadJobs({ store: runtime.store, logger: uploadLogger, concurrency: config.WORKER_CONCURRENCY }));
+    Object.assign(handlers, upload.uploadJobs({ store: runtime.blobs, logger: uploadLogger, concurrency: config.WORKER_CONCURRENCY }));
     closables.push(runtime);
   }
 

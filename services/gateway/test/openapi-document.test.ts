@@ -34,6 +34,7 @@ describe("GET /openapi.json", () => {
         "/comfy-nodes/{comfyNodeName}/node",
         "/publishers/{publisherId}",
         "/publishers/{publisherId}/nodes",
+        ...["custom-node-list", "extension-node-map", "github-stats", "model-list", "alter-list", "extras"].map((f) => `/channel/${f}.json`),
         "/readyz",
         "/upload/image",
         "/upload/mask",

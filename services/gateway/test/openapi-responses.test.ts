@@ -111,6 +111,12 @@ describe("every route answers what /openapi.json declares", () => {
       ["/publishers/{publisherId}/nodes", "/publishers/ltdrdata/nodes?include_banned=x", 400],
       ["/nodes", "/nodes?node_id=comfyui-impact-pack&node_id=legacy-pack", 200],
       ["/nodes", "/nodes?sort=downloads", 400],
+      ["/channel/custom-node-list.json", "/channel/custom-node-list.json", 200],
+      ["/channel/extension-node-map.json", "/channel/extension-node-map.json", 200],
+      ["/channel/github-stats.json", "/channel/github-stats.json", 200],
+      ["/channel/model-list.json", "/channel/model-list.json", 200],
+      ["/channel/alter-list.json", "/channel/alter-list.json", 200],
+      ["/channel/extras.json", "/channel/extras.json", 200],
     ];
     for (const [path, url, status] of cases) expectConforms(path, "get", await request(app).get(url).expect(status));
     const bulk = "/bulk/nodes/versions";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
-import { mapNodeToNodeClass, mapNodeVersion } from "@app/testkit/registry-clients";
+import { MANAGER_LIST_FILES, MANAGER_STARTUP_FILES, managerLoadNightly, managerMissingNodePacks, managerPopulateStats, mapNodeToNodeClass, mapNodeVersion } from "@app/testkit/registry-clients";
 import { VERSIONED_CATALOG, VERSIONED_CATALOG_LISTED } from "@app/testkit/registry-versions-catalog";
 import { createGatewayApp } from "../src/app.ts";
 import { composeGateway } from "../src/compose.ts";
@@ -99,6 +99,51 @@ describe("ComfyUI-Manager (glob/cnr_utils.py)", () => {
     expect(status).toBe(200);
     const lines = (body as Json[]).map((x) => `[${x.createdAt.slice(0, 10)}] ${x.version} -- ${x.changelog}`);
     expect(lines).toEqual(["[2025-06-01] 8.8.1 -- Release 8.8.1", "[2025-05-01] 8.8.0 -- Release 8.8.0", "[2025-04-01] 8.7.0 -- Release 8.7.0"]);
+  });
+});
+
+describe("ComfyUI-Manager with this service's /channel as its default channel (glob/manager_server.py, glob/manager_core.py)", () => {
+  // channels.list `default::<base>/channel`, config.ini `channel_url = <base>/channel`, `default_cache_as_channel_url = True`.
+  const channel = () => `${base}/channel`;
+
+  it("start-up: the five files at once, the registry's list, then the node list again, each entry merged with its registry pack", async () => {
+    const files = await Promise.all(MANAGER_STARTUP_FILES.map((f) => getJson(`${channel()}/${f}`)));
+    expect(files.map((f) => f.status)).toEqual(MANAGER_STARTUP_FILES.map(() => 200));
+    // unified_manager.reload('remote'): the registry's list, 30 a page, keyed by id and by normalised repository.
+    const cnrByRepo = new Map<string, Json>();
+    for (let page = 1, pages = 1; page <= pages; page++) {
+      const { body } = await getJson(`${base}/nodes?page=${page}&limit=30&comfyui_version=v0.3.68&form_factor=git-linux`);
+      pages = body.totalPages;
+      for (const x of body.nodes) if (x.repository) cnrByRepo.set(x.repository.toLowerCase(), x);
+    }
+    // get_custom_nodes(channel_url, 'remote'): the list again; a single-file entry takes its registry pack's fields.
+    const nightly = managerLoadNightly((await getJson(`${channel()}/custom-node-list.json`)).body);
+    expect(nightly.size).toBeGreaterThan(0);
+    for (const entry of nightly.values()) {
+      if (entry.files.length !== 1) continue;
+      const cnr = cnrByRepo.get(entry.files[0].toLowerCase());
+      if (!cnr) continue;
+      const merged = { cnr_latest: "latest_version" in cnr ? cnr["latest_version"]["version"] : "0.0.0", id: cnr["id"], author: cnr["publisher"]["name"], title: cnr["name"], description: cnr["description"] };
+      expect(merged.id, entry.id).toBe(entry.id);
+      expect(merged.cnr_latest, entry.id).toBe(installPath(entry.id) ?? "0.0.0");
+    }
+  });
+
+  it("the list view: github-stats.json and extras.json from the default channel fill stars, dates, trust and favourites", async () => {
+    const nightly = managerLoadNightly((await getJson(`${channel()}/custom-node-list.json`)).body);
+    const [stats, extras] = await Promise.all(MANAGER_LIST_FILES.map(async (f) => (await getJson(`${channel()}/${f}`)).body));
+    const populated = managerPopulateStats(nightly, stats, extras);
+    expect(populated.get("comfyui-impact-pack")).toEqual({ stars: 3262, last_update: "2025-06-01 00:00:00", trust: true, is_favorite: false });
+  });
+
+  it("Install Missing Custom Nodes: a workflow's classes map to the repositories that provide them", async () => {
+    const map = (await getJson(`${channel()}/extension-node-map.json`)).body;
+    const found = managerMissingNodePacks(map, ["FaceDetailer", "WithdrawnNode", "NoSuchNode"]);
+    expect(Object.fromEntries(found)).toEqual({
+      FaceDetailer: ["https://github.com/ltdrdata/ComfyUI-Impact-Pack"],
+      WithdrawnNode: ["https://github.com/old-timer/withdrawn-pack"],
+      NoSuchNode: [],
+    });
   });
 });
 
@@ -216,6 +261,10 @@ describe("behind a gateway that proxies to the search service (SEARCH_URL), as c
     "/publishers/ltdrdata",
     "/publishers/ltdrdata/nodes?include_banned=true",
     "/versions?pageSize=101",
+    "/channel/custom-node-list.json",
+    "/channel/extension-node-map.json",
+    "/channel/github-stats.json",
+    "/channel/extras.json",
   ])("%s answers as the search service does", async (path) => {
     const [direct, viaProxy] = await Promise.all([getJson(`${base}${path}`), getJson(`${proxied}${path}`)]);
     expect(viaProxy).toEqual(direct);

@@ -3,6 +3,7 @@ import { Router } from "express";
 import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } from "@app/platform";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
+import { channelRoutes } from "./routes/channel/index.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
@@ -38,6 +39,7 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   router.get("/nodes/search", list);
   router.get("/nodes", list);
   router.use(registryReadRoutes(deps.engine));
+  router.use(channelRoutes(deps.engine));
   router.use(searchErrorHandler(deps.logger));
   const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };
   return { router, direct: [direct] };

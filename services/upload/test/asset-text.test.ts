@@ -27,7 +27,7 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
 
     beforeEach(async () => {
       const refs = await makeRefs();
-      t = await makeTestApp(refs ? { refs } : {});
+      t = await makeTestApp(refs ? { references: refs } : {});
       const png = await noisePng(4, 4);
       await key(request(t.app).post("/api/upload/image")).attach("image", png, { filename: "o.png" }).expect(200);
       const created = await json(request(t.app).post("/api/assets/from-hash"), { hash: `blake3:${blake3Hex(png)}`, tags: ["keep"], name: "n.png" }).expect(201);

@@ -57,7 +57,7 @@ describe("POST /api/assets limits", () => {
     const ok = form(png);
     const asset = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", ok.contentType).send(ok.body);
     expect(asset.status, JSON.stringify(asset.body)).toBe(201);
-    const before = (await t.store.list()).length;
+    const before = (await t.blobs.list()).length;
     const big = form(Buffer.alloc(300 * 1024, 7));
     const refused = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", big.contentType).send(big.body);
     expect([refused.status, refused.body.error?.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
@@ -68,8 +68,8 @@ describe("POST /api/assets limits", () => {
       end();
     });
     expect([cut.status, cut.body.error?.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
-    expect((await t.store.list()).length).toBe(before);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect((await t.blobs.list()).length).toBe(before);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("times out from the last byte: a body that keeps arriving past BODY_TIMEOUT_MS is stored, one that stalls is cut (408)", async () => {
@@ -90,7 +90,7 @@ describe("POST /api/assets limits", () => {
       // and nothing more
     });
     expect([stalled.status, stalled.body.error?.code]).toEqual([408, "REQUEST_TIMEOUT"]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("counts as an upload for the key's limits (upload_rpm): 429 RATE_LIMITED in the envelope, with Retry-After", async () => {

@@ -30,7 +30,7 @@ describe("mask upload with the BullMQ queue", () => {
     expect(first.body.metadata.mask_type).toBe("luminance");
     const again = await request(t.app).post("/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
     expect(again.body).toEqual(first.body);
-    expect(await t.store.list()).toHaveLength(4);
+    expect(await t.blobs.list()).toHaveLength(4);
   });
 
   it("an original that does not decode: 400 invalid_image, the job tried once (UnrecoverableError) and its code read back from Redis", async () => {
@@ -55,6 +55,6 @@ describe("mask upload with the BullMQ queue", () => {
     const res = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", await noisePng(8, 8), { filename: "m.png" }).field("original_ref", up.body.name);
     expect(res.status).toBe(503);
     expectUploadError(res.body, "unavailable");
-    expect(await t.store.list()).toHaveLength(2);
+    expect(await t.blobs.list()).toHaveLength(2);
   });
 });

@@ -15,7 +15,7 @@ import type { ReferenceStore } from "../src/adapters/references/reference-store.
 import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
 import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
-import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/routes/deps.ts";
+import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/http/deps.ts";
 import { multipart as buildMultipart, type Part } from "@app/testkit/raw-http";
 
 export { pngClaiming } from "@app/testkit/png";
@@ -29,7 +29,7 @@ export type InspectableStore = ChosenBlobStore;
 export interface TestApp {
   app: Express;
   deps: UploadDeps;
-  store: InspectableStore;
+  blobs: InspectableStore;
   dataDir: string;
   logs: string[];
   close(): Promise<void>;
@@ -37,13 +37,13 @@ export interface TestApp {
 
 /** The upload service over a fresh temporary DATA_DIR, real filesystem and real sharp, logs captured. */
 export async function makeTestApp(
-  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; store?: InspectableStore; refs?: ReferenceStore } = {},
+  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; blobs?: InspectableStore; references?: ReferenceStore } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), "upload-test-"));
-  const store: InspectableStore = opts.store ?? new FsBlobStore(join(dataDir, "blobs"));
-  await store.init();
-  const refs = opts.refs ?? createSqliteReferenceStore(join(dataDir, "assets.sqlite"));
-  await refs.init();
+  const blobs: InspectableStore = opts.blobs ?? new FsBlobStore(join(dataDir, "blobs"));
+  await blobs.init();
+  const references = opts.references ?? createSqliteReferenceStore(join(dataDir, "assets.sqlite"));
+  await references.init();
   const logs: string[] = [];
   const capture = new Writable({
     write(chunk, _enc, done) {
@@ -53,18 +53,18 @@ export async function makeTestApp(
   });
   const logger = pino({ level: "trace", redact: ["req.headers['x-api-key']", "req.headers.authorization"] }, capture);
   const queue = opts.queue ?? new InProcessJobQueue();
-  await queue.work({ "mask.derive": createMaskDeriveHandler({ store, logger }) });
+  await queue.work({ "mask.derive": createMaskDeriveHandler({ store: blobs, logger }) });
   const keys = await loadApiKeys({ plaintext: opts.keys ?? `${KEY},${OTHER_KEY}`, ...(opts.keyFile && { file: opts.keyFile }) });
-  const deps: UploadDeps = { store, refs, keys, queue, logger, settings: { ...DEFAULT_SETTINGS, ...opts.settings } };
+  const deps: UploadDeps = { blobs, references, keys, queue, logger, settings: { ...DEFAULT_SETTINGS, ...opts.settings } };
   return {
     app: createApp(deps),
     deps,
-    store,
+    blobs,
     dataDir,
     logs,
     async close() {
       await queue.close();
-      await refs.close();
+      await references.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

@@ -121,7 +121,7 @@ describe("hostile input corpus", () => {
       }),
       { numRuns: 300 },
     );
-    expect(await t.store.list()).toContain(blake3Hex(validPng));
+    expect(await t.blobs.list()).toContain(blake3Hex(validPng));
   });
 
   it("original_ref of every wrong kind", async () => {
@@ -225,7 +225,7 @@ describe("hostile input to the asset API", () => {
     );
     // Whatever was renamed or retagged, the record and its bytes are still there, and nothing was deleted.
     expect((await request(server).get(`/api/assets/${id}`).set("X-API-Key", KEY)).status).toBe(200);
-    expect(await t.store.list()).toContain(blake3Hex(validPng));
+    expect(await t.blobs.list()).toContain(blake3Hex(validPng));
   });
 
   it("a JSON body trickling in on each JSON route: 408 request_timeout once BODY_TIMEOUT_MS has passed, the connection closed", async () => {
@@ -254,7 +254,7 @@ describe("fixed hostile cases of the asset API (issue 20, section 2)", () => {
     const storedHash = `blake3:${blake3Hex(bytes)}`;
     const created = await request(server).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash: storedHash, tags: ["fixed"] }).expect(201);
     const id = created.body.id as string;
-    const stored = (await t.store.list()).length;
+    const stored = (await t.blobs.list()).length;
     const verb = { GET: "get", POST: "post", PUT: "put" } as const;
     for (const c of assetApiFixedCases({ id, storedHash })) {
       let r = request(server)[verb[c.method]](c.path).set("X-API-Key", KEY);
@@ -271,8 +271,8 @@ describe("fixed hostile cases of the asset API (issue 20, section 2)", () => {
     }
     const record = (await request(server).get(`/api/assets/${id}`).set("X-API-Key", KEY).expect(200)).body;
     expect(record.tags).toHaveLength(64);
-    expect((await t.store.list()).length).toBe(stored); // no refused upload stored a byte
-    expect(await t.store.temporaries()).toEqual([]);
+    expect((await t.blobs.list()).length).toBe(stored); // no refused upload stored a byte
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 });
 
@@ -340,10 +340,10 @@ describe("fixed hostile cases", () => {
     const png = await noisePng(5, 5);
     const res = await request(server).post("/api/upload/image").set("X-API-Key", KEY).attach("image", png, { filename: "ok.png" });
     expect(res.status).toBe(200);
-    expect(await t.store.temporaries()).toEqual([]);
-    for (const hash of await t.store.list()) {
+    expect(await t.blobs.temporaries()).toEqual([]);
+    for (const hash of await t.blobs.list()) {
       const chunks: Buffer[] = [];
-      for await (const c of await t.store.read(hash)) chunks.push(c as Buffer);
+      for await (const c of await t.blobs.read(hash)) chunks.push(c as Buffer);
       expect(blake3Hex(Buffer.concat(chunks))).toBe(hash); // nothing corrupt under a hash name
     }
   });

@@ -51,7 +51,7 @@ describe("a long upload body", () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.asset_hash).toBe(`blake3:${blake3Hex(Buffer.concat(chunks))}`);
-    expect(await t!.store.temporaries()).toEqual([]);
+    expect(await t!.blobs.temporaries()).toEqual([]);
   });
 
   it("that stalls is refused by the idle body timeout (408) and leaves nothing half-written", async () => {
@@ -60,7 +60,7 @@ describe("a long upload body", () => {
       write(Buffer.alloc(4096, 1));
     });
     expect([res.status, res.body.error?.code]).toEqual([408, "REQUEST_TIMEOUT"]);
-    expect(await t!.store.temporaries()).toEqual([]);
-    expect(await t!.store.list()).toEqual([]);
+    expect(await t!.blobs.temporaries()).toEqual([]);
+    expect(await t!.blobs.list()).toEqual([]);
   });
 });

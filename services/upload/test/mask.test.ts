@@ -29,7 +29,7 @@ function rawPng(pixels: number[], width: number, height: number, channels: 1 | 3
 async function pixelsOf(name: string): Promise<Buffer> {
   const hash = name.split(".")[0]!;
   const chunks: Buffer[] = [];
-  for await (const c of await t.store.read(hash)) chunks.push(c as Buffer);
+  for await (const c of await t.blobs.read(hash)) chunks.push(c as Buffer);
   const { data, info } = await sharp(Buffer.concat(chunks)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   expect([info.width, info.height]).toEqual([W, H]);
   return data;
@@ -120,7 +120,7 @@ describe("POST /api/upload/mask", () => {
     const res = await postMask(await rawPng(Array.from({ length: 24 }, () => 255), 4, 6, 1), name);
     expect(res.status).toBe(200);
     const chunks: Buffer[] = [];
-    for await (const c of await t.store.read(res.body.name.split(".")[0]!)) chunks.push(c as Buffer);
+    for await (const c of await t.blobs.read(res.body.name.split(".")[0]!)) chunks.push(c as Buffer);
     const { data, info } = await sharp(Buffer.concat(chunks)).raw().toBuffer({ resolveWithObject: true });
     expect([info.width, info.height, info.channels]).toEqual([4, 6, 4]);
     expect(alphaOf(data).every((a) => a === 0)).toBe(true); // all white = all masked
@@ -131,21 +131,21 @@ describe("POST /api/upload/mask", () => {
     const name = await uploadOriginal(orig);
     const mask = await rawPng([0, 255, 0, 255, 0, 255, 0, 255], W, H, 1);
     const first = await postMask(mask, name);
-    const listed = await t.store.list();
+    const listed = await t.blobs.list();
     expect(listed).toHaveLength(4); // original, mask, paint, painted
     const h = (n: string) => n.split(".")[0]!;
     const oh = blake3Hex(orig);
     const mh = blake3Hex(mask);
-    expect((await t.store.getRecord(mh))?.tags).toEqual(expect.arrayContaining(["mask", "input", `original:${oh}`]));
+    expect((await t.blobs.getSidecar(mh))?.tags).toEqual(expect.arrayContaining(["mask", "input", `original:${oh}`]));
     for (const [file, role] of [[first.body.metadata.related_files.painted, "painted"], [first.body.metadata.related_files.paint, "paint"]] as const) {
-      const rec = await t.store.getRecord(h(file));
+      const rec = await t.blobs.getSidecar(h(file));
       expect(rec).toMatchObject({ ext: "png", mime: "image/png", width: W, height: H });
       expect(rec?.tags).toEqual(expect.arrayContaining(["derived", `original:${oh}`, `mask:${mh}`, role]));
     }
     const again = await postMask(mask, name, "/upload/mask");
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
-    expect(await t.store.list()).toEqual(listed);
+    expect(await t.blobs.list()).toEqual(listed);
   });
 
   it.each([
@@ -179,8 +179,8 @@ describe("POST /api/upload/mask", () => {
     const res = await postMask(mask, `${"b".repeat(64)}.png`);
     expect(res.status).toBe(404);
     expectUploadError(res.body, "original_not_found");
-    expect(await t.store.list()).toEqual([]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it.each([
@@ -242,6 +242,6 @@ describe("POST /api/upload/mask", () => {
     const retry = await postMask(mask, name);
     expect(retry.status).toBe(200);
     expect(retry.body.metadata.mask_type).toBe("luminance");
-    expect(await t.store.list()).toHaveLength(4);
+    expect(await t.blobs.list()).toHaveLength(4);
   });
 });

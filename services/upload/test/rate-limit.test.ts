@@ -123,7 +123,7 @@ describe("per-key rate limits (in memory)", () => {
     // About 940 KiB of the minute's 1 MiB are spent: another large body is refused before it is stored.
     const refused = await upload(KEY, await noisePng(400, 400));
     expectRateLimited(refused, "upload_mbpm");
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
     // The refused body was not counted: a small one still fits.
     expect((await upload(KEY, await noisePng(16, 16))).status).toBe(200);
     expect((await upload(OTHER_KEY, await noisePng(400, 400))).status).toBe(200);

@@ -12,7 +12,7 @@ let t: TestApp;
 beforeAll(async () => {
   s3 = await startS3();
   const store = new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket: `r-${randomUUID().slice(0, 8)}`, partSize: 5 * 1024 * 1024 });
-  t = await makeTestApp({ store });
+  t = await makeTestApp({ blobs: store });
 });
 afterAll(async () => {
   await t?.close();
@@ -31,7 +31,7 @@ describe("upload routes over the S3 store", () => {
       expect(a.status).toBe(200);
       expect(a.body.name).toBe(`${blake3Hex(bytes)}.png`);
       expect(b.body.name).toBe(a.body.name);
-      expect((await t.store.getRecord(blake3Hex(bytes)))?.tags.sort()).toEqual(["input", "temp"]);
+      expect((await t.blobs.getSidecar(blake3Hex(bytes)))?.tags.sort()).toEqual(["input", "temp"]);
       const view = await request(t.app).get(`/view?filename=${a.body.name}`).set("X-API-Key", KEY).buffer(true);
       expect(view.status).toBe(200);
       expect(view.headers.etag).toBe(`"${blake3Hex(bytes)}"`);
@@ -41,15 +41,15 @@ describe("upload routes over the S3 store", () => {
       expect(Buffer.from(part.body).equals(bytes.subarray(0, 1))).toBe(true);
     }
     expect(big.length).toBeGreaterThan(5 * 1024 * 1024); // the multipart path ran
-    expect(await t.store.list()).toHaveLength(2);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toHaveLength(2);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("refuses a non-image with 400 and leaves no temporary", async () => {
     const res = await upload().attach("image", Buffer.from("not an image"), { filename: "a.png" });
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_image");
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("makes mask derivatives from blobs in S3", async () => {
@@ -60,7 +60,7 @@ describe("upload routes over the S3 store", () => {
     expect(res.status).toBe(200);
     expect(res.body.metadata.mask_type).toBe("luminance");
     const chunks: Buffer[] = [];
-    for await (const c of await t.store.read(res.body.name.split(".")[0])) chunks.push(c as Buffer);
+    for await (const c of await t.blobs.read(res.body.name.split(".")[0])) chunks.push(c as Buffer);
     const { data } = await sharp(Buffer.concat(chunks)).raw().toBuffer({ resolveWithObject: true });
     expect(Array.from({ length: 8 }, (_, i) => data[i * 4 + 3])).toEqual([0, 0, 0, 0, 255, 255, 255, 255]);
   });

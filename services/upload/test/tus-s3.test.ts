@@ -32,7 +32,7 @@ beforeAll(async () => {
   const refs = createSqliteReferenceStore(join(dbDir, "assets.sqlite"));
   for (let i = 0; i < 2; i++) {
     const store = new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket, partSize: PART });
-    const t = await makeTestApp({ store, refs });
+    const t = await makeTestApp({ blobs: store, references: refs });
     const server = t.app.listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     apps.push({ t, server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
@@ -79,7 +79,7 @@ describe("tus over the S3 store, two instances sharing the bucket", () => {
     const after = await request(a.t.app).head(path).set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0" });
     expect(after.headers["asset-id"]).toBe(done.assetId);
     expect(await uploadObjects()).toEqual([`uploads/${path.split("/").pop()}.json`]);
-    expect(await a.t.store.temporaries()).toEqual([]);
+    expect(await a.t.blobs.temporaries()).toEqual([]);
   });
 
   it("a terminated upload leaves nothing in the bucket (its multipart upload aborted)", async () => {

@@ -6,7 +6,7 @@ import request from "supertest";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NO_LIMITS } from "../src/domain/key-limits.ts";
 import { sweepExpiredUploads } from "../src/routes/assets/uploads.ts";
-import type { UploadSettings } from "../src/routes/deps.ts";
+import type { UploadSettings } from "../src/http/deps.ts";
 import { blake3Hex, KEY, makeTestApp, OTHER_KEY, servedApps, type TestApp } from "./helpers.ts";
 import { refusal, tusUpload } from "@app/testkit/tus-client";
 
@@ -63,14 +63,14 @@ describe("tus uploads", () => {
     const done = await head(t, first.url);
     expect([done.status, done.headers["asset-id"], Number(done.headers["upload-offset"])]).toEqual([200, second.assetId, bytes.length]);
     expect((await readdir(uploadsDir(t))).filter((n) => !n.endsWith(".json"))).toEqual([]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("hashes as the bytes arrive: one process taking the whole upload never reads it back; another process's PATCH makes it read back once, hash still right", async () => {
     const { t, base } = await start();
     const reads = vi.fn();
-    const assemble = t.store.partials.assemble.bind(t.store.partials);
-    vi.spyOn(t.store.partials, "assemble").mockImplementation(async (id) => {
+    const assemble = t.blobs.partials.assemble.bind(t.blobs.partials);
+    vi.spyOn(t.blobs.partials, "assemble").mockImplementation(async (id) => {
       const assembled = await assemble(id);
       return { ...assembled, read: (range) => (reads(range ?? "whole"), assembled.read(range)) };
     });
@@ -106,8 +106,8 @@ describe("tus uploads", () => {
     expect(del.status).toBe(204);
     expect((await head(t, begun.url)).status).toBe(404);
     expect(await readdir(uploadsDir(t))).toEqual([]);
-    expect(await t.store.list()).toEqual([]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
     // Resuming it is refused: the client must start over.
     await expect(tusUpload(bytes, { uploadUrl: begun.url, key: KEY, metadata: MODEL })).rejects.toThrow();
   });
@@ -175,8 +175,8 @@ describe("tus uploads", () => {
     expect(refusal(mismatch).status).toBe(400);
     expect(JSON.parse(refusal(mismatch).body).error).toMatchObject({ code: "HASH_MISMATCH", details: { expected: wrong, actual: `blake3:${blake3Hex(bytes)}` } });
     expect(await readdir(uploadsDir(t))).toEqual([]);
-    expect(await t.store.list()).toEqual([]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
     const empty = await request(t.app).post("/api/assets/uploads").set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0", "Upload-Length": "0", "Upload-Metadata": `filename ${b64("a")},tags ${b64("input")}` });
     // tus answers without a Content-Type; its clients read the body as text.
     expect([empty.status, JSON.parse(empty.text).error?.code]).toEqual([400, "EMPTY_UPLOAD"]);

@@ -78,7 +78,7 @@ describe("deletes keep the content (as ComfyUI keeps it after its last reference
       const left = (await assets(`limit=500`)).assets.filter((a: { hash: string }) => a.hash === `blake3:${hex}`);
       for (const a of left) await request(t.app).get(`/api/assets/${a.id}/content`).set("X-API-Key", KEY).expect(200);
       for (const a of left) await request(t.app).delete(`/api/assets/${a.id}`).set("X-API-Key", KEY).expect(204);
-      expect(await t.store.stat(hex)).not.toBeNull();
+      expect(await t.blobs.stat(hex)).not.toBeNull();
       await request(t.app).head(`/api/assets/hash/blake3:${hex}`).set("X-API-Key", KEY).expect(200);
       await request(t.app).get(`/api/view?filename=${hex}.png`).set("X-API-Key", KEY).expect(200);
     }

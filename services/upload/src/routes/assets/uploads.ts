@@ -1,19 +1,21 @@
 import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
-import type { Request, RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response, Router } from "express";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { Server } from "@tus/server";
 import type { Upload } from "@tus/utils";
 import type { UploadAssetFields } from "@app/contracts";
-import { UploadFailure } from "../../domain/errors.ts";
+import { ApiFailure } from "../../domain/errors.ts";
 import { BlobDataStore } from "../../tus/blob-data-store.ts";
 import { UPLOAD_ID_RE, type PartialUpload } from "@app/blobs";
-import { checkDestination, fieldsOf, providedHash, storeNewUpload } from "../asset-upload.ts";
-import { ownerOf } from "../auth.ts";
-import type { UploadDeps } from "../deps.ts";
-import { assetShape, toUploadFailure } from "../error-handler.ts";
-import { HEAD_BYTES } from "../multipart.ts";
-import { byteBudgetOf } from "../rate-limit.ts";
+import { ownerOf } from "../../http/auth.ts";
+import type { UploadDeps } from "../../http/deps.ts";
+import { assetShape, toApiFailure } from "../../http/error-handler.ts";
+import { HEAD_BYTES } from "../../http/multipart.ts";
+import { byteBudgetOf } from "../../http/rate-limit.ts";
+import type { AssetLibrary } from "../../library/asset-library.ts";
+import type { AssetRouteContext } from "./context.ts";
+import { checkDestination, fieldsOf, providedHash, storeNewUpload } from "./upload.ts";
 
 /** One tus data store per set of deps: the routes and the expiry sweep share its hashers. */
 const stores = new WeakMap<UploadDeps, BlobDataStore>();
@@ -21,7 +23,7 @@ const stores = new WeakMap<UploadDeps, BlobDataStore>();
 function dataStoreOf(deps: UploadDeps): BlobDataStore {
   let store = stores.get(deps);
   if (!store) {
-    store = new BlobDataStore(deps.store.partials, deps.settings.tusExpiryMs);
+    store = new BlobDataStore(deps.blobs.partials, deps.settings.tusExpiryMs);
     stores.set(deps, store);
   }
   return store;
@@ -47,7 +49,7 @@ interface AssetRequest {
 function assetRequestOf(metadata: Record<string, string | null> | undefined): AssetRequest {
   const value = (k: string) => metadata?.[k] ?? undefined;
   const fileName = value("filename")?.trim();
-  if (!fileName) throw new UploadFailure("invalid_body", "Upload-Metadata: filename is required (the asset's name)", { details: { field: "filename" } });
+  if (!fileName) throw new ApiFailure("invalid_body", "Upload-Metadata: filename is required (the asset's name)", { details: { field: "filename" } });
   const fields = new Map<string, string>();
   for (const k of ["user_metadata", "mime_type"]) {
     const v = value(k);
@@ -64,6 +66,24 @@ function expressResponseOf(req: globalThis.Request): Response {
   return res as Response;
 }
 
+/** One tus handler per route context (the routes are registered once per prefix). */
+const handlers = new WeakMap<AssetRouteContext, RequestHandler>();
+
+/** The tus routes under `prefix`: OPTIONS tells the protocol's capabilities and needs no key; POST and PATCH take upload bodies. */
+export function uploadsRoutes(router: Router, prefix: string, context: AssetRouteContext): void {
+  let tus = handlers.get(context);
+  if (!tus) {
+    tus = tusUploadHandler(context.deps, context.library);
+    handlers.set(context, tus);
+  }
+  const { access } = context;
+  router.options([`${prefix}/assets/uploads`, `${prefix}/assets/uploads/:id`], tus);
+  router.post(`${prefix}/assets/uploads`, access.upload, tus);
+  router.patch(`${prefix}/assets/uploads/:id`, access.upload, tus);
+  router.head(`${prefix}/assets/uploads/:id`, access.read, tus);
+  router.delete(`${prefix}/assets/uploads/:id`, access.read, tus);
+}
+
 /**
  * tus 1.0.0 at `/api/assets/uploads` (and `/assets/uploads`): Core, creation,
  * creation-with-upload, termination, expiration, served by @tus/server over the blob store's
@@ -73,7 +93,7 @@ function expressResponseOf(req: globalThis.Request): Response {
  * and the client resumes from them). The last byte makes the asset exactly as POST /api/assets
  * does, and that PATCH (and any HEAD after it) answers `Asset-Id`.
  */
-export function tusUploadHandler(deps: UploadDeps): RequestHandler {
+function tusUploadHandler(deps: UploadDeps, library: AssetLibrary): RequestHandler {
   const data = dataStoreOf(deps);
   const options: ConstructorParameters<typeof Server>[0] = {
     path: "/api/assets/uploads",
@@ -87,19 +107,19 @@ export function tusUploadHandler(deps: UploadDeps): RequestHandler {
     async onUploadCreate(req, upload) {
       const res = expressResponseOf(req);
       const asked = assetRequestOf(upload.metadata);
-      if (upload.size === 0) throw new UploadFailure("empty_upload", "Upload-Length is 0: an asset has at least one byte.");
-      if (!(asked.hash && (await deps.store.stat(asked.hash)))) checkDestination(asked.fields.tags);
+      if (upload.size === 0) throw new ApiFailure("empty_upload", "Upload-Length is 0: an asset has at least one byte.");
+      if (!(asked.hash && (await deps.blobs.stat(asked.hash)))) checkDestination(asked.fields.tags);
       data.claim(upload, ownerOf(res));
       res.locals.tusUploadId = upload.id;
       return {};
     },
     async onUploadFinish(req, upload) {
-      const assetId = await makeAsset(deps, data, upload, ownerOf(expressResponseOf(req)));
+      const assetId = await makeAsset(library, data, upload, ownerOf(expressResponseOf(req)));
       return { headers: { "Asset-Id": assetId } };
     },
     onResponseError(req, err) {
       if (!(err instanceof Error) || "status_code" in err) return undefined;
-      const failure = toUploadFailure(err);
+      const failure = toApiFailure(err);
       if (failure.code === "internal") deps.logger.error({ err, path: new URL(req.url).pathname }, "tus request failed");
       return { status_code: failure.status, body: JSON.stringify(assetShape(failure)) };
     },
@@ -109,10 +129,10 @@ export function tusUploadHandler(deps: UploadDeps): RequestHandler {
   return async (req: Request, res: Response): Promise<void> => {
     const id = typeof req.params.id === "string" ? req.params.id : null;
     if (id !== null) {
-      const upload = UPLOAD_ID_RE.test(id) ? await deps.store.partials.get(id) : null;
+      const upload = UPLOAD_ID_RE.test(id) ? await deps.blobs.partials.get(id) : null;
       if (!upload || upload.owner !== ownerOf(res)) {
         res.setHeader("Tus-Resumable", "1.0.0");
-        throw new UploadFailure("not_found", `no upload ${id.slice(0, 64)} of yours`);
+        throw new ApiFailure("not_found", `no upload ${id.slice(0, 64)} of yours`);
       }
       if (upload.assetId) res.setHeader("Asset-Id", upload.assetId);
     }
@@ -152,9 +172,9 @@ function bodyIdleTimer(req: IncomingMessage, ms: number): () => void {
  * (its bytes cannot become an asset: a resumed client starts over) and is answered as the
  * asset API answers it (e.g. 400 HASH_MISMATCH).
  */
-async function makeAsset(deps: UploadDeps, data: BlobDataStore, upload: Upload, owner: string): Promise<string> {
+async function makeAsset(library: AssetLibrary, data: BlobDataStore, upload: Upload, owner: string): Promise<string> {
   const stored: PartialUpload | null = await data.partials.get(upload.id);
-  if (!stored) throw new UploadFailure("not_found", `upload ${upload.id} is gone`);
+  if (!stored) throw new ApiFailure("not_found", `upload ${upload.id} is gone`);
   try {
     const asked = assetRequestOf(stored.metadata);
     const assembled = await data.partials.assemble(upload.id);
@@ -162,7 +182,7 @@ async function makeAsset(deps: UploadDeps, data: BlobDataStore, upload: Upload, 
     const staged = assembled.stage(hash);
     try {
       const head = assembled.size === 0 ? Buffer.alloc(0) : await readAll(await assembled.read({ start: 0, end: Math.min(assembled.size, HEAD_BYTES) - 1 }));
-      const { created } = await storeNewUpload(deps, owner, { head, fileName: asked.fileName }, staged, asked.fields, asked.hash);
+      const { created } = await storeNewUpload(library, owner, { head, fileName: asked.fileName }, staged, asked.fields, asked.hash);
       await data.partials.finish(upload.id, created.id);
       return created.id;
     } finally {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { ApiKey, ApiKeys } from "../adapters/keys/api-keys.ts";
-import { UploadFailure } from "../domain/errors.ts";
+import { ApiFailure } from "../domain/errors.ts";
 import { limitPerKey, type RateLimitSetup, type RouteClass } from "./rate-limit.ts";
 
 /** Query parameters that look like a credential: a key there ends up in proxy and access logs. */
@@ -34,15 +34,15 @@ export function requireApiKey(keys: ApiKeys): RequestHandler {
     const url = new URL(req.originalUrl, "http://x");
     for (const name of url.searchParams.keys()) {
       if (QUERY_KEY_RE.test(name)) {
-        return next(new UploadFailure("unauthorized", `API keys are not accepted in the query string ('${name}'); send the X-API-Key header or Authorization: Bearer`));
+        return next(new ApiFailure("unauthorized", `API keys are not accepted in the query string ('${name}'); send the X-API-Key header or Authorization: Bearer`));
       }
     }
     const key = presentedKey(req);
     if (key === null) {
-      return next(new UploadFailure("unauthorized", "missing API key: send the X-API-Key header or Authorization: Bearer <key>"));
+      return next(new ApiFailure("unauthorized", "missing API key: send the X-API-Key header or Authorization: Bearer <key>"));
     }
     const found = keys.verify(key);
-    if (found === null) return next(new UploadFailure("unauthorized", "unknown API key"));
+    if (found === null) return next(new ApiFailure("unauthorized", "unknown API key"));
     res.locals.apiKey = found;
     res.locals.logContext = { keyLabel: found.label };
     next();
@@ -57,4 +57,15 @@ export function keyedAccess(keys: ApiKeys, limits: RateLimitSetup, routeClass: R
   const auth = requireApiKey(keys);
   const limit = limitPerKey(limits, routeClass);
   return (req, res, next) => auth(req, res, (err?: unknown) => (err ? next(err) : limit(req, res, next)));
+}
+
+/** The two doors: `upload` for routes that take an upload body, `read` for every other keyed route (view, assets, tags). */
+export interface KeyedAccess {
+  upload: RequestHandler;
+  read: RequestHandler;
+}
+
+/** Both doors over one key set and one limiter. */
+export function keyedAccessOf(keys: ApiKeys, limits: RateLimitSetup): KeyedAccess {
+  return { upload: keyedAccess(keys, limits, "upload"), read: keyedAccess(keys, limits, "assets") };
 }

@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from "express";
 import type { z } from "zod";
-import { UploadFailure } from "../domain/errors.ts";
+import { ApiFailure } from "../domain/errors.ts";
 import type { UploadSettings } from "./deps.ts";
 
 /** Asset API bodies are small JSON objects; nothing larger is read. */
@@ -13,14 +13,14 @@ const parser = express.json({ type: () => true, limit: JSON_LIMIT, strict: true 
 export const jsonBody: RequestHandler = (req, res, next) => {
   const declared = req.headers["content-length"];
   if (declared === "0" || (declared === undefined && req.headers["transfer-encoding"] === undefined)) {
-    return next(new UploadFailure("invalid_json", "the request body is empty; send a JSON object"));
+    return next(new ApiFailure("invalid_json", "the request body is empty; send a JSON object"));
   }
   parser(req, res, (err?: unknown) => {
     if (!err) return next();
     const { type, status } = err as { type?: string; status?: number };
-    if (type === "entity.too.large") return next(new UploadFailure("payload_too_large", `the JSON body is over ${JSON_LIMIT}`));
+    if (type === "entity.too.large") return next(new ApiFailure("payload_too_large", `the JSON body is over ${JSON_LIMIT}`));
     if (typeof status === "number" && status >= 400 && status < 500) {
-      return next(new UploadFailure("invalid_json", `the request body must be a JSON object (${(err as Error).message})`));
+      return next(new ApiFailure("invalid_json", `the request body must be a JSON object (${(err as Error).message})`));
     }
     next(err);
   });
@@ -41,7 +41,7 @@ export function timedJsonBody(settings: Pick<UploadSettings, "bodyTimeoutMs">): 
       clearTimeout(timer);
       next(err);
     };
-    const timer = setTimeout(() => done(new UploadFailure("request_timeout", `the request body did not arrive within ${ms} ms`)), ms);
+    const timer = setTimeout(() => done(new ApiFailure("request_timeout", `the request body did not arrive within ${ms} ms`)), ms);
     jsonBody(req, res, done);
   };
 }
@@ -52,10 +52,10 @@ export function timedJsonBody(settings: Pick<UploadSettings, "bodyTimeoutMs">): 
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new UploadFailure("invalid_json", "the request body must be a JSON object");
+    throw new ApiFailure("invalid_json", "the request body must be a JSON object");
   }
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new UploadFailure("invalid_body", describeIssue(parsed.error));
+  if (!parsed.success) throw new ApiFailure("invalid_body", describeIssue(parsed.error));
   return parsed.data;
 }
 

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { ApiKey } from "../adapters/keys/api-keys.ts";
 import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
-import { rateLimited, UploadFailure } from "../domain/errors.ts";
+import { rateLimited, ApiFailure } from "../domain/errors.ts";
 import { effectiveLimits, type RateLimits } from "../domain/key-limits.ts";
 import { byteBudget, UNLIMITED_BYTES, type ByteBudget } from "./byte-budget.ts";
 
@@ -33,7 +33,7 @@ export function limitPerKey(setup: RateLimitSetup, routeClass: RouteClass): Requ
   const bucket = routeClass === "upload" ? "upload_rpm" : "assets_rpm";
   return (_req: Request, res: Response, next: NextFunction) => {
     const key = apiKeyOf(res);
-    if (!key) return next(new UploadFailure("unauthorized", "missing API key"));
+    if (!key) return next(new ApiFailure("unauthorized", "missing API key"));
     const limits = effectiveLimits(setup.defaults, key.limits);
     if (routeClass === "upload") res.locals.byteBudget = byteBudget(setup.limiter, key.id, limits.upload_mbpm);
     const perMinute = limits[bucket];

@@ -1,16 +1,15 @@
-import type { Request, Response } from "express";
+import type { Router } from "express";
 import { AssetHash, MAX_TAGS_PER_ASSET, UploadAssetFields, type AssetCreated, type UploadAssetFields as Fields } from "@app/contracts";
 import type { StagedBlob } from "@app/blobs";
-import { probeContent } from "../adapters/probes/content-probe.ts";
-import { toAsset } from "../domain/asset-view.ts";
-import { UploadFailure } from "../domain/errors.ts";
-import { checkPreview, recordKnownContent, withinTagLimit } from "./asset-routes.ts";
-import { ownerOf } from "./auth.ts";
-import type { UploadDeps } from "./deps.ts";
-import { describeIssue } from "./json-body.ts";
-import { parseMultipart, type ParsedUpload } from "./multipart.ts";
-import { byteBudgetOf } from "./rate-limit.ts";
-import { commitWithRecord } from "./upload-records.ts";
+import { probeContent } from "../../adapters/probes/content-probe.ts";
+import { toAsset } from "../../domain/asset-view.ts";
+import { ApiFailure } from "../../domain/errors.ts";
+import { ownerOf } from "../../http/auth.ts";
+import { describeIssue } from "../../http/json-body.ts";
+import { parseMultipart, type ParsedUpload } from "../../http/multipart.ts";
+import { byteBudgetOf } from "../../http/rate-limit.ts";
+import { withinTagLimit, type AssetLibrary } from "../../library/asset-library.ts";
+import type { AssetRouteContext } from "./context.ts";
 
 /** Where ComfyUI files new content; exactly one must be among the tags of an upload of new bytes. */
 const DESTINATIONS = ["input", "output", "models"];
@@ -19,7 +18,7 @@ const DESTINATIONS = ["input", "output", "models"];
 export function providedHash(raw: string | undefined): string | null {
   const value = (raw ?? "").trim().toLowerCase();
   if (value === "") return null;
-  if (!AssetHash.safeParse(value).success) throw new UploadFailure("invalid_hash", "hash must be like 'blake3:<64 hex>'");
+  if (!AssetHash.safeParse(value).success) throw new ApiFailure("invalid_hash", "hash must be like 'blake3:<64 hex>'");
   return value.slice("blake3:".length);
 }
 
@@ -38,7 +37,7 @@ function tagsOf(values: string[]): string[] {
       }
     }
     for (const item of items ?? text.split(",")) {
-      if (typeof item !== "string") throw new UploadFailure("invalid_body", "tags: must be strings");
+      if (typeof item !== "string") throw new ApiFailure("invalid_body", "tags: must be strings");
       if (item.trim() !== "") tags.push(item);
     }
   }
@@ -50,7 +49,7 @@ function userMetadataOf(raw: string | undefined): unknown {
   try {
     return JSON.parse(raw);
   } catch (err) {
-    throw new UploadFailure("invalid_body", `user_metadata must be JSON: ${(err as Error).message}`);
+    throw new ApiFailure("invalid_body", `user_metadata must be JSON: ${(err as Error).message}`);
   }
 }
 
@@ -66,8 +65,8 @@ export function fieldsOf(parsed: Pick<ParsedUpload, "fields" | "lists">): Fields
     ...(mime && { mime_type: mime }),
     ...(preview && { preview_id: preview }),
   });
-  if (!result.success) throw new UploadFailure("invalid_body", describeIssue(result.error));
-  if (result.data.tags.length === 0) throw new UploadFailure("invalid_body", "tags: must be provided and non-empty");
+  if (!result.success) throw new ApiFailure("invalid_body", describeIssue(result.error));
+  if (result.data.tags.length === 0) throw new ApiFailure("invalid_body", "tags: must be provided and non-empty");
   return result.data;
 }
 
@@ -81,11 +80,11 @@ export function fieldsOf(parsed: Pick<ParsedUpload, "fields" | "lists">): Fields
 export function checkDestination(tags: string[]): void {
   const roles = tags.filter((t) => DESTINATIONS.includes(t));
   if (roles.length !== 1) {
-    throw new UploadFailure("invalid_body", `tags: new content needs exactly one destination tag (${DESTINATIONS.join(", ")}); got ${roles.length}`);
+    throw new ApiFailure("invalid_body", `tags: new content needs exactly one destination tag (${DESTINATIONS.join(", ")}); got ${roles.length}`);
   }
   const modelTypes = tags.filter((t) => t.startsWith("model_type:") && t.length > "model_type:".length);
   if (roles[0] === "models" && modelTypes.length !== 1) {
-    throw new UploadFailure("invalid_body", `tags: a models upload needs exactly one model_type:<category> tag; got ${modelTypes.length}`);
+    throw new ApiFailure("invalid_body", `tags: a models upload needs exactly one model_type:<category> tag; got ${modelTypes.length}`);
   }
 }
 
@@ -98,16 +97,16 @@ export function checkDestination(tags: string[]): void {
  * shortcut; with no file at all it is the whole request). 201 with `created_new: true` when the
  * bytes were new, 200 when only a record was added.
  */
-export function assetUploadHandler(deps: UploadDeps) {
-  return async (req: Request, res: Response): Promise<void> => {
+export function uploadRoute(router: Router, prefix: string, { deps, library, access }: AssetRouteContext): void {
+  router.post(`${prefix}/assets`, access.upload, async (req, res) => {
     const owner = ownerOf(res);
     if (!/^multipart\//i.test(req.headers["content-type"] ?? "")) {
-      throw new UploadFailure("unsupported_media_type", "Use multipart/form-data for uploads.");
+      throw new ApiFailure("unsupported_media_type", "Use multipart/form-data for uploads.");
     }
     let knownHash: string | null = null;
     const parsed = await parseMultipart(
       req,
-      deps.store,
+      deps.blobs,
       { maxBytes: deps.settings.assetMaxBytes, bodyTimeoutMs: deps.settings.bodyTimeoutMs },
       byteBudgetOf(res),
       {
@@ -115,7 +114,7 @@ export function assetUploadHandler(deps: UploadDeps) {
         idleTimeout: true,
         beforeFile: async (fields) => {
           const hash = providedHash(fields.get("hash"));
-          if (hash && (await deps.store.stat(hash))) knownHash = hash;
+          if (hash && (await deps.blobs.stat(hash))) knownHash = hash;
           return knownHash ? "drain" : "stage";
         },
       },
@@ -123,15 +122,15 @@ export function assetUploadHandler(deps: UploadDeps) {
     try {
       const fields = fieldsOf(parsed);
       const hash = providedHash(parsed.fields.get("hash"));
-      await checkPreview(deps, owner, fields.preview_id);
+      await library.checkPreview(owner, fields.preview_id);
       let answer: { created: AssetCreated; status: number };
-      if (parsed.image) answer = await storeNewUpload(deps, owner, parsed, parsed.image, fields, hash);
-      else answer = await recordKnownHash(deps, owner, parsed, fields, knownHash ?? hash);
+      if (parsed.file) answer = await storeNewUpload(library, owner, parsed, parsed.file, fields, hash);
+      else answer = await recordKnownHash(library, owner, parsed, fields, knownHash ?? hash);
       res.status(answer.status).json(answer.created);
     } finally {
-      await parsed.image?.discard();
+      await parsed.file?.discard();
     }
-  };
+  });
 }
 
 /**
@@ -140,24 +139,24 @@ export function assetUploadHandler(deps: UploadDeps) {
  * the client's filename.
  */
 export async function storeNewUpload(
-  deps: UploadDeps,
+  library: AssetLibrary,
   owner: string,
   parsed: Pick<ParsedUpload, "head" | "fileName">,
   file: StagedBlob,
   fields: Fields,
   expected: string | null,
 ) {
-  if (file.size === 0) throw new UploadFailure("empty_upload", "Uploaded file is empty.");
+  if (file.size === 0) throw new ApiFailure("empty_upload", "Uploaded file is empty.");
   if (expected && expected !== file.hash) {
-    throw new UploadFailure("hash_mismatch", `the file's hash is blake3:${file.hash}, not the blake3:${expected} sent`, {
+    throw new ApiFailure("hash_mismatch", `the file's hash is blake3:${file.hash}, not the blake3:${expected} sent`, {
       details: { expected: `blake3:${expected}`, actual: `blake3:${file.hash}` },
     });
   }
-  if (!(await deps.store.stat(file.hash))) checkDestination(fields.tags);
+  if (!(await library.blobs.stat(file.hash))) checkDestination(fields.tags);
   const info = await probeContent(parsed.head, file.localPath ?? parsed.head, fields.mime_type);
   const filename = `${file.hash}.${info.ext}`;
   const { reference, bytesCreated } = await withinTagLimit(() =>
-    commitWithRecord(deps, file, info, fields.tags.slice(0, MAX_TAGS_PER_ASSET), {
+    library.commitUpload(file, info, fields.tags.slice(0, MAX_TAGS_PER_ASSET), {
       owner,
       tags: fields.tags,
       name: fields.name ?? (parsed.fileName?.trim() || filename),
@@ -166,19 +165,19 @@ export async function storeNewUpload(
       ...(fields.preview_id && { previewId: fields.preview_id }),
     }),
   );
-  return { created: { ...(await toAsset(reference, deps.refs)), created_new: bytesCreated }, status: bytesCreated ? 201 : 200 };
+  return { created: { ...(await toAsset(reference, library.references)), created_new: bytesCreated }, status: bytesCreated ? 201 : 200 };
 }
 
-async function recordKnownHash(deps: UploadDeps, owner: string, parsed: ParsedUpload, fields: Fields, hash: string | null) {
-  if (!hash || (!parsed.filePresent && !(await deps.store.stat(hash)))) {
-    throw new UploadFailure("missing_file", "Form must include a 'file' part or a known 'hash'.");
+async function recordKnownHash(library: AssetLibrary, owner: string, parsed: ParsedUpload, fields: Fields, hash: string | null) {
+  if (!hash || (!parsed.filePresent && !(await library.blobs.stat(hash)))) {
+    throw new ApiFailure("missing_file", "Form must include a 'file' part or a known 'hash'.");
   }
-  const reference = await recordKnownContent(deps, owner, hash, {
+  const reference = await library.recordKnownContent(owner, hash, {
     ...(fields.name && { name: fields.name }),
     tags: fields.tags,
     userMetadata: fields.user_metadata,
     ...(fields.mime_type && { mimeType: fields.mime_type }),
     ...(fields.preview_id && { previewId: fields.preview_id }),
   });
-  return { created: { ...(await toAsset(reference, deps.refs)), created_new: false }, status: 200 };
+  return { created: { ...(await toAsset(reference, library.references)), created_new: false }, status: 200 };
 }

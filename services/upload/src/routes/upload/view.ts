@@ -1,8 +1,8 @@
 import type { Request, Response } from "express";
-import { UploadFailure } from "../domain/errors.ts";
-import { formatFromExt, parseAssetName } from "../domain/naming.ts";
-import { sendBlob } from "./blob-response.ts";
-import type { UploadDeps } from "./deps.ts";
+import { ApiFailure } from "../../domain/errors.ts";
+import { formatFromExt, parseAssetName } from "../../domain/naming.ts";
+import { sendBlob } from "../../http/blob-response.ts";
+import type { UploadDeps } from "../../http/deps.ts";
 
 /**
  * GET /api/view?filename=<hash>.<ext> (and /view): ComfyUI's read route. `type` and `subfolder`
@@ -13,17 +13,17 @@ export function viewHandler(deps: UploadDeps) {
     const filename = typeof req.query.filename === "string" ? req.query.filename : "";
     const parsed = parseAssetName(filename);
     if (!parsed) {
-      throw new UploadFailure("not_found", "filename must be a name this service returned (<blake3 hex>.<ext>)");
+      throw new ApiFailure("not_found", "filename must be a name this service returned (<blake3 hex>.<ext>)");
     }
-    const [stat, record] = await Promise.all([deps.store.stat(parsed.hash), deps.store.getRecord(parsed.hash)]);
-    if (!stat || (record && record.ext !== parsed.ext)) {
-      throw new UploadFailure("not_found", `no stored image ${parsed.hash}.${parsed.ext}`);
+    const [stat, sidecar] = await Promise.all([deps.blobs.stat(parsed.hash), deps.blobs.getSidecar(parsed.hash)]);
+    if (!stat || (sidecar && sidecar.ext !== parsed.ext)) {
+      throw new ApiFailure("not_found", `no stored image ${parsed.hash}.${parsed.ext}`);
     }
     const name = `${parsed.hash}.${parsed.ext}`;
     await sendBlob(req, res, deps, {
       hash: parsed.hash,
       size: stat.size,
-      mime: record?.mime ?? formatFromExt(parsed.ext)!.mime,
+      mime: sidecar?.mime ?? formatFromExt(parsed.ext)!.mime,
       disposition: `inline; filename="${name}"`,
       label: name,
     });

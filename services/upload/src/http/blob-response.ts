@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { pipeline } from "node:stream/promises";
 import { BlobNotFoundError } from "@app/blobs";
-import { UploadFailure } from "../domain/errors.ts";
+import { ApiFailure } from "../domain/errors.ts";
 import type { UploadDeps } from "./deps.ts";
 
 export interface BlobToSend {
@@ -31,7 +31,7 @@ export async function sendBlob(req: Request, res: Response, deps: UploadDeps, bl
     return;
   }
   if (deps.settings.viewMode === "redirect") {
-    const url = await deps.store.presignedUrl(blob.hash, { seconds: deps.settings.presignSeconds, contentType: blob.mime });
+    const url = await deps.blobs.presignedUrl(blob.hash, { seconds: deps.settings.presignSeconds, contentType: blob.mime });
     if (url) {
       res.setHeader("Cache-Control", "private, no-store");
       res.redirect(302, url);
@@ -46,16 +46,16 @@ export async function sendBlob(req: Request, res: Response, deps: UploadDeps, bl
     const ranges = req.range(blob.size, { combine: true });
     if (ranges === -1) {
       res.setHeader("Content-Range", `bytes */${blob.size}`);
-      throw new UploadFailure("invalid_range", `the Range header asks for bytes outside 0-${blob.size - 1}`);
+      throw new ApiFailure("invalid_range", `the Range header asks for bytes outside 0-${blob.size - 1}`);
     }
     // A malformed Range (-2) or several ranges: the whole body, as RFC 9110 allows.
     if (Array.isArray(ranges) && ranges.length === 1 && ranges.type === "bytes") range = ranges[0];
   }
   let body;
   try {
-    body = await deps.store.read(blob.hash, range);
+    body = await deps.blobs.read(blob.hash, range);
   } catch (err) {
-    if (err instanceof BlobNotFoundError) throw new UploadFailure("not_found", `no stored image ${blob.label}`);
+    if (err instanceof BlobNotFoundError) throw new ApiFailure("not_found", `no stored image ${blob.label}`);
     throw err;
   }
   if (range) {

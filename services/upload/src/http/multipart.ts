@@ -3,7 +3,7 @@ import { Busboy, type BusboyInstance } from "@fastify/busboy";
 import type { Request } from "express";
 import { metrics } from "@app/platform";
 import type { BlobStore, StagedBlob } from "@app/blobs";
-import { UploadFailure } from "../domain/errors.ts";
+import { ApiFailure } from "../domain/errors.ts";
 import { UNLIMITED_BYTES, type ByteBudget } from "./byte-budget.ts";
 
 export interface MultipartLimits {
@@ -32,13 +32,13 @@ export interface ParsedUpload {
   fields: Map<string, string>;
   /** Every value of each text field, in order (a field may be repeated, as `tags` is). */
   lists: Map<string, string[]>;
-  /** The staged file part, or null when there was none (or it was drained). The caller commits or discards it. */
-  image: StagedBlob | null;
+  /** The staged file part (an image, or any file the asset API takes), or null when there was none (or it was drained). The caller commits or discards it. */
+  file: StagedBlob | null;
   /** A file part was sent (staged or drained). */
   filePresent: boolean;
   /** The file part's filename as the client sent it (a display name only: never a path here). */
   fileName: string | null;
-  /** The image's first bytes, for format probes on stores without a local file. */
+  /** The file's first bytes, for format probes on stores without a local file. */
   head: Buffer;
 }
 
@@ -46,7 +46,7 @@ export interface ParsedUpload {
 export const HEAD_BYTES = 1024 * 1024;
 const FIELD_MAX = 64 * 1024;
 
-/** Keeps the first bytes of the image (seen through the store's chunk hook: no extra stream hop) and counts what flows. */
+/** Keeps the first bytes of the file (seen through the store's chunk hook: no extra stream hop) and counts what flows. */
 class HeadCapture {
   private chunks: Buffer[] = [];
   private kept = 0;
@@ -85,7 +85,7 @@ export async function parseMultipart(
 
   const type = req.headers["content-type"] ?? "";
   if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw new UploadFailure("malformed_multipart", `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`);
+    throw new ApiFailure("malformed_multipart", `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`);
   }
   let bb: BusboyInstance;
   try {
@@ -94,13 +94,13 @@ export async function parseMultipart(
       limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
     });
   } catch (err) {
-    throw new UploadFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`);
+    throw new ApiFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`);
   }
   // Nothing reads the body while this waits: it stays in the socket, not in memory.
   if (hasLength) await budget.charge(declared);
   if (req.destroyed) {
     budget.settle(0);
-    throw new UploadFailure("malformed_multipart", "the client closed the connection before the body ended");
+    throw new ApiFailure("malformed_multipart", "the client closed the connection before the body ended");
   }
   return streamParts(req, bb, store, limits, budget, hasLength, options);
 }
@@ -129,7 +129,7 @@ function streamParts(
 
     const timer = setTimeout(() => {
       budget.settle(received);
-      fail(new UploadFailure("request_timeout", `the request body did not arrive within ${limits.bodyTimeoutMs} ms`));
+      fail(new ApiFailure("request_timeout", `the request body did not arrive within ${limits.bodyTimeoutMs} ms`));
     }, limits.bodyTimeoutMs);
 
     const cleanup = () => {
@@ -162,7 +162,7 @@ function streamParts(
     };
     const onAborted = () => {
       budget.settle(received);
-      fail(new UploadFailure("malformed_multipart", "the client closed the connection before the body ended"));
+      fail(new ApiFailure("malformed_multipart", "the client closed the connection before the body ended"));
     };
     const onClose = () => {
       if (!req.complete) onAborted();
@@ -212,36 +212,36 @@ function streamParts(
       );
     });
     bb.on("field", (name, value, nameTruncated, valueTruncated) => {
-      if (nameTruncated) return fail(new UploadFailure("malformed_multipart", "a part name is too long"));
+      if (nameTruncated) return fail(new ApiFailure("malformed_multipart", "a part name is too long"));
       if (valueTruncated) {
-        return fail(new UploadFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
+        return fail(new ApiFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
       }
       if (!fields.has(name)) fields.set(name, value);
       lists.set(name, [...(lists.get(name) ?? []), value]);
     });
-    bb.on("partsLimit", () => fail(new UploadFailure("malformed_multipart", "too many parts (at most 32)")));
-    bb.on("filesLimit", () => fail(new UploadFailure("malformed_multipart", `too many file parts (one '${fileField}' part is accepted)`)));
-    bb.on("fieldsLimit", () => fail(new UploadFailure("malformed_multipart", "too many fields (at most 16)")));
-    bb.on("error", (err: Error) => fail(new UploadFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
+    bb.on("partsLimit", () => fail(new ApiFailure("malformed_multipart", "too many parts (at most 32)")));
+    bb.on("filesLimit", () => fail(new ApiFailure("malformed_multipart", `too many file parts (one '${fileField}' part is accepted)`)));
+    bb.on("fieldsLimit", () => fail(new ApiFailure("malformed_multipart", "too many fields (at most 16)")));
+    bb.on("error", (err: Error) => fail(new ApiFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
     bb.on("finish", () => {
       if (settled) return;
       void (async () => {
-        let image: StagedBlob | null = null;
+        let file: StagedBlob | null = null;
         try {
           await draining;
-          image = staging ? await staging : null;
+          file = staging ? await staging : null;
         } catch {
           return; // fail() has answered
         }
         if (settled) {
-          await image?.discard();
+          await file?.discard();
           return;
         }
         settled = true;
         cleanup();
         // A streamed body was charged a step ahead of its bytes.
         if (!hasLength) budget.settle(received);
-        resolve({ fields, lists, image, filePresent, fileName, head: capture?.head() ?? Buffer.alloc(0) });
+        resolve({ fields, lists, file, filePresent, fileName, head: capture?.head() ?? Buffer.alloc(0) });
       })();
     });
 
@@ -249,6 +249,6 @@ function streamParts(
   });
 }
 
-function tooLarge(max: number): UploadFailure {
-  return new UploadFailure("payload_too_large", `the request body is larger than UPLOAD_MAX_BYTES (${max} bytes)`);
+function tooLarge(max: number): ApiFailure {
+  return new ApiFailure("payload_too_large", `the request body is larger than UPLOAD_MAX_BYTES (${max} bytes)`);
 }

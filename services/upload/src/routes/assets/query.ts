@@ -14,12 +14,12 @@ import {
   type SortOrder,
 } from "@app/contracts";
 import type { z } from "zod";
-import type { ReferenceFilter, TagCountQuery } from "../adapters/references/reference-store.ts";
-import type { ReferenceKey } from "../domain/asset-reference.ts";
-import { decodeCursor } from "../domain/asset-cursor.ts";
-import { UploadFailure } from "../domain/errors.ts";
-import { MetadataFilterError, metadataConditions, type MetadataCondition } from "../domain/metadata-index.ts";
-import { describeIssue } from "./json-body.ts";
+import type { ReferenceFilter, TagCountQuery } from "../../adapters/references/reference-store.ts";
+import type { ReferenceKey } from "../../domain/asset-reference.ts";
+import { decodeCursor } from "../../domain/asset-cursor.ts";
+import { ApiFailure } from "../../domain/errors.ts";
+import { MetadataFilterError, metadataConditions, type MetadataCondition } from "../../domain/metadata-index.ts";
+import { describeIssue } from "../../http/json-body.ts";
 
 const TAG_PARAMS = new Set(["tags_all", "tags_any", "tags_none", "include_tags", "exclude_tags"]);
 
@@ -32,7 +32,7 @@ function flatten(req: Request, known: readonly string[]): Record<string, string>
   for (const [name, value] of Object.entries(req.query)) {
     if (!known.includes(name)) continue;
     const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === "string");
-    if (values.length !== 1 && !TAG_PARAMS.has(name)) throw new UploadFailure("invalid_query", `${name}: given more than once`);
+    if (values.length !== 1 && !TAG_PARAMS.has(name)) throw new ApiFailure("invalid_query", `${name}: given more than once`);
     out[name] = values.join(",");
   }
   return out;
@@ -40,13 +40,13 @@ function flatten(req: Request, known: readonly string[]): Record<string, string>
 
 function parseQuery<S extends z.ZodObject>(schema: S, req: Request): z.infer<S> {
   const parsed = schema.safeParse(flatten(req, Object.keys(schema.shape)));
-  if (!parsed.success) throw new UploadFailure("invalid_query", describeIssue(parsed.error).replace(/^body: /, ""));
+  if (!parsed.success) throw new ApiFailure("invalid_query", describeIssue(parsed.error).replace(/^body: /, ""));
   return parsed.data;
 }
 
 /** A filter is compared with stored text: text no record can hold is refused, not matched cut short. */
 function storable(value: string, param: string): string {
-  if (!isStorableText(value)) throw new UploadFailure("invalid_query", `${param}: ${UNSTORABLE_TEXT}`);
+  if (!isStorableText(value)) throw new ApiFailure("invalid_query", `${param}: ${UNSTORABLE_TEXT}`);
   return value;
 }
 
@@ -56,11 +56,11 @@ function tagList(raw: string | undefined, param: string): string[] {
   for (const part of (raw ?? "").split(",")) {
     if (part.trim() === "") continue;
     const tag = Tag.safeParse(part);
-    if (!tag.success) throw new UploadFailure("invalid_query", `${param}: ${describeIssue(tag.error).replace(/^body: /, "")}`);
+    if (!tag.success) throw new ApiFailure("invalid_query", `${param}: ${describeIssue(tag.error).replace(/^body: /, "")}`);
     tags.add(tag.data);
   }
   if (tags.size > MAX_FILTER_TAGS) {
-    throw new UploadFailure("invalid_tag_filter", `${param}: names ${tags.size} tags; a filter takes at most ${MAX_FILTER_TAGS}`, {
+    throw new ApiFailure("invalid_tag_filter", `${param}: names ${tags.size} tags; a filter takes at most ${MAX_FILTER_TAGS}`, {
       details: { parameters: [param], limit: MAX_FILTER_TAGS },
     });
   }
@@ -83,7 +83,7 @@ function tagFilters(q: z.infer<typeof AssetFilterQuery>): Pick<ReferenceFilter, 
   };
   for (const [old, current] of [["include_tags", "tags_all"], ["exclude_tags", "tags_none"]] as const) {
     if (lists[old].length > 0 && lists[current].length > 0) {
-      throw new UploadFailure("invalid_tag_filter", `${old} and ${current} are the same filter; send one of them`, { details: { parameters: [old, current] } });
+      throw new ApiFailure("invalid_tag_filter", `${old} and ${current} are the same filter; send one of them`, { details: { parameters: [old, current] } });
     }
   }
   const allParam = lists.tags_all.length > 0 ? "tags_all" : "include_tags";
@@ -92,7 +92,7 @@ function tagFilters(q: z.infer<typeof AssetFilterQuery>): Pick<ReferenceFilter, 
   const tagsNone = lists[noneParam];
   const conflicting = tagsAll.filter((t) => tagsNone.includes(t));
   if (conflicting.length > 0 && (allParam === "tags_all" || noneParam === "tags_none")) {
-    throw new UploadFailure("invalid_tag_filter", `tags both required and excluded: ${conflicting.slice(0, 8).join(", ")}`, {
+    throw new ApiFailure("invalid_tag_filter", `tags both required and excluded: ${conflicting.slice(0, 8).join(", ")}`, {
       details: { conflicting_tags: conflicting, parameters: [allParam, noneParam] },
     });
   }
@@ -106,14 +106,14 @@ function metadataFilter(raw: string | undefined): MetadataCondition[] {
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw new UploadFailure("invalid_query", `metadata_filter must be JSON: ${(err as Error).message}`);
+    throw new ApiFailure("invalid_query", `metadata_filter must be JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UploadFailure("invalid_query", "metadata_filter must be a JSON object");
-  if (nestingExceeds(parsed, MAX_METADATA_DEPTH)) throw new UploadFailure("invalid_query", `metadata_filter nests more than ${MAX_METADATA_DEPTH} levels`);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new ApiFailure("invalid_query", "metadata_filter must be a JSON object");
+  if (nestingExceeds(parsed, MAX_METADATA_DEPTH)) throw new ApiFailure("invalid_query", `metadata_filter nests more than ${MAX_METADATA_DEPTH} levels`);
   try {
     return metadataConditions(parsed as Record<string, unknown>);
   } catch (err) {
-    if (err instanceof MetadataFilterError) throw new UploadFailure("invalid_query", `metadata_filter ${err.message}`);
+    if (err instanceof MetadataFilterError) throw new ApiFailure("invalid_query", `metadata_filter ${err.message}`);
     throw err;
   }
 }

@@ -3,37 +3,37 @@ import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/job
 import type { Logger } from "@app/platform";
 import { BlobStoreUnavailableError } from "@app/blobs";
 import { ReferenceStoreUnavailableError } from "../adapters/references/reference-store.ts";
-import { assetErrorBody, errorBody, UploadFailure } from "../domain/errors.ts";
+import { assetErrorBody, errorBody, ApiFailure } from "../domain/errors.ts";
 
 /** How long the rest of a refused request body is read and dropped before the connection is cut. */
 const LINGER_MS = 5_000;
 
 /** Every failure becomes `{code, message, error}`; only our own faults are 5xx. */
-export function toUploadFailure(err: unknown): UploadFailure {
-  if (err instanceof UploadFailure) return err;
+export function toApiFailure(err: unknown): ApiFailure {
+  if (err instanceof ApiFailure) return err;
   if (err instanceof JobTimeoutError) {
-    return new UploadFailure("unavailable", "the mask derivatives are still being made; retry the same request shortly");
+    return new ApiFailure("unavailable", "the mask derivatives are still being made; retry the same request shortly");
   }
-  if (err instanceof QueueUnavailableError) return new UploadFailure("unavailable", "the job queue is unavailable; retry shortly");
-  if (err instanceof BlobStoreUnavailableError) return new UploadFailure("unavailable", "the blob store is unavailable; retry shortly");
-  if (err instanceof ReferenceStoreUnavailableError) return new UploadFailure("unavailable", "the asset database is unavailable; retry shortly");
+  if (err instanceof QueueUnavailableError) return new ApiFailure("unavailable", "the job queue is unavailable; retry shortly");
+  if (err instanceof BlobStoreUnavailableError) return new ApiFailure("unavailable", "the blob store is unavailable; retry shortly");
+  if (err instanceof ReferenceStoreUnavailableError) return new ApiFailure("unavailable", "the asset database is unavailable; retry shortly");
   if (err instanceof JobFailedError && err.code === "invalid_image") {
-    return new UploadFailure("invalid_image", "the original or the mask could not be decoded");
+    return new ApiFailure("invalid_image", "the original or the mask could not be decoded");
   }
   if (err instanceof JobFailedError && err.code === "original_not_found") {
-    return new UploadFailure("original_not_found", "original_ref names no stored image");
+    return new ApiFailure("original_not_found", "original_ref names no stored image");
   }
-  return new UploadFailure("internal", "internal error");
+  return new ApiFailure("internal", "internal error");
 }
 
 /** The body a refused request is answered with: `{code, message, error}` (upload, view) or ComfyUI's envelope (asset API). */
-export type ErrorShape = (failure: UploadFailure) => object;
+export type ErrorShape = (failure: ApiFailure) => object;
 const uploadShape: ErrorShape = (failure) => errorBody(failure.code, failure.message);
 export const assetShape: ErrorShape = assetErrorBody;
 
-export function uploadErrorHandler(logger: Logger, shape: ErrorShape = uploadShape): ErrorRequestHandler {
+export function apiErrorHandler(logger: Logger, shape: ErrorShape = uploadShape): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    const failure = toUploadFailure(err);
+    const failure = toApiFailure(err);
     if (failure.code === "internal") logger.error({ err, path: req.path }, "upload request failed");
     else logger.debug({ code: failure.code, path: req.path }, "upload request refused");
     if (res.headersSent) {

@@ -21,18 +21,19 @@ export interface UploadSettings {
   rateLimits: RateLimits;
 }
 
-/** Everything the upload routes need; built by `createUploadDeps` or by hand in tests. */
+/** Everything the upload routes need; built by `createUploadRuntime` or by hand in tests. */
 export interface UploadDeps {
-  store: BlobStore;
-  /** Asset records (the asset API); uploads add theirs. */
-  refs: ReferenceStore;
+  /** The bytes, each with its sidecar (@app/blobs). */
+  blobs: BlobStore;
+  /** Asset references (the asset API's records); uploads add theirs. */
+  references: ReferenceStore;
   keys: ApiKeys;
   queue: JobQueue;
   logger: Logger;
   settings: UploadSettings;
   /** Where per-key counts are kept (compose.ts: Redis when REDIS_URL is set); this process's memory when absent. */
   limiter?: RateLimiter;
-  /** Readiness of the backends (store, queue); defaults to the store's ping. */
+  /** Readiness of the backends (blobs, references, queue); defaults to the blob store's ping. */
   isReady?: () => Promise<boolean>;
 }
 

@@ -1,5 +1,5 @@
 import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
-import { rateLimited, UploadFailure } from "../domain/errors.ts";
+import { rateLimited, ApiFailure } from "../domain/errors.ts";
 
 const MiB = 1024 * 1024;
 
@@ -38,7 +38,7 @@ export function byteBudget(limiter: RateLimiter, keyId: string, mibPerMinute: nu
   const charge = async (bytes: number): Promise<void> => {
     if (bytes <= 0) return;
     if (charged + bytes > allowance) {
-      throw new UploadFailure(
+      throw new ApiFailure(
         "payload_too_large",
         `the request body is larger than this key's upload allowance of ${mibPerMinute} MiB per minute (upload_mbpm)`,
       );
