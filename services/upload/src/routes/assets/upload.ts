@@ -16,7 +16,7 @@ import type { AssetRouteContext } from "./context.ts";
 const DESTINATIONS = ["input", "output", "models"];
 
 /** `hash` as sent, read by the one hash rule (AssetHashInput), or null when empty; 400 `INVALID_HASH` when it is not blake3. */
-function providedHash(raw: string | undefined): string | null {
+export function providedHash(raw: string | undefined): string | null {
   if ((raw ?? "").trim() === "") return null;
   const value = AssetHashInput.safeParse(raw);
   if (!value.success) throw new ApiFailure("invalid_hash", "hash must be like 'blake3:<64 hex>'");
@@ -55,7 +55,7 @@ function userMetadataOf(raw: string | undefined): unknown {
 }
 
 /** The text fields, validated as ComfyUI's UploadAssetSpec (400 `INVALID_BODY` naming the field). */
-function fieldsOf(parsed: ParsedUpload): Fields {
+export function fieldsOf(parsed: Pick<ParsedUpload, "fields" | "lists">): Fields {
   const name = parsed.fields.get("name");
   const mime = parsed.fields.get("mime_type")?.trim();
   const preview = parsed.fields.get("preview_id")?.trim();
@@ -79,7 +79,7 @@ function fieldsOf(parsed: ParsedUpload): Fields {
  * (the tags say what the asset is for), not for a folder. A record for known bytes needs no
  * destination, as in ComfyUI. Answers the model category (null for input and output).
  */
-function checkDestination(tags: string[]): string | null {
+export function checkDestination(tags: string[]): string | null {
   const roles = tags.filter((t) => DESTINATIONS.includes(t));
   if (roles.length !== 1) {
     throw new ApiFailure("invalid_body", `tags: new content needs exactly one destination tag (${DESTINATIONS.join(", ")}); got ${roles.length}`);
@@ -141,7 +141,20 @@ export function uploadRoute(router: Router, prefix: string, { deps, library, acc
   });
 }
 
-async function storeNewUpload(library: AssetLibrary, previews: PreviewUrls, owner: string, parsed: ParsedUpload, file: StagedBlob, fields: Fields, expected: string | null) {
+/**
+ * New bytes, staged, become the owner's asset: POST /api/assets' file part, and a tus upload
+ * whose last byte has landed. `parsed`: the file's first bytes (1 MiB, for the content probe) and
+ * the client's filename.
+ */
+export async function storeNewUpload(
+  library: AssetLibrary,
+  previews: PreviewUrls,
+  owner: string,
+  parsed: Pick<ParsedUpload, "head" | "fileName">,
+  file: StagedBlob,
+  fields: Fields,
+  expected: string | null,
+) {
   if (file.size === 0) throw new ApiFailure("empty_upload", "Uploaded file is empty.");
   if (expected && expected !== file.hash) {
     throw new ApiFailure("hash_mismatch", `the file's hash is blake3:${file.hash}, not the blake3:${expected} sent`, {
