@@ -15,6 +15,7 @@ import {
   TagsRemoved,
   UpdateAssetBody,
 } from "./assets.ts";
+import { AlterList, ChannelExtras, CustomNodeList, ExtensionNodeMap, GithubStats, ModelList } from "./channel.ts";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
 import { ComfyNodesPage, ErrorResponse, Node, NodeVersion, Publisher, SearchPage } from "./registry.ts";
 import { AllVersionsQueryWire, BulkNodeVersionsRequest, BulkNodeVersionsResponse, ComfyNodesQueryWire, InstallQueryWire, NodeVersionsQueryWire, VersionsPage } from "./registry-reads.ts";
@@ -34,6 +35,12 @@ const named = {
   ComfyNodesPage,
   VersionsPage,
   BulkNodeVersionsResponse,
+  CustomNodeList,
+  ExtensionNodeMap,
+  GithubStats,
+  ModelList,
+  AlterList,
+  ChannelExtras,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
@@ -56,6 +63,21 @@ const jsonArray = (id: keyof typeof named, description: string) => ({ descriptio
 function toSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
+}
+
+/** ComfyUI-Manager's channel files (set its channel URL to `<base>/channel`). */
+function channelPaths() {
+  const file = (operationId: string, schema: keyof typeof named, summary: string) => ({
+    get: { operationId, tags: ["Channel"], summary, responses: { "200": json(schema, summary) } },
+  });
+  return {
+    "/channel/custom-node-list.json": file("ChannelCustomNodeList", "CustomNodeList", "Every pack not banned, as a git-clone entry of ComfyUI-Manager's list"),
+    "/channel/extension-node-map.json": file("ChannelExtensionNodeMap", "ExtensionNodeMap", "Repository URL → [the pack's node classes, {title_aux, preemptions}]: Manager's missing-node mapping"),
+    "/channel/github-stats.json": file("ChannelGithubStats", "GithubStats", "Repository URL → {stars, last_update, author_account_age_days} for every pack not banned"),
+    "/channel/model-list.json": file("ChannelModelList", "ModelList", "No models: `{models: []}`"),
+    "/channel/alter-list.json": file("ChannelAlterList", "AlterList", "No alternatives: `{items: []}`"),
+    "/channel/extras.json": file("ChannelExtras", "ChannelExtras", "No favourites: `{favorites: []}`"),
+  };
 }
 
 function queryParameters(schema: z.ZodObject, extra: Record<string, string> = {}) {
@@ -354,6 +376,26 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": json("NodeVersion", "The version."), "302": redirect, "403": json("ErrorResponse", "The node is banned (`message`: \"Node Banned\")."), "404": json("ErrorResponse", "Unknown node or version."), ...registryErrors },
         },
       },
+      "/archives/{nodeId}/{version}/node.zip": {
+        get: {
+          operationId: "GetNodeArchive",
+          tags: ["Registry"],
+          summary: "A version's archive (what every answered version's `downloadUrl` names unless MIRROR_ARCHIVES=off): from the store, or fetched from upstream's storage, stored and streamed at once",
+          description: "HEAD answers the same headers. A stored archive carries `ETag` (its blake3), `Repr-Digest: sha-256=:<base64>:` of the whole archive (recorded when it was stored), `Accept-Ranges: bytes`; one byte range answers 206, an unsatisfiable one 416; `If-None-Match` 304.",
+          parameters: [nodeIdParam, versionParam("The version's number.")],
+          responses: {
+            "200": { description: "The zip archive.", content: { "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } } } },
+            "206": { description: "One byte range of the archive." },
+            "302": redirect,
+            "304": { description: "Not modified (If-None-Match)." },
+            "403": json("ErrorResponse", "The node or this version is banned: its archive is never served."),
+            "404": json("ErrorResponse", "Unknown node or version; or upstream publishes no archive for it; or it is not stored and MIRROR_ARCHIVES=off."),
+            "416": { description: "The range lies outside the archive." },
+            "503": json("ErrorResponse", "Not stored yet, and upstream's storage cannot be reached or did not answer within ARCHIVE_TIMEOUT_MS (`error: archive_unavailable`, the message names the version)."),
+            ...registryErrors,
+          },
+        },
+      },
       "/versions": {
         get: {
           operationId: "ListAllNodeVersions",
@@ -398,6 +440,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": jsonArray("Node", "The publisher's packs, most popular first (empty for an unknown publisher)."), ...registryErrors },
         },
       },
+      ...channelPaths(),
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),
       "/upload/image": uploadOperation("UploadImageComfy", UploadImageForm, "UploadResult", {}),
       "/api/upload/mask": uploadOperation("UploadMask", UploadMaskForm, "MaskUploadResult", maskErrors),

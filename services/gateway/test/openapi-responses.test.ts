@@ -101,6 +101,10 @@ describe("every route answers what /openapi.json declares", () => {
       ["/nodes/{nodeId}/versions/{version}", "/nodes/banned-pack/versions/1.0.0", 403],
       ["/nodes/{nodeId}/versions/{version}/comfy-nodes", "/nodes/comfyui-impact-pack/versions/8.8.1/comfy-nodes?limit=2", 200],
       ["/nodes/{nodeId}/versions/{version}/comfy-nodes", "/nodes/banned-pack/versions/latest/comfy-nodes", 403],
+      ["/archives/{nodeId}/{version}/node.zip", "/archives/comfyui-impact-pack/8.9.0/node.zip", 403],
+      ["/archives/{nodeId}/{version}/node.zip", "/archives/banned-pack/1.0.0/node.zip", 403],
+      ["/archives/{nodeId}/{version}/node.zip", "/archives/comfyui-impact-pack/0.0.1/node.zip", 404],
+      ["/archives/{nodeId}/{version}/node.zip", "/archives/COMFYUI-KJNODES/1.0.9/node.zip", 302],
       ["/versions", "/versions?pageSize=5", 200],
       ["/versions", "/versions?pageSize=500", 400],
       ["/versions", "/versions?nodeId=banned-pack", 403],
@@ -112,6 +116,12 @@ describe("every route answers what /openapi.json declares", () => {
       ["/publishers/{publisherId}/nodes", "/publishers/ltdrdata/nodes?include_banned=x", 400],
       ["/nodes", "/nodes?node_id=comfyui-impact-pack&node_id=legacy-pack", 200],
       ["/nodes", "/nodes?sort=downloads", 400],
+      ["/channel/custom-node-list.json", "/channel/custom-node-list.json", 200],
+      ["/channel/extension-node-map.json", "/channel/extension-node-map.json", 200],
+      ["/channel/github-stats.json", "/channel/github-stats.json", 200],
+      ["/channel/model-list.json", "/channel/model-list.json", 200],
+      ["/channel/alter-list.json", "/channel/alter-list.json", 200],
+      ["/channel/extras.json", "/channel/extras.json", 200],
     ];
     for (const [path, url, status] of cases) expectConforms(path, "get", await request(app).get(url).expect(status));
     const bulk = "/bulk/nodes/versions";
