@@ -376,6 +376,26 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": json("NodeVersion", "The version."), "302": redirect, "403": json("ErrorResponse", "The node is banned (`message`: \"Node Banned\")."), "404": json("ErrorResponse", "Unknown node or version."), ...registryErrors },
         },
       },
+      "/archives/{nodeId}/{version}/node.zip": {
+        get: {
+          operationId: "GetNodeArchive",
+          tags: ["Registry"],
+          summary: "A version's archive (what every answered version's `downloadUrl` names unless MIRROR_ARCHIVES=off): from the store, or fetched from upstream's storage, stored and streamed at once",
+          description: "HEAD answers the same headers. A stored archive carries `ETag` (its blake3), `Repr-Digest: sha-256=:<base64>:` of the whole archive (recorded when it was stored), `Accept-Ranges: bytes`; one byte range answers 206, an unsatisfiable one 416; `If-None-Match` 304.",
+          parameters: [nodeIdParam, versionParam("The version's number.")],
+          responses: {
+            "200": { description: "The zip archive.", content: { "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } } } },
+            "206": { description: "One byte range of the archive." },
+            "302": redirect,
+            "304": { description: "Not modified (If-None-Match)." },
+            "403": json("ErrorResponse", "The node or this version is banned: its archive is never served."),
+            "404": json("ErrorResponse", "Unknown node or version; or upstream publishes no archive for it; or it is not stored and MIRROR_ARCHIVES=off."),
+            "416": { description: "The range lies outside the archive." },
+            "503": json("ErrorResponse", "Not stored yet, and upstream's storage cannot be reached or did not answer within ARCHIVE_TIMEOUT_MS (`error: archive_unavailable`, the message names the version)."),
+            ...registryErrors,
+          },
+        },
+      },
       "/versions": {
         get: {
           operationId: "ListAllNodeVersions",

@@ -65,6 +65,19 @@ export const ConfigSchema = z
      */
     CATALOG_FULL_REFRESH: duration("1d"),
 
+    /**
+     * Node archives (each version's `downloadUrl`): `off` answers upstream's URL; `on-demand` serves
+     * them from here, fetched from upstream on the first request and stored; `latest` also stores
+     * every pack's install-path version while mirroring; `all` every version.
+     */
+    MIRROR_ARCHIVES: z.enum(["off", "on-demand", "latest", "all"]).default("on-demand"),
+    /** The address clients reach this service at (`https://api.comfy.org` behind a name override); unset: taken from each request. */
+    PUBLIC_URL: url.transform((v) => v.replace(/\/+$/, "")).optional(),
+    /** An archive fetch from upstream that has not started answering (or has stalled) for this long is abandoned. */
+    ARCHIVE_TIMEOUT_MS: int(15_000, 1),
+    /** Archives prefetched at once (`latest`, `all`). */
+    ARCHIVE_CONCURRENCY: int(4, 1),
+
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),

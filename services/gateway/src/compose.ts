@@ -27,9 +27,10 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
     services.push({ ...searchRoutes, mount: { kind: "proxy", url: config.SEARCH_URL } });
   } else {
     const runtime = await search.createSearchRuntime(config, logger.child({ service: "search" }));
-    services.push({ ...searchRoutes, mount: { kind: "embedded", ...search.createSearchRoutes(runtime), isReady: () => runtime.isReady(), readyDetails: () => ({ catalog: runtime.catalogStatus() }) } });
+    const archives = await search.createArchiveService(config, logger.child({ service: "search", component: "archives" }), { engine: runtime.engine, catalogVersion: () => search.catalogVersionOf(runtime.catalogStatus()) });
+    services.push({ ...searchRoutes, mount: { kind: "embedded", ...search.createSearchRoutes({ ...runtime, archives }), isReady: () => runtime.isReady(), readyDetails: () => search.searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }) } });
     Object.assign(handlers, search.searchJobs(runtime));
-    closables.push(runtime);
+    closables.push(archives, runtime);
   }
 
   const uploadRoutes: Omit<GatewayService, "mount"> = { name: "upload", paths: upload.routePrefixes, unavailableBody: upload.unavailableBody };

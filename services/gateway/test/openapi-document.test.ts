@@ -29,6 +29,7 @@ describe("GET /openapi.json", () => {
         "/nodes/{nodeId}/install",
         "/nodes/{nodeId}/versions",
         "/nodes/{nodeId}/versions/{version}",
+        "/archives/{nodeId}/{version}/node.zip",
         "/versions",
         "/bulk/nodes/versions",
         "/comfy-nodes/{comfyNodeName}/node",

@@ -86,10 +86,11 @@ describe("ComfyUI-Manager (glob/cnr_utils.py)", () => {
       deprecated: false,
       id: "comfyui-impact-pack-8.8.1-uuid",
       version: "8.8.1",
-      download_url: "https://cdn.comfy.org/comfyui-impact-pack/8.8.1/node.zip",
+      // The archive is served here (MIRROR_ARCHIVES=on-demand, the default), at the address the client used.
+      download_url: `${base}/archives/comfyui-impact-pack/8.8.1/node.zip`,
     });
     const pinned = await getJson(`${base}/nodes/comfyui-impact-pack/install?version=8.7.0`);
-    expect(mapNodeVersion(pinned.body)).toMatchObject({ version: "8.7.0", deprecated: true, download_url: "https://cdn.comfy.org/comfyui-impact-pack/8.7.0/node.zip" });
+    expect(mapNodeVersion(pinned.body)).toMatchObject({ version: "8.7.0", deprecated: true, download_url: `${base}/archives/comfyui-impact-pack/8.7.0/node.zip` });
     // install_node answers None on any other status: the Manager then reports the pack as not installable.
     expect((await getJson(`${base}/nodes/unversioned-pack/install`)).status).toBe(404);
   });
@@ -166,7 +167,7 @@ describe("comfy-cli (comfy_cli/registry/api.py)", () => {
 
   it("install_node: GET /nodes/{id}/install[?version=], mapped; an error status is raised as RegistryAPIError", async () => {
     const got = mapNodeVersion((await getJson(`${base}/nodes/comfyui-kjnodes/install?version=1.0.9`)).body);
-    expect(got).toMatchObject({ version: "1.0.9", download_url: "https://cdn.comfy.org/ComfyUI-KJNodes/1.0.9/node.zip" });
+    expect(got).toMatchObject({ version: "1.0.9", download_url: `${base}/archives/ComfyUI-KJNodes/1.0.9/node.zip` });
     const bad = await getJson(`${base}/nodes/comfyui-impact-pack/install?version=nightly`);
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: "invalid_parameter" });
@@ -221,7 +222,7 @@ describe("the ComfyUI frontend (src/services/comfyRegistryService.ts)", () => {
     });
     const body = (await res.json()) as Json;
     expect(body.node_versions.map((r: Json) => [r.identifier.node_id, r.status, r.node_version?.downloadUrl])).toEqual([
-      ["comfyui-impact-pack", "success", "https://cdn.comfy.org/comfyui-impact-pack/8.8.1/node.zip"],
+      ["comfyui-impact-pack", "success", `${base}/archives/comfyui-impact-pack/8.8.1/node.zip`],
       ["sam-tools", "not_found", undefined],
     ]);
   });
@@ -267,7 +268,18 @@ describe("behind a gateway that proxies to the search service (SEARCH_URL), as c
     "/channel/extras.json",
   ])("%s answers as the search service does", async (path) => {
     const [direct, viaProxy] = await Promise.all([getJson(`${base}${path}`), getJson(`${proxied}${path}`)]);
-    expect(viaProxy).toEqual(direct);
+    // Each version's downloadUrl names the address its client used (the proxy forwards X-Forwarded-Host).
+    expect(JSON.parse(JSON.stringify(viaProxy).replaceAll(`${proxied}/archives/`, `${base}/archives/`))).toEqual(direct);
+  });
+
+  it("/archives is routed to the search service, and the links name the proxying gateway", async () => {
+    const install = await getJson(`${proxied}/nodes/comfyui-impact-pack/install`);
+    expect(install.body.downloadUrl).toBe(`${proxied}/archives/comfyui-impact-pack/8.8.1/node.zip`);
+    // A banned version's archive: the search service's own 403, not the gateway's 404 for an unknown route.
+    const banned = await getJson(`${proxied}/archives/comfyui-impact-pack/8.9.0/node.zip`);
+    expect([banned.status, banned.body.error]).toEqual([403, "forbidden"]);
+    const redirect = await fetch(`${proxied}/archives/COMFYUI-KJNODES/1.0.9/node.zip`, { redirect: "manual" });
+    expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "/archives/ComfyUI-KJNodes/1.0.9/node.zip"]);
   });
 
   it("POST /bulk/nodes/versions and the 302 of an id in other capitals pass through", async () => {

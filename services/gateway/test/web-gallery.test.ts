@@ -149,6 +149,21 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     expect(await page.$eval("dialog.viewer button.copy", (b) => b.dataset.copy)).toMatch(/^blake3:[0-9a-f]{64}$/);
   }, 60_000);
 
+  it("works from the keyboard: a tile opens with Enter, the dialog keeps focus and Escape closes it", async () => {
+    await page.goto(`${stack!.base}/ui/gallery?name=red.png`);
+    await page.waitForSelector(".tile .tile-open");
+    await page.focus(".tile .tile-open");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("dialog.viewer[open]");
+    expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.closest("dialog.viewer") !== null), "Tab stays in the dialog").toBe(true);
+    }
+    await page.keyboard.press("Escape");
+    await waitFor(page, `!document.querySelector("dialog.viewer")`);
+  }, 60_000);
+
   it("downloads, renames, re-tags and (after confirming) deletes an asset from the page", async () => {
     await page.goto(`${stack!.base}/ui/gallery?name=note-007`);
     await page.waitForSelector(".tile");

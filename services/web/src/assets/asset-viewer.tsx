@@ -48,7 +48,7 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
   const stored = storedFileName(a);
 
   return (
-    <dialog ref={dialog} class="viewer" aria-labelledby="viewer-h" onClose={onClose}>
+    <dialog ref={dialog} class="viewer" aria-labelledby="viewer-h" onClose={onClose} onKeyDown={keepFocusInside}>
       <header class="viewer-head">
         <h2 id="viewer-h"><FileName name={a.name} /></h2>
         <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">Close</button>
@@ -117,6 +117,23 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
       </div>
     </dialog>
   );
+}
+
+/** Tab from the last control comes back to the first (and Shift+Tab the other way): a modal dialog never lets focus out to the page's edge. */
+function keepFocusInside(e: KeyboardEvent): void {
+  if (e.key !== "Tab") return;
+  const box = e.currentTarget as HTMLElement;
+  const all = Array.from(box.querySelectorAll<HTMLElement>("button:not([disabled]), a[href], input:not([disabled]), select, textarea, [tabindex]:not([tabindex='-1'])"));
+  if (all.length === 0) return;
+  const first = all[0]!;
+  const last = all[all.length - 1]!;
+  if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  } else if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  }
 }
 
 function TextPreview({ id, apiKey }: { id: string; apiKey: string }) {
