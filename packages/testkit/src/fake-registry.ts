@@ -253,7 +253,7 @@ export class FakeRegistry {
 
   private route(path: string, q: URLSearchParams): [number, unknown] {
     if (path === "/nodes") return this.list(q);
-    if (path === "/versions") return allVersionsPage(this.nodes.flatMap((n) => this.versions(n.id).map(publicVersion)) as ListedVersion[], q);
+    if (path === "/versions") return allVersionsPage(this.nodes.flatMap((n) => this.versions(n.id).map((v) => this.served(n.id, v))) as ListedVersion[], q);
     if (path === "/comfy-nodes") return allComfyNodesPage(this.nodes.flatMap((n) => this.versions(n.id).flatMap((v) => (v.classes ?? []).map((name) => ({ nodeId: n.id, version: v.version, name })))), q);
     const m = /^\/nodes\/([^/]+)(?:\/(install|versions)(?:\/([^/]+)\/comfy-nodes)?)?$/.exec(path);
     if (!m) return [404, { error: "not_found", message: path }];

@@ -266,7 +266,7 @@ describe("kept in step", () => {
       const listed = NODES.filter((n) => n.status !== "NodeStatusDeleted").length + 1;
       expect(second.catalogStatus()).toMatchObject({ nodes: listed, missing: null, mirror: { pass: "full", errors: 0 } });
       const found = await get(second, "/nodes/search?comfy_node_search=PickySampler");
-      expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https:/) } });
+      expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) } });
       expect((await second.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
     } finally {
       upstream.closeAllConnections();
@@ -316,7 +316,7 @@ describe("kept in step", () => {
     await offline.started;
     expect(offline.catalogStatus()).toMatchObject({ state: "stale", nodes: NODES.length + 1 });
     const found = await get(offline, "/nodes/search?comfy_node_search=PickySampler");
-    expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https:/) } });
+    expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) } });
     expect((await offline.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
   });
 });
