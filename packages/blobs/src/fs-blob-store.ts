@@ -1,8 +1,7 @@
-import { type FileHandle, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Writable, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { Blake3Hasher } from "@napi-rs/blake-hash";
 import type { Sidecar } from "./sidecar.ts";
 import { HASH_RE } from "./hash.ts";
 import {
@@ -17,6 +16,8 @@ import {
 } from "./blob-store.ts";
 import { SidecarFiles } from "./sidecar-files.ts";
 import { stagedBlob } from "./staged-blob.ts";
+import { WritebackFileWriter } from "./writeback-file-writer.ts";
+import { FsPartialUploads } from "./fs-partial-uploads.ts";
 import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 /**
@@ -31,6 +32,7 @@ import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary
 export class FsBlobStore implements BlobStore {
   readonly kind = "fs" as const;
   private readonly tmpDir: string;
+  readonly partials: FsPartialUploads;
   private readonly sidecars = new SidecarFiles({
     read: async (hash) => {
       try {
@@ -55,10 +57,13 @@ export class FsBlobStore implements BlobStore {
     private readonly opts: { tempMaxAgeMs?: number } = {},
   ) {
     this.tmpDir = join(root, "tmp");
+    // Beside the blobs, on the same filesystem: an assembled upload is published with link(2).
+    this.partials = new FsPartialUploads(join(root, "uploads"), (path, hash, size) => this.adopt(path, hash, size));
   }
 
   async init(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true });
+    await this.partials.init();
   }
 
   async stage(source: Readable, opts: StageOptions = {}): Promise<StagedBlob> {
@@ -67,7 +72,7 @@ export class FsBlobStore implements BlobStore {
     source.on("error", () => undefined);
     // Opened before any byte flows, so a failure can always find and remove the file.
     const handle = await open(tmp, "wx");
-    const writer = new WritebackFileWriter(handle, opts.onChunk);
+    const writer = new WritebackFileWriter(handle, { ...(opts.onChunk && { onChunk: opts.onChunk }) });
     try {
       await pipeline(source, writer);
     } catch (err) {
@@ -76,10 +81,15 @@ export class FsBlobStore implements BlobStore {
       throw err;
     }
     await handle.close();
-    const hash = writer.hasher.digest("hex");
+    const hash = writer.hasher!.digest("hex");
+    return this.adopt(tmp, hash, writer.position);
+  }
+
+  /** A file of this store's filesystem (a temporary, an assembled resumable upload) as staged content of `hash`. */
+  private adopt(path: string, hash: string, size: number): StagedBlob {
     return stagedBlob(
-      { hash, size: writer.position, localPath: tmp },
-      { publish: (update) => this.publish(tmp, hash, update), drop: () => rm(tmp, { force: true }) },
+      { hash, size, localPath: path },
+      { publish: (update) => this.publish(path, hash, update), drop: () => rm(path, { force: true }) },
     );
   }
 
@@ -204,72 +214,6 @@ export class FsBlobStore implements BlobStore {
   private tempPath(): string {
     return join(this.tmpDir, temporaryName());
   }
-}
-
-/**
- * Hashes (blake3) and writes to an open file (through the page cache) in one step, and starts a
- * datasync every few MiB while the upload is still arriving, so the disk works in parallel with
- * the network and the fsync before commit has little left.
- */
-class WritebackFileWriter extends Writable {
-  readonly hasher = new Blake3Hasher();
-  position = 0;
-  private unsynced = 0;
-  private syncing: Promise<void> | null = null;
-
-  constructor(
-    private readonly handle: FileHandle,
-    private readonly onChunk?: (chunk: Buffer) => void,
-    private readonly syncEvery = 8 * 1024 * 1024,
-  ) {
-    super({ highWaterMark: 1024 * 1024 });
-  }
-
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
-    this.writeAll([chunk]).then(() => done(), done);
-  }
-
-  override _writev(chunks: { chunk: Buffer }[], done: (err?: Error | null) => void): void {
-    this.writeAll(chunks.map((c) => c.chunk)).then(() => done(), done);
-  }
-
-  override _final(done: (err?: Error | null) => void): void {
-    (this.syncing ?? Promise.resolve()).then(() => done(), done);
-  }
-
-  private async writeAll(buffers: Buffer[]): Promise<void> {
-    for (const b of buffers) {
-      this.hasher.update(b);
-      this.onChunk?.(b);
-    }
-    let pending = buffers;
-    while (pending.length > 0) {
-      const { bytesWritten } = await this.handle.writev(pending, this.position);
-      this.position += bytesWritten;
-      this.unsynced += bytesWritten;
-      pending = dropBytes(pending, bytesWritten);
-    }
-    if (this.unsynced >= this.syncEvery && !this.syncing) {
-      this.unsynced = 0;
-      this.syncing = this.handle.datasync().finally(() => {
-        this.syncing = null;
-      });
-      this.syncing.catch(() => undefined);
-    }
-  }
-}
-
-function dropBytes(buffers: Buffer[], n: number): Buffer[] {
-  const out: Buffer[] = [];
-  for (const b of buffers) {
-    if (n >= b.length) {
-      n -= b.length;
-      continue;
-    }
-    out.push(n > 0 ? b.subarray(n) : b);
-    n = 0;
-  }
-  return out;
 }
 
 async function fsyncPath(path: string): Promise<void> {

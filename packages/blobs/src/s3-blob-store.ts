@@ -6,7 +6,6 @@ import type { Config } from "@app/platform";
 import { HASH_RE } from "./hash.ts";
 import {
   BlobNotFoundError,
-  BlobStoreUnavailableError,
   type BlobStat,
   type BlobStore,
   type ByteRange,
@@ -17,6 +16,8 @@ import {
 } from "./blob-store.ts";
 import { SidecarFiles } from "./sidecar-files.ts";
 import { stagedBlob } from "./staged-blob.ts";
+import { guard, isNotFound, listObjects, readObject, unavailable } from "./s3-calls.ts";
+import { S3PartialUploads } from "./s3-partial-uploads.ts";
 import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 export interface S3BlobStoreOptions {
@@ -74,6 +75,7 @@ export class S3BlobStore implements BlobStore {
     blobExists: async (hash) => (await this.stat(hash)) !== null,
   });
   private readonly partSize: number;
+  readonly partials: S3PartialUploads;
 
   constructor(private readonly opts: S3BlobStoreOptions) {
     this.client = new Client({
@@ -87,6 +89,7 @@ export class S3BlobStore implements BlobStore {
       partSize: opts.partSize ?? 8 * 1024 * 1024,
     });
     this.partSize = opts.partSize ?? 8 * 1024 * 1024;
+    this.partials = new S3PartialUploads(this.client, opts.bucket, this.partSize, (key, hash, size) => this.adopt(key, hash, size));
   }
 
   static fromConfig(config: Config): S3BlobStore {
@@ -159,6 +162,11 @@ export class S3BlobStore implements BlobStore {
       throw err;
     }
     const hash = hasher.digest("hex");
+    return this.adopt(key, hash, size);
+  }
+
+  /** An object of this bucket (a temporary, an assembled resumable upload) as staged content of `hash`. */
+  private adopt(key: string, hash: string, size: number): StagedBlob {
     return stagedBlob(
       { hash, size, localPath: null },
       { publish: (update) => this.publish(key, hash, update), drop: () => this.removeTemporary(key) },
@@ -206,11 +214,7 @@ export class S3BlobStore implements BlobStore {
   async read(hash: string, range?: ByteRange): Promise<Readable> {
     if (!HASH_RE.test(hash)) throw new BlobNotFoundError(hash);
     try {
-      if (!range) return await this.client.getObject(this.opts.bucket, BLOBS + hash);
-      const length = range.end - range.start + 1;
-      const body = await this.client.getPartialObject(this.opts.bucket, BLOBS + hash, range.start, length);
-      // Never more than asked, even from a server that reads `bytes=0-0` as open-ended (s3rver does).
-      return Readable.from(limitBytes(body, length));
+      return await readObject(this.client, this.opts.bucket, BLOBS + hash, range);
     } catch (err) {
       if (isNotFound(err)) throw new BlobNotFoundError(hash);
       throw unavailable(err);
@@ -275,57 +279,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async objects(prefix: string): Promise<{ name: string; lastModified: number }[]> {
-    return guard(
-      () =>
-        new Promise<{ name: string; lastModified: number }[]>((resolve, reject) => {
-          const out: { name: string; lastModified: number }[] = [];
-          const stream = this.client.listObjectsV2(this.opts.bucket, prefix, true);
-          stream.on("data", (item) => {
-            if (item.name) out.push({ name: item.name, lastModified: item.lastModified?.getTime() ?? 0 });
-          });
-          stream.on("error", reject);
-          stream.on("end", () => resolve(out));
-        }),
-    );
+    return listObjects(this.client, this.opts.bucket, prefix);
   }
-}
-
-async function* limitBytes(body: Readable, length: number): AsyncGenerator<Buffer> {
-  let left = length;
-  for await (const chunk of body) {
-    const b = chunk as Buffer;
-    if (b.length >= left) {
-      yield b.subarray(0, left);
-      body.destroy();
-      return;
-    }
-    left -= b.length;
-    yield b;
-  }
-}
-
-function isNotFound(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === "NoSuchKey" || code === "NotFound" || code === "NoSuchObject";
-}
-
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "EAI_AGAIN"]);
-
-/** Backend outages become BlobStoreUnavailableError (503); anything else passes through. */
-function unavailable(err: unknown): unknown {
-  const e = err as { code?: string; cause?: { code?: string }; message?: string };
-  if (NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(e.cause?.code ?? "") || /ServiceUnavailable|SlowDown|InternalError/.test(e.code ?? "")) {
-    return new BlobStoreUnavailableError(`S3 is unavailable: ${e.code ?? e.message}`);
-  }
-  return err;
 }
 
 const BUCKET_EXISTS_CODES = new Set(["BucketAlreadyExists", "BucketAlreadyOwnedByYou"]);
-
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw unavailable(err);
-  }
-}

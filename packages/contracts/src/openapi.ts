@@ -207,6 +207,99 @@ const uploadAssetForm = {
   required: ["tags"],
 };
 
+/** tus 1.0.0's headers, as parameters and response headers of the resumable upload routes. */
+const tusHeader = (name: string, description: string, required = true, schema: Record<string, unknown> = { type: "string" }) => ({ name, in: "header", required, schema, description });
+const tusResumable = tusHeader("Tus-Resumable", "The protocol version: `1.0.0`.", true, { type: "string", const: "1.0.0" });
+const uploadIdParam = { name: "uploadId", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{32}$" }, description: "The upload's id, the last segment of the `Location` its creation answered." };
+const offsetHeader = { "Upload-Offset": { description: "Bytes stored so far.", schema: { type: "integer", minimum: 0 } } };
+const assetIdHeader = { "Asset-Id": { description: "The asset made when the last byte landed (its record: `GET /api/assets/{id}`).", schema: { type: "string", format: "uuid" } } };
+const expiresHeader = { "Upload-Expires": { description: "When an unfinished upload is removed (TUS_EXPIRY after its creation), RFC 7231 date.", schema: { type: "string" } } };
+const tusErrors = (statuses: Record<string, string>) => ({
+  ...assetErrors({ "401": "Missing or unknown API key (`UNAUTHORIZED`).", ...statuses }),
+  "412": { description: "No or another `Tus-Resumable` version (plain text, from the tus server)." },
+  ...assetRateLimited,
+});
+const tusMetadataDescription =
+  "tus `Upload-Metadata`: comma-separated `key base64(value)` pairs. `filename` (required: the asset's name), `tags` (comma-separated, e.g. `models,model_type:checkpoints`; new bytes need exactly one of input, output, models, and models one `model_type:<category>`), optional `mime_type` (used only when the bytes say nothing), `user_metadata` (a JSON object) and `hash` (`blake3:<hex>`, checked when the last byte lands). Other keys (Uppy's `name`, `type`, `filetype`, `relativePath`) are ignored.";
+
+/** tus 1.0.0 (Core, creation, creation-with-upload, termination, expiration) under the asset API's paths. */
+function tusPaths(prefix: string, suffix: string): Record<string, unknown> {
+  const options = {
+    operationId: "",
+    tags: ["Assets"],
+    summary: "The tus server's capabilities (`Tus-Version`, `Tus-Extension`, `Tus-Max-Size`); no key needed.",
+    responses: { "204": { description: "Capabilities in the headers." } },
+  };
+  return {
+    [`${prefix}/assets/uploads`]: {
+      options: { ...options, operationId: `TusUploadsOptions${suffix}` },
+      post: {
+        operationId: `CreateTusUpload${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Create a resumable upload (tus creation; with `Content-Type: application/offset+octet-stream` its first bytes may come in the same request).",
+        parameters: [
+          tusResumable,
+          tusHeader("Upload-Length", "The whole upload's size in bytes (at most ASSET_UPLOAD_MAX_BYTES; Upload-Defer-Length is not supported).", true, { type: "integer", minimum: 1 }),
+          tusHeader("Upload-Metadata", tusMetadataDescription),
+        ],
+        requestBody: { required: false, content: { "application/offset+octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+        responses: {
+          "201": {
+            description: "Created: `Location` is the upload's URL (relative, under the prefix used). With a body, `Upload-Offset` says how much was stored, and `Asset-Id` is set when that was all of it.",
+            headers: { Location: { schema: { type: "string" } }, ...offsetHeader, ...expiresHeader, ...assetIdHeader },
+          },
+          ...tusErrors({
+            "400": "Bad `Upload-Metadata`: `INVALID_BODY` (a missing `filename` or `tags`, bad `user_metadata`, no destination tag; the message names it), `INVALID_HASH`, `EMPTY_UPLOAD` (Upload-Length 0); or a malformed tus header (plain text).",
+            "413": "Upload-Length over ASSET_UPLOAD_MAX_BYTES (plain text), or the body over the key's upload bytes per minute (`PAYLOAD_TOO_LARGE`).",
+          }),
+        },
+      },
+    },
+    [`${prefix}/assets/uploads/{uploadId}`]: {
+      options: { ...options, operationId: `TusUploadOptions${suffix}`, parameters: [uploadIdParam] },
+      head: {
+        operationId: `GetTusUploadOffset${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Where to resume: the stored offset (and, once finished, the asset it made).",
+        parameters: [uploadIdParam, tusResumable],
+        responses: {
+          "200": { description: "The upload's state (`Cache-Control: no-store`).", headers: { ...offsetHeader, "Upload-Length": { schema: { type: "integer" } }, "Upload-Metadata": { schema: { type: "string" } }, ...assetIdHeader } },
+          ...tusErrors({ "404": "No upload of this key's owner has this id (`NOT_FOUND`): never made, terminated, swept, or another owner's.", "410": "Expired (plain text)." }),
+        },
+      },
+      patch: {
+        operationId: `PatchTusUpload${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Append bytes at `Upload-Offset`. The last byte makes the asset exactly as `POST /api/assets` would; the answer then carries `Asset-Id`. A body that stalls for BODY_TIMEOUT_MS is cut; what arrived stays, and the client resumes from it.",
+        parameters: [uploadIdParam, tusResumable, tusHeader("Upload-Offset", "Must equal the stored offset.", true, { type: "integer", minimum: 0 })],
+        requestBody: { required: true, content: { "application/offset+octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+        responses: {
+          "204": { description: "Stored; `Upload-Offset` is the new offset, `Asset-Id` set when it was the last byte.", headers: { ...offsetHeader, ...expiresHeader, ...assetIdHeader } },
+          ...tusErrors({
+            "400": "When the last byte landed: `HASH_MISMATCH` (the metadata's hash is not the bytes'), `INVALID_BODY`; the upload is then removed.",
+            "404": "No upload of this key's owner has this id (`NOT_FOUND`).",
+            "409": "`Upload-Offset` is not the stored offset (plain text).",
+            "410": "Expired (plain text).",
+            "413": "More bytes than Upload-Length (plain text), or over the key's upload bytes per minute (`PAYLOAD_TOO_LARGE`).",
+            "415": "Not `application/offset+octet-stream` (plain text).",
+          }),
+        },
+      },
+      delete: {
+        operationId: `TerminateTusUpload${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Terminate: the upload and every byte it holds are removed (an asset it made stays).",
+        parameters: [uploadIdParam, tusResumable],
+        responses: { "204": { description: "Removed." }, ...tusErrors({ "404": "No upload of this key's owner has this id (`NOT_FOUND`)." }) },
+      },
+    },
+  };
+}
+
 /** ComfyUI's asset API: the same operations with and without the /api prefix. */
 function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
   const bodyErrors = { "400": "Bad JSON (`INVALID_JSON`) or a field that does not validate (`INVALID_BODY`, the message names it).", "413": "JSON body over 64 KiB.", "408": "The body did not arrive within BODY_TIMEOUT_MS (`REQUEST_TIMEOUT`); the connection is closed." };
@@ -448,7 +541,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       "/api/view": viewOperation("ViewAsset"),
       "/view": viewOperation("ViewAssetComfy"),
       ...assetPaths("/api", ""),
+      ...tusPaths("/api", ""),
       ...assetPaths("", "Comfy"),
+      ...tusPaths("", "Comfy"),
       "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
       "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready. With search mounted in this process (and on the search service's own `/readyz`), `catalog` says what is served: `{state: fresh|stale|empty, source, indexedAt, nodes, lastError}`, and for a registry source `mirror` (the current or last pass: `pass` full|incremental, `phase` listing|details|done, `packs {read, total}`, `versions {done, of}` (packs whose versions were read, of those to read), `classes` (of those, packs whose install-path class list is known), `errors`, `requests`) and `missing` (`{count, kept, at}`: packs the registry counts that its list did not return, `kept` served from the previous catalog; null when none); the service is ready while a registry is still being mirrored." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
     },

@@ -99,6 +99,8 @@ export const ConfigSchema = z
      * process is known gone), so replicas sharing a bucket or DATA_DIR keep each other's uploads.
      */
     TEMP_MAX_AGE_MS: int(60 * 60 * 1000, 60_000),
+    /** A resumable (tus) upload, finished or not, is removed this long after its creation (`Upload-Expires`). */
+    TUS_EXPIRY: duration("1d"),
 
     REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
     QUEUE_PREFIX: z.string().default("crs"),

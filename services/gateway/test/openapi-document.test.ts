@@ -40,7 +40,7 @@ describe("GET /openapi.json", () => {
         "/upload/image",
         "/upload/mask",
         "/view",
-        ...["/assets", "/assets/from-hash", "/assets/hash/{hash}", "/assets/prune", "/assets/seed", "/assets/tags/refine", "/assets/{id}", "/assets/{id}/content", "/assets/{id}/tags", "/tags"].flatMap((p) => [`/api${p}`, p]),
+        ...["/assets", "/assets/from-hash", "/assets/hash/{hash}", "/assets/uploads", "/assets/uploads/{uploadId}", "/assets/prune", "/assets/seed", "/assets/tags/refine", "/assets/{id}", "/assets/{id}/content", "/assets/{id}/tags", "/tags"].flatMap((p) => [`/api${p}`, p]),
       ].sort(),
     );
     const search = doc.paths["/nodes/search"].get;

@@ -8,6 +8,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } fro
 import { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
 import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
 import type { UploadDeps } from "./http/deps.ts";
+import { sweepExpiredUploads } from "./routes/assets/uploads.ts";
 
 export interface UploadRuntime extends UploadDeps {
   isReady(): Promise<boolean>;
@@ -67,7 +68,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
 
   const limiter = await createRateLimiter(config, logger);
 
-  return {
+  const runtime: UploadRuntime = {
     blobs,
     references,
     keys,
@@ -79,6 +80,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
       maxBytes: config.UPLOAD_MAX_BYTES,
       assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES,
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+      tusExpiryMs: config.TUS_EXPIRY,
       maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
       viewMode: config.S3_VIEW_MODE,
       presignSeconds: config.S3_PRESIGN_SECONDS,
@@ -86,6 +88,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
     },
     isReady: async () => (await blobs.ping()) && (await references.ping()) && (await queue.isReady()),
     async close() {
+      clearInterval(sweeper);
       await keys.close();
       if (ownQueue) await queue.close();
       await limiter.close();
@@ -93,4 +96,13 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
       await references.close();
     },
   };
+  // Resumable uploads past TUS_EXPIRY (0s: never), finished or not; every replica sweeps (removing one twice is harmless).
+  const sweeper = setInterval(() => {
+    sweepExpiredUploads(runtime).then(
+      (removed) => removed > 0 && logger.info({ removed }, "expired resumable uploads removed"),
+      (err: unknown) => logger.warn({ err }, "resumable upload sweep failed"),
+    );
+  }, Math.max(1_000, Math.min(config.TUS_EXPIRY, 15 * 60_000)));
+  sweeper.unref();
+  return runtime;
 }

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -64,6 +66,26 @@ export async function makeTestApp(
       await queue.close();
       await references.close();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Test apps served on loopback ports (a real socket, for clients such as tus-js-client); `closeAll` in afterEach. */
+export function servedApps() {
+  const served: { t: TestApp; server: Server }[] = [];
+  return {
+    /** Listen with `server` (default: a plain Node server) and answer the base URL. */
+    async serve(t: TestApp, server: Server = createServer(t.app)): Promise<string> {
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      served.push({ t, server });
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    async closeAll(): Promise<void> {
+      for (const { t, server } of served.splice(0)) {
+        server.closeAllConnections();
+        server.close();
+        await t.close();
+      }
     },
   };
 }

@@ -11,6 +11,8 @@ export interface UploadSettings {
   /** POST /api/assets: its own limit (ASSET_UPLOAD_MAX_BYTES), as model files are gigabytes. */
   assetMaxBytes: number;
   bodyTimeoutMs: number;
+  /** TUS_EXPIRY: a resumable upload is removed this long after its creation. */
+  tusExpiryMs: number;
   maskJobTimeoutMs: number;
   /** S3 stores: answer /view with a redirect to a presigned URL, or stream through this service. */
   viewMode: "redirect" | "stream";
@@ -39,6 +41,7 @@ export const DEFAULT_SETTINGS: UploadSettings = {
   maxBytes: 50 * 1024 * 1024,
   assetMaxBytes: 32 * 1024 ** 3,
   bodyTimeoutMs: 30_000,
+  tusExpiryMs: 24 * 60 * 60 * 1000,
   maskJobTimeoutMs: 30_000,
   viewMode: "stream",
   presignSeconds: 300,

@@ -42,7 +42,8 @@ export interface ParsedUpload {
   head: Buffer;
 }
 
-const HEAD_BYTES = 1024 * 1024;
+/** How much of a file the content probes see. */
+export const HEAD_BYTES = 1024 * 1024;
 const FIELD_MAX = 64 * 1024;
 
 /** Keeps the first bytes of the file (seen through the store's chunk hook: no extra stream hop) and counts what flows. */

@@ -16,6 +16,7 @@ import { scanRoutes } from "./scans.ts";
 import { tagRefineRoute } from "./tag-refine.ts";
 import { tagsRoute } from "./tags.ts";
 import { uploadRoute } from "./upload.ts";
+import { uploadsRoutes } from "./uploads.ts";
 
 /**
  * ComfyUI's asset API (`app/assets/api/routes.py` in the ComfyUI server) over the
@@ -29,6 +30,7 @@ export function assetRouter(deps: UploadDeps, library: AssetLibrary, access: Key
   const context: AssetRouteContext = { deps, library, access, jsonBody: timedJsonBody(deps.settings) };
   for (const prefix of ["/api", ""]) {
     // The fixed paths first: `hash`, `from-hash`, `seed`, `prune` and `tags` are no asset ids.
+    uploadsRoutes(router, prefix, context);
     contentHashRoute(router, prefix, context);
     fromHashRoute(router, prefix, context);
     scanRoutes(router, prefix, context);

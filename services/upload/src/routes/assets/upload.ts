@@ -15,7 +15,7 @@ import type { AssetRouteContext } from "./context.ts";
 const DESTINATIONS = ["input", "output", "models"];
 
 /** `hash` as sent (any case, surrounding spaces), or null when empty; 400 `INVALID_HASH` when it is not blake3. */
-function providedHash(raw: string | undefined): string | null {
+export function providedHash(raw: string | undefined): string | null {
   const value = (raw ?? "").trim().toLowerCase();
   if (value === "") return null;
   if (!AssetHash.safeParse(value).success) throw new ApiFailure("invalid_hash", "hash must be like 'blake3:<64 hex>'");
@@ -54,7 +54,7 @@ function userMetadataOf(raw: string | undefined): unknown {
 }
 
 /** The text fields, validated as ComfyUI's UploadAssetSpec (400 `INVALID_BODY` naming the field). */
-function fieldsOf(parsed: ParsedUpload): Fields {
+export function fieldsOf(parsed: Pick<ParsedUpload, "fields" | "lists">): Fields {
   const name = parsed.fields.get("name");
   const mime = parsed.fields.get("mime_type")?.trim();
   const preview = parsed.fields.get("preview_id")?.trim();
@@ -77,7 +77,7 @@ function fieldsOf(parsed: ParsedUpload): Fields {
  * the asset is for), not for a folder; which categories exist depends on a ComfyUI install and
  * is not checked. A record for known bytes needs no destination, as in ComfyUI.
  */
-function checkDestination(tags: string[]): void {
+export function checkDestination(tags: string[]): void {
   const roles = tags.filter((t) => DESTINATIONS.includes(t));
   if (roles.length !== 1) {
     throw new ApiFailure("invalid_body", `tags: new content needs exactly one destination tag (${DESTINATIONS.join(", ")}); got ${roles.length}`);
@@ -133,7 +133,19 @@ export function uploadRoute(router: Router, prefix: string, { deps, library, acc
   });
 }
 
-async function storeNewUpload(library: AssetLibrary, owner: string, parsed: ParsedUpload, file: StagedBlob, fields: Fields, expected: string | null) {
+/**
+ * New bytes, staged, become the owner's asset: POST /api/assets' file part, and a tus upload
+ * whose last byte has landed. `parsed`: the file's first bytes (1 MiB, for the content probe) and
+ * the client's filename.
+ */
+export async function storeNewUpload(
+  library: AssetLibrary,
+  owner: string,
+  parsed: Pick<ParsedUpload, "head" | "fileName">,
+  file: StagedBlob,
+  fields: Fields,
+  expected: string | null,
+) {
   if (file.size === 0) throw new ApiFailure("empty_upload", "Uploaded file is empty.");
   if (expected && expected !== file.hash) {
     throw new ApiFailure("hash_mismatch", `the file's hash is blake3:${file.hash}, not the blake3:${expected} sent`, {
