@@ -4,10 +4,11 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SearchPage } from "@app/contracts";
-import { blake3Hex, noiseImage } from "@app/testkit/assets";
+import { blake3Hex } from "@app/testkit/assets";
 import { startChromium, type ElementHandle, type Page } from "@app/testkit/chromium";
 import { openPage, screenshots, startWebStack, WEB_KEY as KEY, type WebStack } from "./web-browser-support.ts";
 import { WEB_CATALOG } from "./web-catalog.ts";
+import { noiseImage } from "@app/testkit/png";
 
 /**
  * The web page in a real browser (Debian's chromium through puppeteer-core) against the
