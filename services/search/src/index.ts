@@ -1,5 +1,6 @@
 export { createApp, createSearchRoutes, searchReadyDetails, type SearchAppDeps, type SearchRouterDeps, type SearchRoutes } from "./app.ts";
 export { createArchiveService, catalogVersionOf, type ArchiveService, type ArchivesStatus } from "./adapters/archives/archive-service.ts";
+export { withBundleImported } from "./adapters/bundle/bundle-source.ts";
 export { createSearchEngine, createSearchRuntime, type SearchRuntime, type SearchRuntimeOptions } from "./compose.ts";
 export type { ReindexOptions, ReindexResult } from "./catalog/reindex.ts";
 export { CatalogRefusedError, type CatalogStatus } from "./catalog/catalog-status.ts";

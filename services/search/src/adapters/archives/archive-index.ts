@@ -15,6 +15,12 @@ export interface ArchiveEntry {
 
 const key = (id: string, version: string) => `${id}\u0000${version}`;
 
+/** A value read from a file (the index, a bundle) that has an entry's every field. */
+export function isArchiveEntry(e: unknown): e is ArchiveEntry {
+  const o = e as Partial<ArchiveEntry> | null;
+  return !!o && typeof o.id === "string" && typeof o.version === "string" && typeof o.blake3 === "string" && /^[0-9a-f]{64}$/.test(o.blake3) && typeof o.sha256 === "string" && Number.isInteger(o.size);
+}
+
 /**
  * Which pack version is which stored blob: an append-only NDJSON file under DATA_DIR
  * (`search/archives.ndjson`), held in memory and read again when another process (a replica on
@@ -59,8 +65,8 @@ export class ArchiveIndex {
     for (const line of text.split("\n")) {
       if (line.trim() === "") continue;
       try {
-        const e = JSON.parse(line) as ArchiveEntry;
-        if (typeof e.id === "string" && typeof e.version === "string" && /^[0-9a-f]{64}$/.test(e.blake3) && typeof e.sha256 === "string" && Number.isInteger(e.size)) this.entries.set(key(e.id, e.version), e);
+        const e: unknown = JSON.parse(line);
+        if (isArchiveEntry(e)) this.entries.set(key(e.id, e.version), e);
       } catch {
         // A torn last line (a writer killed mid-append) is read again once it is whole.
       }
