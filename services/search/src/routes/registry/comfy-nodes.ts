@@ -1,6 +1,7 @@
-import { ComfyNodesQuery, type ComfyNodesPage } from "@app/contracts";
+import { ComfyNodesQuery, type ComfyNode, type ComfyNodesPage } from "@app/contracts";
 import type { Router } from "express";
 import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { StoredNode } from "../../domain/catalog-record.ts";
 import { bestProvider } from "../../domain/class-providers.ts";
 import { toApiNodeJson } from "../../domain/node-output.ts";
 import { parseParams } from "../../domain/query.ts";
@@ -26,10 +27,10 @@ export function comfyNodeRoutes(router: Router, engine: SearchEngine): void {
       const exists = versionNamed(pack, asked) ? `version ${quoted(asked, 100)} exists, but ` : "";
       return sendError(res, 404, SearchErrorCode.notFound, `${exists}the catalog holds the node classes of ${quoted(pack.id)} for ${which}`);
     }
-    const names = pack.app_node_names ?? [];
+    const classes = classesOf(pack);
     const body: ComfyNodesPage = {
-      comfy_nodes: names.slice((page - 1) * limit, page * limit).map((name) => ({ comfy_node_name: name })),
-      totalNumberOfPages: Math.ceil(names.length / limit),
+      comfy_nodes: classes.slice((page - 1) * limit, page * limit),
+      totalNumberOfPages: Math.ceil(classes.length / limit),
     };
     sendJson(res, body);
   });
@@ -42,4 +43,14 @@ export function comfyNodeRoutes(router: Router, engine: SearchEngine): void {
     const json = toApiNodeJson(pack);
     sendJsonText(res, { json, bytes: Buffer.byteLength(json) });
   });
+}
+
+/**
+ * The classes the catalog holds for the pack: each with its whole definition where the source
+ * gave one (a mirror keeps the registry's ComfyNodes), else its name alone; in `app_node_names`'
+ * order, which the search index reads.
+ */
+function classesOf(pack: StoredNode): ComfyNode[] {
+  const defs = new Map((pack.app_nodes ?? []).map((d) => [d.comfy_node_name, d]));
+  return (pack.app_node_names ?? []).map((name) => defs.get(name) ?? { comfy_node_name: name });
 }
