@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     reporters: ["default", "./test-support/summary-reporter.ts"],
     globalSetup: ["./test-support/redis-global-setup.ts"],
-    include: ["{packages,services}/*/test/**/*.reliability.test.ts", "test-reliability/**/*.test.ts"],
+    include: ["test-reliability/**/*.test.ts"],
     testTimeout: 600_000,
     hookTimeout: 120_000,
     pool: "forks",

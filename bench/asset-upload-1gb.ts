@@ -1,10 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { repoRoot, startService, type Service } from "@app/testkit/processes";
-import { postMultipart } from "./lib/multipart-post.ts";
-import { SINK_DOES, SINK_DURABILITIES, startSink, type SinkDurability } from "./lib/upload-sinks.ts";
+import { postFile as postBigFile } from "./lib/big-file-post.ts";
+import { median, peakRssMiB, perSink, round2 as round, withUploadRig } from "./lib/upload-rig.ts";
+import { SINK_DOES, SINK_DURABILITIES, type SinkDurability } from "./lib/upload-sinks.ts";
 
 /**
  * `POST /api/assets` with a 1 GiB file (a model's size) through the real gateway (its own
@@ -32,59 +28,18 @@ export interface AssetUploadFigures {
 }
 
 const KEY = "bench-asset-upload-key";
-const BOUNDARY = "----benchAsset1gb";
-const CHUNK = 1024 * 1024;
-
-/** Streams a multipart body whose file is `mib` MiB of `seed`-distinct bytes, never held whole; resolves with MB/s. */
-export function postFile(url: string, path: string, mib: number, seed: string, key = KEY): Promise<number> {
-  const head = Buffer.from(
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="tags"\r\n\r\n["models","model_type:checkpoints","bench"]\r\n` +
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="model.safetensors"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
-  const block = randomBytes(CHUNK);
-  const started = performance.now();
-  return postMultipart(url, path, { boundary: BOUNDARY, key, length: head.length + mib * CHUNK + tail.length }, (req) => {
-    req.write(head);
-    let i = 0;
-    const pump = () => {
-      while (i < mib) {
-        // Each MiB starts with the seed and its index: distinct content per seed, no two MiB alike.
-        const chunk = Buffer.from(block);
-        chunk.write(`${seed}:${i}`, 0, "latin1");
-        i++;
-        if (!req.write(chunk)) return void req.once("drain", pump);
-      }
-      req.end(tail);
-    };
-    pump();
-  }).then(({ status, body }) => {
-    if (status >= 300) throw new Error(`${path} answered ${status}: ${body}`);
-    return (mib * CHUNK) / 1e6 / ((performance.now() - started) / 1000);
-  });
-}
-
-const peakRssMiB = (pid: number): number => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
-const round = (x: number) => Math.round(x * 100) / 100;
-const median = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
-const perSink = (f: (d: SinkDurability) => number) => Object.fromEntries(SINK_DURABILITIES.map((d) => [d, f(d)])) as Record<SinkDurability, number>;
 
 export async function run(): Promise<AssetUploadFigures> {
   const mib = Number(process.env.ASSET_BENCH_MIB ?? 1024);
   const roundCount = Number(process.env.ASSET_BENCH_ROUNDS ?? 3);
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-asset-1gb-"));
-  const sinks: Partial<Record<SinkDurability, Service>> = {};
-  let gateway: Service | undefined;
-  try {
-    for (const d of SINK_DURABILITIES) sinks[d] = await startSink(d);
-    gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), { DATA_DIR: dataDir, API_KEYS: KEY }, { readyPath: "/readyz" });
+  return withUploadRig(KEY, async ({ sinks, gateway }) => {
     const rounds: Round[] = [];
     for (let r = 0; r < roundCount; r++) {
       const seed = `${Date.now()}-${r}`;
       const sinkMBps = {} as Record<SinkDurability, number>;
-      for (const d of SINK_DURABILITIES) sinkMBps[d] = round(await postFile(sinks[d]!.url, "/", mib, seed));
-      const newContent = round(await postFile(gateway.url, "/api/assets", mib, seed));
-      const knownContent = round(await postFile(gateway.url, "/api/assets", mib, seed));
+      for (const d of SINK_DURABILITIES) sinkMBps[d] = round((await postBigFile(sinks[d].url, "/", mib, seed, KEY)).mbps);
+      const newContent = round((await postBigFile(gateway.url, "/api/assets", mib, seed, KEY)).mbps);
+      const knownContent = round((await postBigFile(gateway.url, "/api/assets", mib, seed, KEY)).mbps);
       rounds.push({ ...sinkMBps, newContent, knownContent });
     }
     const mbps = { ...perSink((d) => median(rounds.map((x) => x[d]))), newContent: median(rounds.map((x) => x.newContent)), knownContent: median(rounds.map((x) => x.knownContent)) };
@@ -105,14 +60,7 @@ export async function run(): Promise<AssetUploadFigures> {
           `${mbps.knownContent} MB/s known content; gateway peak RSS ${figures.gatewayPeakRssMiB} MiB (goal <= 300)`,
       ],
     };
-  } catch (err) {
-    if (gateway) console.error(gateway.output.slice(-20).join("\n"));
-    throw err;
-  } finally {
-    await gateway?.stop();
-    for (const s of Object.values(sinks)) await s.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -74,6 +74,13 @@ function imageFolder(name: ServiceName): string {
   installed = true;
   pnpm(["--filter", pkgOf[name], "build"]);
   pnpm(["--filter", pkgOf[name], "--prod", "--prefer-offline", "--config.node-linker=hoisted", "deploy", out]);
+  // The image's build stage compiles better-sqlite3 in the deployed folder (`npm rebuild`); a
+  // compile takes minutes on these machines, so the workspace's own build of the same version is copied.
+  const sqlite = join(out, "node_modules/better-sqlite3");
+  if (existsSync(sqlite)) {
+    const built = dirname(createRequire(join(repoRoot, "services/upload/package.json")).resolve("better-sqlite3/package.json"));
+    cpSync(join(built, "build"), join(sqlite, "build"), { recursive: true });
+  }
   return out;
 }
 

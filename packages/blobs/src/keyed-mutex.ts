@@ -1,4 +1,4 @@
-/** Serialises async work per key (record read-modify-write). */
+/** Serialises async work per key (sidecar read-modify-write). */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<unknown>>();
 

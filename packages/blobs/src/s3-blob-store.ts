@@ -1,22 +1,23 @@
 import { Readable } from "node:stream";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { Client, CopyDestinationOptions, CopySourceOptions } from "minio";
-import type { AssetRecord } from "@app/contracts";
+import type { Sidecar } from "./sidecar.ts";
 import type { Config } from "@app/platform";
 import { HASH_RE } from "./hash.ts";
 import {
   BlobNotFoundError,
-  BlobStoreUnavailableError,
   type BlobStat,
   type BlobStore,
   type ByteRange,
   type CommitResult,
-  type RecordUpdate,
+  type SidecarUpdate,
   type StageOptions,
   type StagedBlob,
 } from "./blob-store.ts";
-import { AssetRecords } from "./asset-records.ts";
+import { SidecarFiles } from "./sidecar-files.ts";
 import { stagedBlob } from "./staged-blob.ts";
+import { guard, isNotFound, listObjects, readObject, unavailable } from "./s3-calls.ts";
+import { S3PartialUploads } from "./s3-partial-uploads.ts";
 import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary-names.ts";
 
 export interface S3BlobStoreOptions {
@@ -34,14 +35,15 @@ export interface S3BlobStoreOptions {
 }
 
 const BLOBS = "blobs/";
-const RECORDS = "records/";
+/** Where the sidecars are (the prefix every version has written). */
+const SIDECARS = "records/";
 const TMP = "tmp/";
 
 /**
  * The S3 / MinIO BlobStore (`minio` client). Uploads stream through blake3 into `tmp/<uuid>`
  * (multipart, one part in memory at a time); commit copies the temporary to `blobs/<hash>`
  * server-side (atomic: readers see no object or the whole object) unless that key exists, then
- * deletes the temporary. The asset record is a JSON object beside the blob (`records/<hash>.json`):
+ * deletes the temporary. The sidecar is a JSON object beside the blob (`records/<hash>.json`):
  * S3 metadata can only change by rewriting the object, and a duplicate upload must not rewrite
  * anything under the hash name. The blob object carries its Content-Type (for presigned reads)
  * and its hash as metadata.
@@ -53,11 +55,11 @@ const TMP = "tmp/";
 export class S3BlobStore implements BlobStore {
   readonly kind = "s3" as const;
   private readonly client: Client;
-  private readonly records = new AssetRecords({
+  private readonly sidecars = new SidecarFiles({
     read: async (hash) => {
       let text = "";
       try {
-        for await (const chunk of await this.client.getObject(this.opts.bucket, `${RECORDS}${hash}.json`)) text += String(chunk);
+        for await (const chunk of await this.client.getObject(this.opts.bucket, `${SIDECARS}${hash}.json`)) text += String(chunk);
       } catch (err) {
         if (isNotFound(err)) return null;
         throw unavailable(err);
@@ -67,12 +69,13 @@ export class S3BlobStore implements BlobStore {
     write: async (hash, text) => {
       const body = Buffer.from(text);
       await guard(() =>
-        this.client.putObject(this.opts.bucket, `${RECORDS}${hash}.json`, body, body.length, { "Content-Type": "application/json" }),
+        this.client.putObject(this.opts.bucket, `${SIDECARS}${hash}.json`, body, body.length, { "Content-Type": "application/json" }),
       );
     },
     blobExists: async (hash) => (await this.stat(hash)) !== null,
   });
   private readonly partSize: number;
+  readonly partials: S3PartialUploads;
 
   constructor(private readonly opts: S3BlobStoreOptions) {
     this.client = new Client({
@@ -86,6 +89,7 @@ export class S3BlobStore implements BlobStore {
       partSize: opts.partSize ?? 8 * 1024 * 1024,
     });
     this.partSize = opts.partSize ?? 8 * 1024 * 1024;
+    this.partials = new S3PartialUploads(this.client, opts.bucket, this.partSize, (key, hash, size) => this.adopt(key, hash, size));
   }
 
   static fromConfig(config: Config): S3BlobStore {
@@ -158,17 +162,22 @@ export class S3BlobStore implements BlobStore {
       throw err;
     }
     const hash = hasher.digest("hex");
+    return this.adopt(key, hash, size);
+  }
+
+  /** An object of this bucket (a temporary, an assembled resumable upload) as staged content of `hash`. */
+  private adopt(key: string, hash: string, size: number): StagedBlob {
     return stagedBlob(
       { hash, size, localPath: null },
       { publish: (update) => this.publish(key, hash, update), drop: () => this.removeTemporary(key) },
     );
   }
 
-  private async publish(tmpKey: string, hash: string, update: RecordUpdate): Promise<CommitResult> {
+  private async publish(tmpKey: string, hash: string, update: SidecarUpdate): Promise<CommitResult> {
     let created = false;
     try {
       if (!(await this.stat(hash))) {
-        const existing = await this.getRecord(hash);
+        const existing = await this.getSidecar(hash);
         const mime = update(existing).mime;
         await guard(() =>
           this.client.copyObject(
@@ -187,8 +196,8 @@ export class S3BlobStore implements BlobStore {
     } finally {
       await this.client.removeObject(this.opts.bucket, tmpKey).catch(() => undefined);
     }
-    const record = await this.updateRecord(hash, update);
-    return { created, record };
+    const sidecar = await this.updateSidecar(hash, update);
+    return { created, sidecar };
   }
 
   async stat(hash: string): Promise<BlobStat | null> {
@@ -205,23 +214,19 @@ export class S3BlobStore implements BlobStore {
   async read(hash: string, range?: ByteRange): Promise<Readable> {
     if (!HASH_RE.test(hash)) throw new BlobNotFoundError(hash);
     try {
-      if (!range) return await this.client.getObject(this.opts.bucket, BLOBS + hash);
-      const length = range.end - range.start + 1;
-      const body = await this.client.getPartialObject(this.opts.bucket, BLOBS + hash, range.start, length);
-      // Never more than asked, even from a server that reads `bytes=0-0` as open-ended (s3rver does).
-      return Readable.from(limitBytes(body, length));
+      return await readObject(this.client, this.opts.bucket, BLOBS + hash, range);
     } catch (err) {
       if (isNotFound(err)) throw new BlobNotFoundError(hash);
       throw unavailable(err);
     }
   }
 
-  async getRecord(hash: string): Promise<AssetRecord | null> {
-    return this.records.get(hash);
+  async getSidecar(hash: string): Promise<Sidecar | null> {
+    return this.sidecars.get(hash);
   }
 
-  async updateRecord(hash: string, update: RecordUpdate): Promise<AssetRecord> {
-    return this.records.update(hash, update);
+  async updateSidecar(hash: string, update: SidecarUpdate): Promise<Sidecar> {
+    return this.sidecars.update(hash, update);
   }
 
   /** Every committed hash. Not part of the port (nothing in a service lists a store): tests inspect a store with it. */
@@ -274,57 +279,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async objects(prefix: string): Promise<{ name: string; lastModified: number }[]> {
-    return guard(
-      () =>
-        new Promise<{ name: string; lastModified: number }[]>((resolve, reject) => {
-          const out: { name: string; lastModified: number }[] = [];
-          const stream = this.client.listObjectsV2(this.opts.bucket, prefix, true);
-          stream.on("data", (item) => {
-            if (item.name) out.push({ name: item.name, lastModified: item.lastModified?.getTime() ?? 0 });
-          });
-          stream.on("error", reject);
-          stream.on("end", () => resolve(out));
-        }),
-    );
+    return listObjects(this.client, this.opts.bucket, prefix);
   }
-}
-
-async function* limitBytes(body: Readable, length: number): AsyncGenerator<Buffer> {
-  let left = length;
-  for await (const chunk of body) {
-    const b = chunk as Buffer;
-    if (b.length >= left) {
-      yield b.subarray(0, left);
-      body.destroy();
-      return;
-    }
-    left -= b.length;
-    yield b;
-  }
-}
-
-function isNotFound(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === "NoSuchKey" || code === "NotFound" || code === "NoSuchObject";
-}
-
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "EAI_AGAIN"]);
-
-/** Backend outages become BlobStoreUnavailableError (503); anything else passes through. */
-function unavailable(err: unknown): unknown {
-  const e = err as { code?: string; cause?: { code?: string }; message?: string };
-  if (NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(e.cause?.code ?? "") || /ServiceUnavailable|SlowDown|InternalError/.test(e.code ?? "")) {
-    return new BlobStoreUnavailableError(`S3 is unavailable: ${e.code ?? e.message}`);
-  }
-  return err;
 }
 
 const BUCKET_EXISTS_CODES = new Set(["BucketAlreadyExists", "BucketAlreadyOwnedByYou"]);
-
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw unavailable(err);
-  }
-}

@@ -1,8 +1,8 @@
-import type { CommitResult, RecordUpdate, StagedBlob } from "./blob-store.ts";
+import type { CommitResult, SidecarUpdate, StagedBlob } from "./blob-store.ts";
 
 /** What a store does with its own temporary: publish it under its hash, or drop it. */
 export interface StagedTemporary {
-  publish(update: RecordUpdate): Promise<CommitResult>;
+  publish(update: SidecarUpdate): Promise<CommitResult>;
   drop(): Promise<void>;
 }
 

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { blake3 } from "@napi-rs/blake-hash";
-import type { AssetRecord } from "@app/contracts";
+import type { Sidecar } from "../src/sidecar.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { BlobNotFoundError, type BlobStore, type RecordUpdate } from "../src/blob-store.ts";
+import { BlobNotFoundError, type BlobStore, type SidecarUpdate } from "../src/blob-store.ts";
 import type { ChosenBlobStore } from "../src/create-blob-store.ts";
 import { temporaryName } from "../src/temporary-names.ts";
 
@@ -23,10 +23,10 @@ export interface StoreUnderTest {
 
 const blake3Hex = (b: Buffer): string => blake3(b).toString("hex");
 
-function recordFor(bytes: Buffer, tags: string[]): RecordUpdate {
+function recordFor(bytes: Buffer, tags: string[]): SidecarUpdate {
   return (existing) => {
     const at = new Date().toISOString();
-    const base: AssetRecord = existing ?? {
+    const base: Sidecar = existing ?? {
       hash: blake3Hex(bytes),
       ext: "png",
       size: bytes.length,
@@ -88,14 +88,14 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect(staged.hash).toBe(blake3Hex(bytes));
       expect(staged.size).toBe(bytes.length);
       expect(await store.stat(staged.hash)).toBeNull(); // nothing visible before commit
-      const { created, record } = await staged.commit(recordFor(bytes, ["input"]));
+      const { created, sidecar: record } = await staged.commit(recordFor(bytes, ["input"]));
       expect(created).toBe(true);
       expect(record.tags).toEqual(["input"]);
       expect((await store.stat(staged.hash))?.size).toBe(bytes.length);
       expect((await bytesOf(await store.read(staged.hash))).equals(bytes)).toBe(true);
       expect(await store.list()).toEqual([staged.hash]);
       expect(await sut.temporaries()).toEqual([]);
-      expect(await store.getRecord(staged.hash)).toEqual(record);
+      expect(await store.getSidecar(staged.hash)).toEqual(record);
     });
 
     it("a duplicate commit writes nothing under the hash name and only merges the record", async () => {
@@ -105,7 +105,7 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       const before = await store.stat(first.hash);
       await new Promise((r) => setTimeout(r, 1100)); // past any one-second timestamp granularity
       const again = await store.stage(chunked(bytes));
-      const { created, record } = await again.commit(recordFor(bytes, ["output"]));
+      const { created, sidecar: record } = await again.commit(recordFor(bytes, ["output"]));
       expect(created).toBe(false);
       expect(record.tags.sort()).toEqual(["input", "output"]);
       expect(await store.stat(first.hash)).toEqual(before);
@@ -121,7 +121,7 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect(results.filter((r) => r.created).length).toBeGreaterThanOrEqual(1);
       expect(await store.list()).toEqual([blake3Hex(bytes)]);
       expect((await bytesOf(await store.read(blake3Hex(bytes)))).equals(bytes)).toBe(true);
-      const record = await store.getRecord(blake3Hex(bytes));
+      const record = await store.getSidecar(blake3Hex(bytes));
       expect(record?.tags.sort()).toEqual(["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"]);
       expect(await sut.temporaries()).toEqual([]);
     });
@@ -148,7 +148,7 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect(await store.list()).toEqual([committed.hash]);
       expect((await bytesOf(await store.read(committed.hash))).equals(bytes)).toBe(true);
       await expect(committed.commit(recordFor(bytes, ["again"]))).rejects.toThrow(/already committed or discarded/);
-      expect((await store.getRecord(committed.hash))?.tags).toEqual(["kept"]);
+      expect((await store.getSidecar(committed.hash))?.tags).toEqual(["kept"]);
 
       const other = randomBytes(2000);
       const discarded = await store.stage(chunked(other));
@@ -190,8 +190,8 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       const bytes = randomBytes(1000);
       const staged = await store.stage(chunked(bytes));
       await staged.commit(recordFor(bytes, ["first"]));
-      await Promise.all(Array.from({ length: 20 }, (_, i) => store.updateRecord(staged.hash, recordFor(bytes, [`tag${i}`]))));
-      const record = await store.getRecord(staged.hash);
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.updateSidecar(staged.hash, recordFor(bytes, [`tag${i}`]))));
+      const record = await store.getSidecar(staged.hash);
       expect(record?.tags.length).toBe(21);
       expect(record?.tags).toContain("first");
       expect(record?.tags).toContain("tag19");
@@ -203,7 +203,7 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       const staged = await store.stage(chunked(bytes));
       const tags = ["original:" + "a".repeat(64), "mask", "type.with-dots_1"];
       await staged.commit(recordFor(bytes, tags));
-      expect((await store.getRecord(staged.hash))?.tags).toEqual(tags);
+      expect((await store.getSidecar(staged.hash))?.tags).toEqual(tags);
     });
 
     it("sweeps temporaries left by a crashed process on this host and leaves committed blobs alone", async () => {
@@ -237,9 +237,9 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
     it("answers an unknown hash with null or BlobNotFoundError, never by touching a path", async () => {
       const unknown = "0".repeat(64);
       expect(await store.stat(unknown)).toBeNull();
-      expect(await store.getRecord(unknown)).toBeNull();
+      expect(await store.getSidecar(unknown)).toBeNull();
       await expect(store.read(unknown)).rejects.toBeInstanceOf(BlobNotFoundError);
-      await expect(store.updateRecord(unknown, recordFor(Buffer.alloc(1), []))).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.updateSidecar(unknown, recordFor(Buffer.alloc(1), []))).rejects.toBeInstanceOf(BlobNotFoundError);
       await expect(store.read("../../etc/passwd")).rejects.toBeInstanceOf(BlobNotFoundError);
       expect(await store.stat("../" + "a".repeat(61))).toBeNull();
     });

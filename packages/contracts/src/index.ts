@@ -6,3 +6,4 @@ export * from "./assets.ts";
 export * from "./jobs.ts";
 export * from "./forms.ts";
 export * from "./openapi.ts";
+export * from "./channel.ts";

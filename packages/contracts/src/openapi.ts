@@ -15,6 +15,7 @@ import {
   TagsRemoved,
   UpdateAssetBody,
 } from "./assets.ts";
+import { AlterList, ChannelExtras, CustomNodeList, ExtensionNodeMap, GithubStats, ModelList } from "./channel.ts";
 import { UploadImageForm, UploadMaskForm, ViewQuery } from "./forms.ts";
 import { ComfyNodesPage, ErrorResponse, Node, NodeVersion, Publisher, SearchPage } from "./registry.ts";
 import { AllVersionsQueryWire, BulkNodeVersionsRequest, BulkNodeVersionsResponse, ComfyNodesQueryWire, InstallQueryWire, NodeVersionsQueryWire, VersionsPage } from "./registry-reads.ts";
@@ -34,6 +35,12 @@ const named = {
   ComfyNodesPage,
   VersionsPage,
   BulkNodeVersionsResponse,
+  CustomNodeList,
+  ExtensionNodeMap,
+  GithubStats,
+  ModelList,
+  AlterList,
+  ChannelExtras,
   ErrorResponse,
   UploadResult,
   MaskUploadResult,
@@ -56,6 +63,21 @@ const jsonArray = (id: keyof typeof named, description: string) => ({ descriptio
 function toSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   return rest;
+}
+
+/** ComfyUI-Manager's channel files (set its channel URL to `<base>/channel`). */
+function channelPaths() {
+  const file = (operationId: string, schema: keyof typeof named, summary: string) => ({
+    get: { operationId, tags: ["Channel"], summary, responses: { "200": json(schema, summary) } },
+  });
+  return {
+    "/channel/custom-node-list.json": file("ChannelCustomNodeList", "CustomNodeList", "Every pack not banned, as a git-clone entry of ComfyUI-Manager's list"),
+    "/channel/extension-node-map.json": file("ChannelExtensionNodeMap", "ExtensionNodeMap", "Repository URL → [the pack's node classes, {title_aux, preemptions}]: Manager's missing-node mapping"),
+    "/channel/github-stats.json": file("ChannelGithubStats", "GithubStats", "Repository URL → {stars, last_update, author_account_age_days} for every pack not banned"),
+    "/channel/model-list.json": file("ChannelModelList", "ModelList", "No models: `{models: []}`"),
+    "/channel/alter-list.json": file("ChannelAlterList", "AlterList", "No alternatives: `{items: []}`"),
+    "/channel/extras.json": file("ChannelExtras", "ChannelExtras", "No favourites: `{favorites: []}`"),
+  };
 }
 
 function queryParameters(schema: z.ZodObject, extra: Record<string, string> = {}) {
@@ -185,6 +207,99 @@ const uploadAssetForm = {
   required: ["tags"],
 };
 
+/** tus 1.0.0's headers, as parameters and response headers of the resumable upload routes. */
+const tusHeader = (name: string, description: string, required = true, schema: Record<string, unknown> = { type: "string" }) => ({ name, in: "header", required, schema, description });
+const tusResumable = tusHeader("Tus-Resumable", "The protocol version: `1.0.0`.", true, { type: "string", const: "1.0.0" });
+const uploadIdParam = { name: "uploadId", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{32}$" }, description: "The upload's id, the last segment of the `Location` its creation answered." };
+const offsetHeader = { "Upload-Offset": { description: "Bytes stored so far.", schema: { type: "integer", minimum: 0 } } };
+const assetIdHeader = { "Asset-Id": { description: "The asset made when the last byte landed (its record: `GET /api/assets/{id}`).", schema: { type: "string", format: "uuid" } } };
+const expiresHeader = { "Upload-Expires": { description: "When an unfinished upload is removed (TUS_EXPIRY after its creation), RFC 7231 date.", schema: { type: "string" } } };
+const tusErrors = (statuses: Record<string, string>) => ({
+  ...assetErrors({ "401": "Missing or unknown API key (`UNAUTHORIZED`).", ...statuses }),
+  "412": { description: "No or another `Tus-Resumable` version (plain text, from the tus server)." },
+  ...assetRateLimited,
+});
+const tusMetadataDescription =
+  "tus `Upload-Metadata`: comma-separated `key base64(value)` pairs. `filename` (required: the asset's name), `tags` (comma-separated, e.g. `models,model_type:checkpoints`; new bytes need exactly one of input, output, models, and models one `model_type:<category>`), optional `mime_type` (used only when the bytes say nothing), `user_metadata` (a JSON object) and `hash` (`blake3:<hex>`, checked when the last byte lands). Other keys (Uppy's `name`, `type`, `filetype`, `relativePath`) are ignored.";
+
+/** tus 1.0.0 (Core, creation, creation-with-upload, termination, expiration) under the asset API's paths. */
+function tusPaths(prefix: string, suffix: string): Record<string, unknown> {
+  const options = {
+    operationId: "",
+    tags: ["Assets"],
+    summary: "The tus server's capabilities (`Tus-Version`, `Tus-Extension`, `Tus-Max-Size`); no key needed.",
+    responses: { "204": { description: "Capabilities in the headers." } },
+  };
+  return {
+    [`${prefix}/assets/uploads`]: {
+      options: { ...options, operationId: `TusUploadsOptions${suffix}` },
+      post: {
+        operationId: `CreateTusUpload${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Create a resumable upload (tus creation; with `Content-Type: application/offset+octet-stream` its first bytes may come in the same request).",
+        parameters: [
+          tusResumable,
+          tusHeader("Upload-Length", "The whole upload's size in bytes (at most ASSET_UPLOAD_MAX_BYTES; Upload-Defer-Length is not supported).", true, { type: "integer", minimum: 1 }),
+          tusHeader("Upload-Metadata", tusMetadataDescription),
+        ],
+        requestBody: { required: false, content: { "application/offset+octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+        responses: {
+          "201": {
+            description: "Created: `Location` is the upload's URL (relative, under the prefix used). With a body, `Upload-Offset` says how much was stored, and `Asset-Id` is set when that was all of it.",
+            headers: { Location: { schema: { type: "string" } }, ...offsetHeader, ...expiresHeader, ...assetIdHeader },
+          },
+          ...tusErrors({
+            "400": "Bad `Upload-Metadata`: `INVALID_BODY` (a missing `filename` or `tags`, bad `user_metadata`, no destination tag; the message names it), `INVALID_HASH`, `EMPTY_UPLOAD` (Upload-Length 0); or a malformed tus header (plain text).",
+            "413": "Upload-Length over ASSET_UPLOAD_MAX_BYTES (plain text), or the body over the key's upload bytes per minute (`PAYLOAD_TOO_LARGE`).",
+          }),
+        },
+      },
+    },
+    [`${prefix}/assets/uploads/{uploadId}`]: {
+      options: { ...options, operationId: `TusUploadOptions${suffix}`, parameters: [uploadIdParam] },
+      head: {
+        operationId: `GetTusUploadOffset${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Where to resume: the stored offset (and, once finished, the asset it made).",
+        parameters: [uploadIdParam, tusResumable],
+        responses: {
+          "200": { description: "The upload's state (`Cache-Control: no-store`).", headers: { ...offsetHeader, "Upload-Length": { schema: { type: "integer" } }, "Upload-Metadata": { schema: { type: "string" } }, ...assetIdHeader } },
+          ...tusErrors({ "404": "No upload of this key's owner has this id (`NOT_FOUND`): never made, terminated, swept, or another owner's.", "410": "Expired (plain text)." }),
+        },
+      },
+      patch: {
+        operationId: `PatchTusUpload${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Append bytes at `Upload-Offset`. The last byte makes the asset exactly as `POST /api/assets` would; the answer then carries `Asset-Id`. A body that stalls for BODY_TIMEOUT_MS is cut; what arrived stays, and the client resumes from it.",
+        parameters: [uploadIdParam, tusResumable, tusHeader("Upload-Offset", "Must equal the stored offset.", true, { type: "integer", minimum: 0 })],
+        requestBody: { required: true, content: { "application/offset+octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } },
+        responses: {
+          "204": { description: "Stored; `Upload-Offset` is the new offset, `Asset-Id` set when it was the last byte.", headers: { ...offsetHeader, ...expiresHeader, ...assetIdHeader } },
+          ...tusErrors({
+            "400": "When the last byte landed: `HASH_MISMATCH` (the metadata's hash is not the bytes'), `INVALID_BODY`; the upload is then removed.",
+            "404": "No upload of this key's owner has this id (`NOT_FOUND`).",
+            "409": "`Upload-Offset` is not the stored offset (plain text).",
+            "410": "Expired (plain text).",
+            "413": "More bytes than Upload-Length (plain text), or over the key's upload bytes per minute (`PAYLOAD_TOO_LARGE`).",
+            "415": "Not `application/offset+octet-stream` (plain text).",
+          }),
+        },
+      },
+      delete: {
+        operationId: `TerminateTusUpload${suffix}`,
+        tags: ["Assets"],
+        security,
+        summary: "Terminate: the upload and every byte it holds are removed (an asset it made stays).",
+        parameters: [uploadIdParam, tusResumable],
+        responses: { "204": { description: "Removed." }, ...tusErrors({ "404": "No upload of this key's owner has this id (`NOT_FOUND`)." }) },
+      },
+    },
+  };
+}
+
 /** ComfyUI's asset API: the same operations with and without the /api prefix. */
 function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
   const bodyErrors = { "400": "Bad JSON (`INVALID_JSON`) or a field that does not validate (`INVALID_BODY`, the message names it).", "413": "JSON body over 64 KiB.", "408": "The body did not arrive within BODY_TIMEOUT_MS (`REQUEST_TIMEOUT`); the connection is closed." };
@@ -244,7 +359,7 @@ function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
       get: keyed(
         `ListAssets${suffix}`,
         { summary: "The key's owner's records, filtered by tags, name and user_metadata, sorted, paged by offset or by cursor.", parameters: queryParameters(ListAssetsQuery), responses: { "200": json("AssetsList", "A page of records.") } },
-        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), tag filters that contradict or name over 64 tags (`INVALID_TAG_FILTER`), or a cursor that is not this sort's (`INVALID_CURSOR`)." },
+        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), tag filters that contradict or name over 100 distinct tags (`INVALID_TAG_FILTER`, `details.parameter` naming it), or a cursor that is not this sort's (`INVALID_CURSOR`)." },
       ),
     },
     [`${prefix}/assets/{id}`]: {
@@ -323,9 +438,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: {
           operationId: "ListComfyNodes",
           tags: ["Registry"],
-          summary: "The node classes of a version, paged (the catalog holds one version's classes per node)",
+          summary: "The node classes of a version with their whole definitions, paged (the install path's mirrored; another version's read through from the registry and kept)",
           parameters: [nodeIdParam, versionParam("The version the catalog holds the classes of (the install-path version unless the catalog says), or `latest`."), ...queryParameters(ComfyNodesQueryWire)],
-          responses: { "200": json("ComfyNodesPage", "A page of node classes."), "302": redirect, "403": json("ErrorResponse", "The node is banned (without include_banned=true)."), "404": json("ErrorResponse", "Unknown node, or a version whose classes the catalog does not hold."), ...registryErrors },
+          responses: { "200": json("ComfyNodesPage", "A page of node classes."), "302": redirect, "403": json("ErrorResponse", "The node is banned (without include_banned=true)."), "404": json("ErrorResponse", "Unknown node or version, or a version the registry holds no classes for."), "503": json("ErrorResponse", "Another version's classes, not yet kept here, and the registry cannot be reached."), ...registryErrors },
         },
       },
       "/nodes/{nodeId}/install": {
@@ -352,6 +467,26 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           tags: ["Registry"],
           parameters: [nodeIdParam, versionParam("The version's number (not a UUID), or `latest` for the install-path version.")],
           responses: { "200": json("NodeVersion", "The version."), "302": redirect, "403": json("ErrorResponse", "The node is banned (`message`: \"Node Banned\")."), "404": json("ErrorResponse", "Unknown node or version."), ...registryErrors },
+        },
+      },
+      "/archives/{nodeId}/{version}/node.zip": {
+        get: {
+          operationId: "GetNodeArchive",
+          tags: ["Registry"],
+          summary: "A version's archive (what every answered version's `downloadUrl` names unless MIRROR_ARCHIVES=off): from the store, or fetched from upstream's storage, stored and streamed at once",
+          description: "HEAD answers the same headers. A stored archive carries `ETag` (its blake3), `Repr-Digest: sha-256=:<base64>:` of the whole archive (recorded when it was stored), `Accept-Ranges: bytes`; one byte range answers 206, an unsatisfiable one 416; `If-None-Match` 304.",
+          parameters: [nodeIdParam, versionParam("The version's number.")],
+          responses: {
+            "200": { description: "The zip archive.", content: { "application/zip": { schema: { type: "string", contentMediaType: "application/zip" } } } },
+            "206": { description: "One byte range of the archive." },
+            "302": redirect,
+            "304": { description: "Not modified (If-None-Match)." },
+            "403": json("ErrorResponse", "The node or this version is banned: its archive is never served."),
+            "404": json("ErrorResponse", "Unknown node or version; or upstream publishes no archive for it; or it is not stored and MIRROR_ARCHIVES=off."),
+            "416": { description: "The range lies outside the archive." },
+            "503": json("ErrorResponse", "Not stored yet, and upstream's storage cannot be reached or did not answer within ARCHIVE_TIMEOUT_MS (`error: archive_unavailable`, the message names the version)."),
+            ...registryErrors,
+          },
         },
       },
       "/versions": {
@@ -398,6 +533,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           responses: { "200": jsonArray("Node", "The publisher's packs, most popular first (empty for an unknown publisher)."), ...registryErrors },
         },
       },
+      ...channelPaths(),
       "/api/upload/image": uploadOperation("UploadImage", UploadImageForm, "UploadResult", {}),
       "/upload/image": uploadOperation("UploadImageComfy", UploadImageForm, "UploadResult", {}),
       "/api/upload/mask": uploadOperation("UploadMask", UploadMaskForm, "MaskUploadResult", maskErrors),
@@ -405,7 +541,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       "/api/view": viewOperation("ViewAsset"),
       "/view": viewOperation("ViewAssetComfy"),
       ...assetPaths("/api", ""),
+      ...tusPaths("/api", ""),
       ...assetPaths("", "Comfy"),
+      ...tusPaths("", "Comfy"),
       "/healthz": { get: { operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } } },
       "/readyz": { get: { operationId: "Ready", tags: ["Operations"], responses: { "200": { description: "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready. With search mounted in this process (and on the search service's own `/readyz`), `catalog` says what is served: `{state: fresh|stale|empty, source, indexedAt, nodes, lastError}`, and for a registry source `mirror` (the current or last pass: `pass` full|incremental, `phase` listing|details|done, `packs {read, total}`, `versions {done, of}` (packs whose versions were read, of those to read), `classes` (of those, packs whose install-path class list is known), `errors`, `requests`) and `missing` (`{count, kept, at}`: packs the registry counts that its list did not return, `kept` served from the previous catalog; null when none); the service is ready while a registry is still being mirrored." }, "503": { description: "A service mounted in this process is not ready yet." } } } },
     },

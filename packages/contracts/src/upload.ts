@@ -61,27 +61,9 @@ export const UploadError = z.object({
   error: UploadErrorCode,
 });
 
-/**
- * The stored asset record (spec: "not shown"; issue 3 decides): lives beside the blob.
- * `hash` is the blake3 hex of the bytes; `tags` hold upload types, `mask`/`derived`, and
- * `original:<hash>` / `mask:<hash>` links for derivatives.
- */
-export const AssetRecord = z.object({
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
-  ext: z.string(),
-  size: z.number().int().nonnegative(),
-  mime: z.string(),
-  /** Images only: a model, video or text file stored through the asset API has no dimensions. */
-  width: z.number().int().positive().optional(),
-  height: z.number().int().positive().optional(),
-  first_uploaded_at: z.iso.datetime(),
-  last_uploaded_at: z.iso.datetime(),
-  tags: z.array(z.string()),
-});
 
 export type UploadResult = z.infer<typeof UploadResult>;
 export type MaskType = z.infer<typeof MaskType>;
 export type MaskUploadResult = z.infer<typeof MaskUploadResult>;
 export type UploadErrorCode = z.infer<typeof UploadErrorCode>;
 export type UploadError = z.infer<typeof UploadError>;
-export type AssetRecord = z.infer<typeof AssetRecord>;

@@ -5,6 +5,11 @@ import type { JobQueue } from "./job-queue.ts";
 
 export type JobQueueConfig = Pick<Config, "REDIS_URL" | "QUEUE_PREFIX" | "WORKER_CONCURRENCY" | "JOB_ATTEMPTS" | "JOB_BACKOFF_MS">;
 
+/** The kind of queue `createJobQueue` makes from this config (a process deciding whether it runs jobs asks before it has one). */
+export function queueKindFor(config: Pick<Config, "REDIS_URL">): JobQueue["kind"] {
+  return config.REDIS_URL ? "bullmq" : "in-process";
+}
+
 /**
  * The one place the JobQueue implementation is chosen: BullMQ on Redis when REDIS_URL is set,
  * otherwise jobs run inside this process. `overrides` are for tests (short locks, fast retries).

@@ -65,6 +65,19 @@ export const ConfigSchema = z
      */
     CATALOG_FULL_REFRESH: duration("1d"),
 
+    /**
+     * Node archives (each version's `downloadUrl`): `off` answers upstream's URL; `on-demand` serves
+     * them from here, fetched from upstream on the first request and stored; `latest` also stores
+     * every pack's install-path version while mirroring; `all` every version.
+     */
+    MIRROR_ARCHIVES: z.enum(["off", "on-demand", "latest", "all"]).default("on-demand"),
+    /** The address clients reach this service at (`https://api.comfy.org` behind a name override); unset: taken from each request. */
+    PUBLIC_URL: url.transform((v) => v.replace(/\/+$/, "")).optional(),
+    /** An archive fetch from upstream that has not started answering (or has stalled) for this long is abandoned. */
+    ARCHIVE_TIMEOUT_MS: int(15_000, 1),
+    /** Archives prefetched at once (`latest`, `all`). */
+    ARCHIVE_CONCURRENCY: int(4, 1),
+
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
@@ -72,6 +85,14 @@ export const ConfigSchema = z
     ASSET_UPLOAD_MAX_BYTES: int(32 * 1024 ** 3, 1),
     /** Asset records written before owners existed are handed to this key label at start (none: no key sees them). */
     ASSET_LEGACY_OWNER: z.string().trim().min(1).optional(),
+    /**
+     * The asset API's `preview_url`s are signed with this (HMAC-SHA256) so that a browser's `<img>`
+     * can fetch them without a key. Unset: a random secret kept in DATA_DIR/preview-url.secret, so
+     * replicas sharing DATA_DIR agree; replicas that share no DATA_DIR must all be given the same one.
+     */
+    PREVIEW_URL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** How long a signed `preview_url` stays valid (seconds); an answer's URL is valid for at least this long. */
+    PREVIEW_URL_TTL_SECONDS: int(24 * 60 * 60, 60),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
     BODY_TIMEOUT_MS: int(30_000, 1),
     /**
@@ -86,6 +107,8 @@ export const ConfigSchema = z
      * process is known gone), so replicas sharing a bucket or DATA_DIR keep each other's uploads.
      */
     TEMP_MAX_AGE_MS: int(60 * 60 * 1000, 60_000),
+    /** A resumable (tus) upload, finished or not, is removed this long after its creation (`Upload-Expires`). */
+    TUS_EXPIRY: duration("1d"),
 
     REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
     QUEUE_PREFIX: z.string().default("crs"),

@@ -26,6 +26,15 @@ describe("loadConfig", () => {
     expect(loadConfig({ CATALOG_SOURCE: "./nodes.ndjson" }).CATALOG_SOURCE).toBe("./nodes.ndjson");
   });
 
+  it("MIRROR_ARCHIVES is off, on-demand (default), latest or all; PUBLIC_URL is a URL without its trailing slash", () => {
+    expect(loadConfig({}).MIRROR_ARCHIVES).toBe("on-demand");
+    for (const v of ["off", "on-demand", "latest", "all"] as const) expect(loadConfig({ MIRROR_ARCHIVES: v }).MIRROR_ARCHIVES).toBe(v);
+    for (const bad of ["yes", "ondemand", "ALL "]) expect(() => loadConfig({ MIRROR_ARCHIVES: bad })).toThrow(/MIRROR_ARCHIVES/);
+    expect(loadConfig({}).PUBLIC_URL).toBeUndefined();
+    expect(loadConfig({ PUBLIC_URL: "https://api.comfy.org/" }).PUBLIC_URL).toBe("https://api.comfy.org");
+    expect(() => loadConfig({ PUBLIC_URL: "api.comfy.org" })).toThrow(/PUBLIC_URL/);
+  });
+
   it("CATALOG_FULL_REFRESH is a duration, one day by default; 0s makes every refresh full; off is refused", () => {
     expect(loadConfig({}).CATALOG_FULL_REFRESH).toBe(86_400_000);
     expect(loadConfig({ CATALOG_FULL_REFRESH: "12h" }).CATALOG_FULL_REFRESH).toBe(43_200_000);

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { seeded } from "./catalog.ts";
+import { archiveBytes } from "./fake-archives.ts";
+import { allComfyNodesPage, allVersionsPage, comfyNodeDefinition, type ListedVersion } from "./fake-registry-lists.ts";
 import type { RegistryNode } from "./relevance-set.ts";
 
 /**
@@ -17,7 +19,15 @@ import type { RegistryNode } from "./relevance-set.ts";
  *   `downloadUrl: ""` (the list does not load storage files); the install path picks, among active,
  *   flagged and pending versions, the first by the version text descending, with its download URL.
  * - Per pack: `/nodes/{id}`, `/nodes/{id}/versions` (403 for a banned pack), `/nodes/{id}/install`
- *   (counts an install: the row moves), `/nodes/{id}/versions/{v}/comfy-nodes` (paged).
+ *   (counts an install: the row moves), `/nodes/{id}/versions/{v}/comfy-nodes` (paged, each class
+ *   a whole ComfyNode definition).
+ * - The bulk routes: `/versions` (every pack's versions by version text, paged) and `/comfy-nodes`
+ *   (fake-registry-lists.ts).
+ *
+ * - Storage: each version's `downloadUrl` is a real zip served here (`archiveBytes`, the same
+ *   bytes on every call), at `/storage/{id}/{version}/node.zip`, as the registry's versions point
+ *   at its storage bucket. `stop()` and `start()` again take the whole registry, storage included,
+ *   down and back up on the same address mid-test.
  *
  * Faults on any route (a 500, a stall), a delay on every answer, and a log of every request.
  */
@@ -41,6 +51,8 @@ interface Fault {
   times: number;
 }
 
+/** The storage URL versions are made with; answered as this registry's own `/storage/...` address. */
+const PLACEHOLDER_STORAGE = "https://cdn.registry.example/";
 const INSTALLABLE = new Set(["NodeVersionStatusActive", "NodeVersionStatusFlagged", "NodeVersionStatusPending"]);
 const SORTABLE: Record<string, (n: RegistryNode, r: FakeRegistry) => string | number> = {
   id: (n) => n.id,
@@ -82,6 +94,7 @@ export class FakeRegistry {
   private readonly stalled = new Set<ServerResponse>();
   private readonly random: () => number;
   private server: Server | undefined;
+  private port = 0;
   url = "";
 
   constructor(nodes: RegistryNode[], opts: { seed?: number } = {}) {
@@ -161,11 +174,21 @@ export class FakeRegistry {
     this.versionsOf.delete(id);
   }
 
+  /** Listens on a free port the first time, and on that same port after a `stop()`. */
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.answer(req, res));
-    await new Promise<void>((r) => this.server!.listen(0, "127.0.0.1", r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once("error", reject);
+      this.server!.listen(this.port, "127.0.0.1", resolve);
+    });
+    this.port = (this.server.address() as AddressInfo).port;
+    this.url = `http://127.0.0.1:${this.port}`;
     return this;
+  }
+
+  /** Where a version's archive is served here. */
+  archiveUrl(id: string, version: string): string {
+    return `${this.url}/storage/${encodeURIComponent(id)}/${encodeURIComponent(version)}/node.zip`;
   }
 
   async stop(): Promise<void> {
@@ -192,11 +215,33 @@ export class FakeRegistry {
     try {
       if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
       if (fault === "500" || (isList && take(this.failPage, page))) return send(res, 500, { error: "internal", message: "try again" });
+      if (path.startsWith("/storage/")) return this.storage(path, req.method ?? "GET", res);
       const [status, body] = this.route(path, url.searchParams);
       send(res, status, body);
     } finally {
       this.inFlight--;
     }
+  }
+
+  /** The storage bucket: a known version's zip, 404 for anything else (as a bucket answers a missing object). */
+  private storage(path: string, method: string, res: ServerResponse): void {
+    const m = /^\/storage\/([^/]+)\/([^/]+)\/node\.zip$/.exec(path);
+    const id = m ? decodeURIComponent(m[1]!) : "";
+    const version = m ? decodeURIComponent(m[2]!) : "";
+    if (!m || !this.versions(id).some((v) => v.version === version)) {
+      res.writeHead(404, { "content-type": "application/xml" }).end("<Error><Code>NoSuchKey</Code></Error>");
+      return;
+    }
+    const zip = archiveBytes(id, version);
+    res.writeHead(200, { "content-type": "application/zip", "content-length": zip.length });
+    res.end(method === "HEAD" ? undefined : zip);
+  }
+
+  /** A version as the API answers it, its storage URL pointing here unless a test set its own. */
+  private served(id: string, v: FakeVersion): Record<string, unknown> {
+    const out = publicVersion(v);
+    if (typeof out.downloadUrl === "string" && out.downloadUrl.startsWith(PLACEHOLDER_STORAGE)) out.downloadUrl = this.archiveUrl(id, v.version);
+    return out;
   }
 
   private takeFault(path: string, query: URLSearchParams): Fault["kind"] | undefined {
@@ -208,6 +253,8 @@ export class FakeRegistry {
 
   private route(path: string, q: URLSearchParams): [number, unknown] {
     if (path === "/nodes") return this.list(q);
+    if (path === "/versions") return allVersionsPage(this.nodes.flatMap((n) => this.versions(n.id).map((v) => this.served(n.id, v))) as ListedVersion[], q);
+    if (path === "/comfy-nodes") return allComfyNodesPage(this.nodes.flatMap((n) => this.versions(n.id).flatMap((v) => (v.classes ?? []).map((name) => ({ nodeId: n.id, version: v.version, name })))), q);
     const m = /^\/nodes\/([^/]+)(?:\/(install|versions)(?:\/([^/]+)\/comfy-nodes)?)?$/.exec(path);
     if (!m) return [404, { error: "not_found", message: path }];
     const id = decodeURIComponent(m[1]!);
@@ -218,14 +265,14 @@ export class FakeRegistry {
     if (m[3] === undefined) {
       if (node.status === "NodeStatusBanned") return [403, { error: "forbidden", message: "Node banned" }];
       const statuses = q.getAll("statuses");
-      return [200, this.versions(id).filter((v) => statuses.length === 0 || statuses.includes(v.status)).map(publicVersion)];
+      return [200, this.versions(id).filter((v) => statuses.length === 0 || statuses.includes(v.status)).map((v) => this.served(id, v))];
     }
     const v = this.versions(id).find((x) => x.version === decodeURIComponent(m[3]!));
     if (!v) return [404, { error: "not_found", message: "Version not found" }];
     const limit = Math.max(1, Number(q.get("limit") ?? 10) || 10);
     const p = Math.max(1, Number(q.get("page") ?? 1) || 1);
     const classes = v.classes ?? [];
-    return [200, { comfy_nodes: classes.slice((p - 1) * limit, p * limit).map((c) => ({ comfy_node_name: c })), totalNumberOfPages: Math.ceil(classes.length / limit) }];
+    return [200, { comfy_nodes: classes.slice((p - 1) * limit, p * limit).map(comfyNodeDefinition), totalNumberOfPages: Math.ceil(classes.length / limit) }];
   }
 
   private install(node: RegistryNode, version: string | null): [number, unknown] {
@@ -233,7 +280,7 @@ export class FakeRegistry {
     const v = version === null ? this.installVersion(node.id) : this.versions(node.id).find((x) => x.version === version);
     if (!v) return [404, { error: "not_found", message: "Not found" }];
     this.touch(node.id, { downloads: Number(node.downloads ?? 0) + 1 });
-    return [200, publicVersion(v)];
+    return [200, this.served(node.id, v)];
   }
 
   private list(q: URLSearchParams): [number, unknown] {
@@ -291,7 +338,7 @@ function versionJson(id: string, version: string, createdAt: string, status: str
     deprecated: false,
     dependencies: [],
     changelog: "",
-    downloadUrl: `https://cdn.registry.example/${encodeURIComponent(id)}/${version}.zip`,
+    downloadUrl: `${PLACEHOLDER_STORAGE}${encodeURIComponent(id)}/${version}.zip`,
   };
 }
 

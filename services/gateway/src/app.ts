@@ -69,7 +69,7 @@ function embeddedDetails(services: GatewayService[]): Record<string, unknown> {
   return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined)));
 }
 
-function matchesPrefix(path: string, prefixes: string[]): boolean {
+function matchesPrefix(path: string, prefixes: readonly string[]): boolean {
   return prefixes.some((p) => path === p || path.startsWith(`${p}/`));
 }
 

@@ -1,7 +1,7 @@
-import { createJobQueue, type JobHandlers, type JobQueue } from "@app/jobs";
+import { createJobQueue, serveJobs, type JobHandlers, type JobQueue } from "@app/jobs";
 import type { Closable, Config, Logger } from "@app/platform";
-import { createReindexHandler, createSearchRuntime, createSearchRoutes, SEARCH_PATHS } from "@app/search";
-import { createRouter as createUploadRouter, createUploadDeps } from "@app/upload";
+import * as search from "@app/search";
+import * as upload from "@app/upload";
 import type { GatewayService } from "./service-mount.ts";
 
 export interface ComposedGateway {
@@ -10,15 +10,10 @@ export interface ComposedGateway {
   closables: Closable[];
 }
 
-export const UPLOAD_PATHS = ["/api/upload", "/upload", "/api/view", "/view", "/api/assets", "/assets", "/api/tags", "/tags"];
-
-const searchUnavailable = (message: string) => ({ error: "service_unavailable", message });
-const uploadUnavailable = (message: string) => ({ code: "unavailable", message, error: "unavailable" });
-
 /**
  * The gateway's composition: each service is mounted in this process unless its URL is set,
  * in which case it is proxied. Jobs go through one queue (in-process, or BullMQ when REDIS_URL
- * is set); without Redis this process also runs the handlers of the services it mounts.
+ * is set); `serveJobs` decides whether this process runs the jobs of the services it mounts.
  */
 export async function composeGateway(config: Config, logger: Logger): Promise<ComposedGateway> {
   const queue: JobQueue = createJobQueue(config, { logger: logger.child({ component: "jobs" }) });
@@ -26,26 +21,32 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   const closables: Closable[] = [];
   const handlers: Partial<JobHandlers> = {};
 
+  // Each service declares the paths it owns and its error shape (`routePrefixes`, `unavailableBody`).
+  const searchRoutes: Omit<GatewayService, "mount"> = { name: "search", paths: search.routePrefixes, unavailableBody: search.unavailableBody };
   if (config.SEARCH_URL) {
-    services.push({ name: "search", paths: [...SEARCH_PATHS], mount: { kind: "proxy", url: config.SEARCH_URL }, unavailableBody: searchUnavailable });
+    services.push({ ...searchRoutes, mount: { kind: "proxy", url: config.SEARCH_URL } });
   } else {
-    const search = await createSearchRuntime(config, logger.child({ service: "search" }));
-    services.push({ name: "search", paths: [...SEARCH_PATHS], mount: { kind: "embedded", ...createSearchRoutes(search), isReady: () => search.isReady(), readyDetails: () => ({ catalog: search.catalogStatus() }) }, unavailableBody: searchUnavailable });
-    handlers["catalog.reindex"] = createReindexHandler(search);
-    closables.push(search);
+    // CATALOG_SOURCE=<bundle.tar>: the bundle is imported into DATA_DIR first, then its catalog is read.
+    const searchConfig = await search.withBundleImported(config, logger.child({ service: "search" }));
+    const runtime = await search.createSearchRuntime(searchConfig, logger.child({ service: "search" }));
+    const archives = await search.createArchiveService(searchConfig, logger.child({ service: "search", component: "archives" }), { engine: runtime.engine, catalogVersion: () => search.catalogVersionOf(runtime.catalogStatus()) });
+    services.push({ ...searchRoutes, mount: { kind: "embedded", ...search.createSearchRoutes({ ...runtime, archives }), isReady: () => runtime.isReady(), readyDetails: () => search.searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }) } });
+    Object.assign(handlers, search.searchJobs(runtime));
+    closables.push(archives, runtime);
   }
 
+  const uploadRoutes: Omit<GatewayService, "mount"> = { name: "upload", paths: upload.routePrefixes, unavailableBody: upload.unavailableBody };
   if (config.UPLOAD_URL) {
-    services.push({ name: "upload", paths: UPLOAD_PATHS, mount: { kind: "proxy", url: config.UPLOAD_URL }, unavailableBody: uploadUnavailable });
+    services.push({ ...uploadRoutes, mount: { kind: "proxy", url: config.UPLOAD_URL } });
   } else {
-    const upload = await createUploadDeps(config, logger.child({ service: "upload" }), { queue });
-    services.push({ name: "upload", paths: UPLOAD_PATHS, mount: { kind: "embedded", router: createUploadRouter(upload), isReady: () => upload.isReady() }, unavailableBody: uploadUnavailable });
-    handlers["mask.derive"] = upload.maskHandler;
-    closables.push(upload);
+    const uploadLogger = logger.child({ service: "upload" });
+    const runtime = await upload.createUploadRuntime(config, uploadLogger, { queue });
+    services.push({ ...uploadRoutes, mount: { kind: "embedded", router: upload.createRouter(runtime), isReady: () => runtime.isReady() } });
+    Object.assign(handlers, upload.uploadJobs({ store: runtime.blobs, logger: uploadLogger, concurrency: config.WORKER_CONCURRENCY }));
+    closables.push(runtime);
   }
 
-  // With Redis the worker service runs every handler; without it, jobs run here.
-  if (queue.kind === "in-process") await queue.work(handlers, { concurrency: config.WORKER_CONCURRENCY });
+  await serveJobs(queue, handlers, { runner: "service", concurrency: config.WORKER_CONCURRENCY });
   closables.push(queue);
   return { services, closables };
 }

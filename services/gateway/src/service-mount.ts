@@ -19,8 +19,8 @@ export type ServiceMount =
 
 export interface GatewayService {
   name: "search" | "upload";
-  /** Path prefixes this service answers (matched at a segment boundary). */
-  paths: string[];
+  /** Path prefixes this service answers (matched at a segment boundary): the service's own `routePrefixes`. */
+  paths: readonly string[];
   mount: ServiceMount;
   /** The body a client gets when the service cannot be reached, in that service's error shape. */
   unavailableBody: (message: string) => Record<string, string>;

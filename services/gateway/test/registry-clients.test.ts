@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
-import { mapNodeToNodeClass, mapNodeVersion } from "@app/testkit/registry-clients";
+import { MANAGER_LIST_FILES, MANAGER_STARTUP_FILES, managerLoadNightly, managerMissingNodePacks, managerPopulateStats, mapNodeToNodeClass, mapNodeVersion } from "@app/testkit/registry-clients";
 import { VERSIONED_CATALOG, VERSIONED_CATALOG_LISTED } from "@app/testkit/registry-versions-catalog";
 import { createGatewayApp } from "../src/app.ts";
 import { composeGateway } from "../src/compose.ts";
@@ -86,10 +86,11 @@ describe("ComfyUI-Manager (glob/cnr_utils.py)", () => {
       deprecated: false,
       id: "comfyui-impact-pack-8.8.1-uuid",
       version: "8.8.1",
-      download_url: "https://cdn.comfy.org/comfyui-impact-pack/8.8.1/node.zip",
+      // The archive is served here (MIRROR_ARCHIVES=on-demand, the default), at the address the client used.
+      download_url: `${base}/archives/comfyui-impact-pack/8.8.1/node.zip`,
     });
     const pinned = await getJson(`${base}/nodes/comfyui-impact-pack/install?version=8.7.0`);
-    expect(mapNodeVersion(pinned.body)).toMatchObject({ version: "8.7.0", deprecated: true, download_url: "https://cdn.comfy.org/comfyui-impact-pack/8.7.0/node.zip" });
+    expect(mapNodeVersion(pinned.body)).toMatchObject({ version: "8.7.0", deprecated: true, download_url: `${base}/archives/comfyui-impact-pack/8.7.0/node.zip` });
     // install_node answers None on any other status: the Manager then reports the pack as not installable.
     expect((await getJson(`${base}/nodes/unversioned-pack/install`)).status).toBe(404);
   });
@@ -99,6 +100,51 @@ describe("ComfyUI-Manager (glob/cnr_utils.py)", () => {
     expect(status).toBe(200);
     const lines = (body as Json[]).map((x) => `[${x.createdAt.slice(0, 10)}] ${x.version} -- ${x.changelog}`);
     expect(lines).toEqual(["[2025-06-01] 8.8.1 -- Release 8.8.1", "[2025-05-01] 8.8.0 -- Release 8.8.0", "[2025-04-01] 8.7.0 -- Release 8.7.0"]);
+  });
+});
+
+describe("ComfyUI-Manager with this service's /channel as its default channel (glob/manager_server.py, glob/manager_core.py)", () => {
+  // channels.list `default::<base>/channel`, config.ini `channel_url = <base>/channel`, `default_cache_as_channel_url = True`.
+  const channel = () => `${base}/channel`;
+
+  it("start-up: the five files at once, the registry's list, then the node list again, each entry merged with its registry pack", async () => {
+    const files = await Promise.all(MANAGER_STARTUP_FILES.map((f) => getJson(`${channel()}/${f}`)));
+    expect(files.map((f) => f.status)).toEqual(MANAGER_STARTUP_FILES.map(() => 200));
+    // unified_manager.reload('remote'): the registry's list, 30 a page, keyed by id and by normalised repository.
+    const cnrByRepo = new Map<string, Json>();
+    for (let page = 1, pages = 1; page <= pages; page++) {
+      const { body } = await getJson(`${base}/nodes?page=${page}&limit=30&comfyui_version=v0.3.68&form_factor=git-linux`);
+      pages = body.totalPages;
+      for (const x of body.nodes) if (x.repository) cnrByRepo.set(x.repository.toLowerCase(), x);
+    }
+    // get_custom_nodes(channel_url, 'remote'): the list again; a single-file entry takes its registry pack's fields.
+    const nightly = managerLoadNightly((await getJson(`${channel()}/custom-node-list.json`)).body);
+    expect(nightly.size).toBeGreaterThan(0);
+    for (const entry of nightly.values()) {
+      if (entry.files.length !== 1) continue;
+      const cnr = cnrByRepo.get(entry.files[0].toLowerCase());
+      if (!cnr) continue;
+      const merged = { cnr_latest: "latest_version" in cnr ? cnr["latest_version"]["version"] : "0.0.0", id: cnr["id"], author: cnr["publisher"]["name"], title: cnr["name"], description: cnr["description"] };
+      expect(merged.id, entry.id).toBe(entry.id);
+      expect(merged.cnr_latest, entry.id).toBe(installPath(entry.id) ?? "0.0.0");
+    }
+  });
+
+  it("the list view: github-stats.json and extras.json from the default channel fill stars, dates, trust and favourites", async () => {
+    const nightly = managerLoadNightly((await getJson(`${channel()}/custom-node-list.json`)).body);
+    const [stats, extras] = await Promise.all(MANAGER_LIST_FILES.map(async (f) => (await getJson(`${channel()}/${f}`)).body));
+    const populated = managerPopulateStats(nightly, stats, extras);
+    expect(populated.get("comfyui-impact-pack")).toEqual({ stars: 3262, last_update: "2025-06-01 00:00:00", trust: true, is_favorite: false });
+  });
+
+  it("Install Missing Custom Nodes: a workflow's classes map to the repositories that provide them", async () => {
+    const map = (await getJson(`${channel()}/extension-node-map.json`)).body;
+    const found = managerMissingNodePacks(map, ["FaceDetailer", "WithdrawnNode", "NoSuchNode"]);
+    expect(Object.fromEntries(found)).toEqual({
+      FaceDetailer: ["https://github.com/ltdrdata/ComfyUI-Impact-Pack"],
+      WithdrawnNode: ["https://github.com/old-timer/withdrawn-pack"],
+      NoSuchNode: [],
+    });
   });
 });
 
@@ -121,7 +167,7 @@ describe("comfy-cli (comfy_cli/registry/api.py)", () => {
 
   it("install_node: GET /nodes/{id}/install[?version=], mapped; an error status is raised as RegistryAPIError", async () => {
     const got = mapNodeVersion((await getJson(`${base}/nodes/comfyui-kjnodes/install?version=1.0.9`)).body);
-    expect(got).toMatchObject({ version: "1.0.9", download_url: "https://cdn.comfy.org/ComfyUI-KJNodes/1.0.9/node.zip" });
+    expect(got).toMatchObject({ version: "1.0.9", download_url: `${base}/archives/ComfyUI-KJNodes/1.0.9/node.zip` });
     const bad = await getJson(`${base}/nodes/comfyui-impact-pack/install?version=nightly`);
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: "invalid_parameter" });
@@ -176,7 +222,7 @@ describe("the ComfyUI frontend (src/services/comfyRegistryService.ts)", () => {
     });
     const body = (await res.json()) as Json;
     expect(body.node_versions.map((r: Json) => [r.identifier.node_id, r.status, r.node_version?.downloadUrl])).toEqual([
-      ["comfyui-impact-pack", "success", "https://cdn.comfy.org/comfyui-impact-pack/8.8.1/node.zip"],
+      ["comfyui-impact-pack", "success", `${base}/archives/comfyui-impact-pack/8.8.1/node.zip`],
       ["sam-tools", "not_found", undefined],
     ]);
   });
@@ -216,9 +262,24 @@ describe("behind a gateway that proxies to the search service (SEARCH_URL), as c
     "/publishers/ltdrdata",
     "/publishers/ltdrdata/nodes?include_banned=true",
     "/versions?pageSize=101",
+    "/channel/custom-node-list.json",
+    "/channel/extension-node-map.json",
+    "/channel/github-stats.json",
+    "/channel/extras.json",
   ])("%s answers as the search service does", async (path) => {
     const [direct, viaProxy] = await Promise.all([getJson(`${base}${path}`), getJson(`${proxied}${path}`)]);
-    expect(viaProxy).toEqual(direct);
+    // Each version's downloadUrl names the address its client used (the proxy forwards X-Forwarded-Host).
+    expect(JSON.parse(JSON.stringify(viaProxy).replaceAll(`${proxied}/archives/`, `${base}/archives/`))).toEqual(direct);
+  });
+
+  it("/archives is routed to the search service, and the links name the proxying gateway", async () => {
+    const install = await getJson(`${proxied}/nodes/comfyui-impact-pack/install`);
+    expect(install.body.downloadUrl).toBe(`${proxied}/archives/comfyui-impact-pack/8.8.1/node.zip`);
+    // A banned version's archive: the search service's own 403, not the gateway's 404 for an unknown route.
+    const banned = await getJson(`${proxied}/archives/comfyui-impact-pack/8.9.0/node.zip`);
+    expect([banned.status, banned.body.error]).toEqual([403, "forbidden"]);
+    const redirect = await fetch(`${proxied}/archives/COMFYUI-KJNODES/1.0.9/node.zip`, { redirect: "manual" });
+    expect([redirect.status, redirect.headers.get("location")]).toEqual([302, "/archives/ComfyUI-KJNodes/1.0.9/node.zip"]);
   });
 
   it("POST /bulk/nodes/versions and the 302 of an id in other capitals pass through", async () => {

@@ -68,6 +68,7 @@ const REGISTRY_READS = [
   "/publishers/ltdrdata/nodes",
   "/nodes/no-such-pack", // an error the browser must be allowed to read
   "/nodes/banned-pack",
+  "/channel/extension-node-map.json",
 ];
 
 describe.each(["embedded", "proxied"] as const)("through the gateway, search %s", (mode) => {

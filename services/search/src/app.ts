@@ -3,6 +3,9 @@ import { Router } from "express";
 import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } from "@app/platform";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
+import type { ArchiveService } from "./adapters/archives/archive-service.ts";
+import type { VersionClasses } from "./adapters/registry/version-classes.ts";
+import { channelRoutes } from "./routes/channel/index.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
@@ -13,6 +16,10 @@ import { registerMemoMetrics } from "./memo-metrics.ts";
 export interface SearchRouterDeps {
   engine: SearchEngine;
   logger: Logger;
+  /** The node archives (`/archives/...`, and the `downloadUrl` every answered version carries); none: upstream's URLs. */
+  archives?: ArchiveService;
+  /** Classes of versions the catalog does not hold them for, read through from the registry; none: 404 for those. */
+  versionClasses?: VersionClasses;
 }
 
 export interface SearchAppDeps extends SearchRouterDeps {
@@ -37,7 +44,9 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   // Any spelling of the list paths the direct route does not take (a trailing slash, capitals) reaches the same handler here.
   router.get("/nodes/search", list);
   router.get("/nodes", list);
-  router.use(registryReadRoutes(deps.engine));
+  router.use(registryReadRoutes(deps.engine, deps.archives?.links, deps.versionClasses));
+  router.use(channelRoutes(deps.engine));
+  if (deps.archives) router.use(deps.archives.router);
   router.use(searchErrorHandler(deps.logger));
   const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };
   return { router, direct: [direct] };
@@ -52,9 +61,16 @@ export function createApp(deps: SearchAppDeps): RequestListener {
     router,
     isReady: () => deps.isReady(),
     notReadyBody: { error: "not_ready", message: "the catalog is still being indexed" },
-    readyDetails: () => (deps.catalogStatus ? { catalog: deps.catalogStatus() } : {}),
+    readyDetails: () => searchReadyDetails(deps),
     notFoundBody: (req) => ({ error: SearchErrorCode.notFound, message: `no route ${req.method} ${req.path.slice(0, 200)}` }),
     errorHandler: searchErrorHandler(deps.logger),
   });
   return directRoutesFirst(app, direct, { service: "search", logger: deps.logger });
+}
+
+/** What search adds to /readyz: the catalog's state, with the archives' under `catalog.archives`. */
+export function searchReadyDetails(deps: { catalogStatus?(): CatalogStatus; archives?: ArchiveService }): Record<string, unknown> {
+  if (!deps.catalogStatus) return {};
+  const catalog = deps.catalogStatus();
+  return { catalog: deps.archives ? { ...catalog, archives: deps.archives.status() } : catalog };
 }

@@ -1,15 +1,13 @@
-import { Router, type Express, type RequestHandler } from "express";
+import { Router, type Express } from "express";
 import { createServiceApp } from "@app/platform";
-import { errorBody } from "./domain/errors.ts";
 import { createMemoryRateLimiter } from "./adapters/limits/rate-limiter.ts";
-import { assetHandlers } from "./routes/asset-routes.ts";
-import { keyedAccess } from "./routes/auth.ts";
-import type { UploadDeps } from "./routes/deps.ts";
-import { assetShape, uploadErrorHandler } from "./routes/error-handler.ts";
-import { assetUploadHandler } from "./routes/asset-upload.ts";
-import { timedJsonBody } from "./routes/json-body.ts";
-import { uploadImageHandler, uploadMaskHandler } from "./routes/upload-routes.ts";
-import { viewHandler } from "./routes/view-route.ts";
+import { errorBody } from "./domain/errors.ts";
+import { keyedAccessOf } from "./http/auth.ts";
+import type { UploadDeps } from "./http/deps.ts";
+import { apiErrorHandler } from "./http/error-handler.ts";
+import { AssetLibrary } from "./library/asset-library.ts";
+import { assetRouter } from "./routes/assets/index.ts";
+import { uploadRoutes } from "./routes/upload/index.ts";
 
 /**
  * The upload routes, with and without the `/api` prefix as a local ComfyUI server answers
@@ -24,51 +22,13 @@ export function createRouter(deps: UploadDeps): Router {
     },
   };
   // Every keyed route takes one of these: the key is checked, then counted against its limits.
-  // `auth` is the class of every route that takes no upload body (view, assets, tags).
-  const auth = keyedAccess(deps.keys, limits, "assets");
-  const uploadAuth = keyedAccess(deps.keys, limits, "upload");
-  const image = uploadImageHandler(deps);
-  const mask = uploadMaskHandler(deps);
-  const view = viewHandler(deps);
+  const access = keyedAccessOf(deps.keys, limits);
+  const library = new AssetLibrary(deps.blobs, deps.references);
   // ComfyUI's asset API, behind the same key, answering errors in ComfyUI's envelope.
-  router.use(assetRouter(deps, auth, uploadAuth));
-  for (const prefix of ["/api", ""]) {
-    router.post(`${prefix}/upload/image`, uploadAuth, image);
-    router.post(`${prefix}/upload/mask`, uploadAuth, mask);
-    router.get(`${prefix}/view`, auth, view);
-  }
-  router.use(uploadErrorHandler(deps.logger));
-  return router;
-}
-
-/**
- * The asset API's routes (`/api/assets*`, `/api/tags`, with and without `/api`) with their own
- * error handler: every failure, 401 and 429 included, is `{error: {code, message, details}}`.
- */
-function assetRouter(deps: UploadDeps, auth: RequestHandler, uploadAuth: RequestHandler): Router {
-  const router = Router();
-  const assets = assetHandlers(deps);
-  const upload = assetUploadHandler(deps);
-  // Every JSON body under the one body timeout (BODY_TIMEOUT_MS).
-  const jsonBody = timedJsonBody(deps.settings);
-  for (const prefix of ["/api", ""]) {
-    router.head(`${prefix}/assets/hash/:hash`, auth, assets.headByHash);
-    router.post(`${prefix}/assets/from-hash`, auth, jsonBody, assets.createFromHash);
-    router.all(new RegExp(`^${prefix}/assets/(?:seed|prune)(?:/.*)?$`), auth, assets.notSupported);
-    router.get(`${prefix}/assets/tags/refine`, auth, assets.refineTags);
-    router.post(`${prefix}/assets`, uploadAuth, upload);
-    router.get(`${prefix}/assets`, auth, assets.list);
-    router.get(`${prefix}/assets/:id`, auth, assets.get);
-    router.get(`${prefix}/assets/:id/content`, auth, assets.content);
-    router.put(`${prefix}/assets/:id`, auth, jsonBody, assets.update);
-    router.post(`${prefix}/assets/:id/tags`, auth, jsonBody, assets.addTags);
-    router.delete(`${prefix}/assets/:id/tags`, auth, jsonBody, assets.removeTags);
-    router.delete(`${prefix}/assets/:id`, auth, assets.remove);
-    router.get(`${prefix}/tags`, auth, assets.tags);
-  }
-  // Anything else under the asset API's paths (an empty id, a method it lacks) is this face's 404, in its shape.
-  router.all(/^\/(?:api\/)?(?:assets|tags)(?:\/.*)?$/, auth, assets.noRoute);
-  router.use(uploadErrorHandler(deps.logger, assetShape));
+  router.use(assetRouter(deps, library, access));
+  // The spec's face: /api/upload/image, /api/upload/mask, /api/view.
+  uploadRoutes(router, deps, library, access);
+  router.use(apiErrorHandler(deps.logger));
   return router;
 }
 
@@ -79,9 +39,9 @@ export function createApp(deps: UploadDeps): Express {
     logger: deps.logger,
     successLogLevel: "info",
     router: createRouter(deps),
-    isReady: () => (deps.isReady ? deps.isReady() : deps.store.ping()),
+    isReady: () => (deps.isReady ? deps.isReady() : deps.blobs.ping()),
     notReadyBody: { status: "unavailable" },
     notFoundBody: (req) => errorBody("not_found", `no route ${req.method} ${req.path}`),
-    errorHandler: uploadErrorHandler(deps.logger),
+    errorHandler: apiErrorHandler(deps.logger),
   });
 }

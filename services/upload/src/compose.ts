@@ -7,11 +7,13 @@ import type { ReferenceStore } from "./adapters/references/reference-store.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./adapters/limits/rate-limiter.ts";
 import { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
 import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
-import type { UploadDeps } from "./routes/deps.ts";
+import { previewUrlSecret } from "./adapters/keys/preview-url-secret.ts";
+import type { UploadDeps } from "./http/deps.ts";
+import { sweepExpiredUploads } from "./routes/assets/uploads.ts";
 
 export interface UploadRuntime extends UploadDeps {
   isReady(): Promise<boolean>;
-  /** The mask job handler over this store (for a worker that serves this store's jobs). */
+  /** The mask job handler over these blobs (for a worker that serves this store's jobs). */
   maskHandler: JobHandler<"mask.derive">;
   close(): Promise<void>;
 }
@@ -36,22 +38,22 @@ export async function createRateLimiter(config: Config, logger: Logger): Promise
 }
 
 /**
- * Compose the upload service from validated config: store (swept of crash temporaries before
+ * Compose the upload service from validated config: blob store (swept of crash temporaries before
  * serving), keys (the key file is read again when it changes), the per-key rate limiter, and a job queue. A queue passed in is used as is (the gateway's); otherwise
  * one is created from config (BullMQ when REDIS_URL is set, the worker service then runs the
  * mask jobs; in-process otherwise). When the queue runs jobs in this process, the mask handler
  * is registered on it.
  */
-export async function createUploadDeps(config: Config, logger: Logger, opts: { queue?: JobQueue } = {}): Promise<UploadRuntime> {
-  const store = await createBlobStore(config);
-  await store.init();
-  const swept = await store.sweepTemporaries();
+export async function createUploadRuntime(config: Config, logger: Logger, opts: { queue?: JobQueue } = {}): Promise<UploadRuntime> {
+  const blobs = await createBlobStore(config);
+  await blobs.init();
+  const swept = await blobs.sweepTemporaries();
   if (swept > 0) logger.warn({ swept }, "removed temporaries left by an earlier crash");
 
-  const refs = await createReferenceStore(config);
-  await refs.init();
+  const references = await createReferenceStore(config);
+  await references.init();
   if (config.ASSET_LEGACY_OWNER) {
-    const adopted = await refs.adoptUnowned(config.ASSET_LEGACY_OWNER);
+    const adopted = await references.adoptUnowned(config.ASSET_LEGACY_OWNER);
     if (adopted > 0) logger.info({ adopted, owner: config.ASSET_LEGACY_OWNER }, "asset records from before owners handed to ASSET_LEGACY_OWNER");
   }
 
@@ -60,16 +62,16 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
     logger.warn({ keyFile: keyFilePath(config) }, "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)");
   }
 
-  const maskHandler = createMaskDeriveHandler({ store, logger, concurrency: config.WORKER_CONCURRENCY });
+  const maskHandler = createMaskDeriveHandler({ store: blobs, logger, concurrency: config.WORKER_CONCURRENCY });
   const ownQueue = !opts.queue;
   const queue = opts.queue ?? createJobQueue(config, { logger: logger.child({ component: "jobs" }) });
   if (queue.kind === "in-process") await queue.work({ "mask.derive": maskHandler }, { concurrency: config.WORKER_CONCURRENCY });
 
   const limiter = await createRateLimiter(config, logger);
 
-  return {
-    store,
-    refs,
+  const runtime: UploadRuntime = {
+    blobs,
+    references,
     keys,
     limiter,
     queue,
@@ -79,18 +81,30 @@ export async function createUploadDeps(config: Config, logger: Logger, opts: { q
       maxBytes: config.UPLOAD_MAX_BYTES,
       assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES,
       bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+      tusExpiryMs: config.TUS_EXPIRY,
       maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
       viewMode: config.S3_VIEW_MODE,
       presignSeconds: config.S3_PRESIGN_SECONDS,
       rateLimits: { upload_rpm: config.RATE_LIMIT_UPLOAD_RPM, upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM, assets_rpm: config.RATE_LIMIT_ASSETS_RPM },
+      previewUrls: { secret: await previewUrlSecret(config), ttlSeconds: config.PREVIEW_URL_TTL_SECONDS },
     },
-    isReady: async () => (await store.ping()) && (await refs.ping()) && (await queue.isReady()),
+    isReady: async () => (await blobs.ping()) && (await references.ping()) && (await queue.isReady()),
     async close() {
+      clearInterval(sweeper);
       await keys.close();
       if (ownQueue) await queue.close();
       await limiter.close();
-      await store.close();
-      await refs.close();
+      await blobs.close();
+      await references.close();
     },
   };
+  // Resumable uploads past TUS_EXPIRY (0s: never), finished or not; every replica sweeps (removing one twice is harmless).
+  const sweeper = setInterval(() => {
+    sweepExpiredUploads(runtime).then(
+      (removed) => removed > 0 && logger.info({ removed }, "expired resumable uploads removed"),
+      (err: unknown) => logger.warn({ err }, "resumable upload sweep failed"),
+    );
+  }, Math.max(1_000, Math.min(config.TUS_EXPIRY, 15 * 60_000)));
+  sweeper.unref();
+  return runtime;
 }

@@ -1,8 +1,11 @@
 export { createApp, createRouter } from "./app.ts";
-export { createUploadDeps, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
+export { AssetLibrary } from "./library/asset-library.ts";
+export { createUploadRuntime, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
 export { createMaskDeriveHandler, type MaskDeriveDeps } from "./jobs/mask-derive.ts";
-export type { UploadDeps, UploadSettings } from "./routes/deps.ts";
-export { DEFAULT_SETTINGS } from "./routes/deps.ts";
+export { uploadJobs } from "./jobs/upload-jobs.ts";
+export { routePrefixes, unavailableBody } from "./route-prefixes.ts";
+export type { UploadDeps, UploadSettings } from "./http/deps.ts";
+export { DEFAULT_SETTINGS } from "./http/deps.ts";
 // The blob store lives in @app/blobs; these stay for the services that import it from here.
 export { createBlobStore, FsBlobStore, BlobNotFoundError, BlobStoreUnavailableError } from "@app/blobs";
 export type { BlobStore, StagedBlob, CommitResult, ByteRange, BlobStat, S3BlobStore, S3BlobStoreOptions } from "@app/blobs";

@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
-import { blake3Hex, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { blake3Hex, KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { noisePng } from "@app/testkit/png";
 
 /**
  * Text the asset API keeps in a database column (tags, names) and the text it matches against
@@ -27,7 +28,7 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
 
     beforeEach(async () => {
       const refs = await makeRefs();
-      t = await makeTestApp(refs ? { refs } : {});
+      t = await makeTestApp(refs ? { references: refs } : {});
       const png = await noisePng(4, 4);
       await key(request(t.app).post("/api/upload/image")).attach("image", png, { filename: "o.png" }).expect(200);
       const created = await json(request(t.app).post("/api/assets/from-hash"), { hash: `blake3:${blake3Hex(png)}`, tags: ["keep"], name: "n.png" }).expect(201);

@@ -1,11 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { blake3 } from "@napi-rs/blake-hash";
 import type { Express } from "express";
 import { pino } from "pino";
-import sharp from "sharp";
 import { InProcessJobQueue, type JobQueue } from "@app/jobs";
 import { loadApiKeys } from "../src/adapters/keys/api-keys.ts";
 import { FsBlobStore, type ChosenBlobStore } from "@app/blobs";
@@ -13,10 +14,8 @@ import type { ReferenceStore } from "../src/adapters/references/reference-store.
 import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
 import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
-import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/routes/deps.ts";
+import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/http/deps.ts";
 import { multipart as buildMultipart, type Part } from "@app/testkit/raw-http";
-
-export { pngClaiming } from "@app/testkit/png";
 
 export const KEY = "test-key-0123456789abcdef";
 export const OTHER_KEY = "second-key-with-another-label";
@@ -27,7 +26,7 @@ export type InspectableStore = ChosenBlobStore;
 export interface TestApp {
   app: Express;
   deps: UploadDeps;
-  store: InspectableStore;
+  blobs: InspectableStore;
   dataDir: string;
   logs: string[];
   close(): Promise<void>;
@@ -35,13 +34,13 @@ export interface TestApp {
 
 /** The upload service over a fresh temporary DATA_DIR, real filesystem and real sharp, logs captured. */
 export async function makeTestApp(
-  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; store?: InspectableStore; refs?: ReferenceStore } = {},
+  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; blobs?: InspectableStore; references?: ReferenceStore } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), "upload-test-"));
-  const store: InspectableStore = opts.store ?? new FsBlobStore(join(dataDir, "blobs"));
-  await store.init();
-  const refs = opts.refs ?? createSqliteReferenceStore(join(dataDir, "assets.sqlite"));
-  await refs.init();
+  const blobs: InspectableStore = opts.blobs ?? new FsBlobStore(join(dataDir, "blobs"));
+  await blobs.init();
+  const references = opts.references ?? createSqliteReferenceStore(join(dataDir, "assets.sqlite"));
+  await references.init();
   const logs: string[] = [];
   const capture = new Writable({
     write(chunk, _enc, done) {
@@ -51,47 +50,44 @@ export async function makeTestApp(
   });
   const logger = pino({ level: "trace", redact: ["req.headers['x-api-key']", "req.headers.authorization"] }, capture);
   const queue = opts.queue ?? new InProcessJobQueue();
-  await queue.work({ "mask.derive": createMaskDeriveHandler({ store, logger }) });
+  await queue.work({ "mask.derive": createMaskDeriveHandler({ store: blobs, logger }) });
   const keys = await loadApiKeys({ plaintext: opts.keys ?? `${KEY},${OTHER_KEY}`, ...(opts.keyFile && { file: opts.keyFile }) });
-  const deps: UploadDeps = { store, refs, keys, queue, logger, settings: { ...DEFAULT_SETTINGS, ...opts.settings } };
+  const deps: UploadDeps = { blobs, references, keys, queue, logger, settings: { ...DEFAULT_SETTINGS, ...opts.settings } };
   return {
     app: createApp(deps),
     deps,
-    store,
+    blobs,
     dataDir,
     logs,
     async close() {
       await queue.close();
-      await refs.close();
+      await references.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
 
+/** Test apps served on loopback ports (a real socket, for clients such as tus-js-client); `closeAll` in afterEach. */
+export function servedApps() {
+  const served: { t: TestApp; server: Server }[] = [];
+  return {
+    /** Listen with `server` (default: a plain Node server) and answer the base URL. */
+    async serve(t: TestApp, server: Server = createServer(t.app)): Promise<string> {
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      served.push({ t, server });
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    async closeAll(): Promise<void> {
+      for (const { t, server } of served.splice(0)) {
+        server.closeAllConnections();
+        server.close();
+        await t.close();
+      }
+    },
+  };
+}
+
 export const blake3Hex = (b: Buffer): string => blake3(b).toString("hex");
-
-export function solidPng(width: number, height: number, rgba: { r: number; g: number; b: number; alpha?: number }): Promise<Buffer> {
-  const channels = rgba.alpha === undefined ? 3 : 4;
-  return sharp({ create: { width, height, channels, background: { ...rgba, alpha: rgba.alpha ?? 1 } } }).png().toBuffer();
-}
-
-/**
- * A PNG whose header is whole and whose pixel data is not: the upload's header check accepts it,
- * a full decode (the mask job's) refuses it.
- */
-export async function corruptBodyPng(width: number, height: number): Promise<Buffer> {
-  const png = Buffer.from(await noisePng(width, height));
-  const idat = png.indexOf("IDAT");
-  png.fill(0xff, idat + 40, idat + 120);
-  return png;
-}
-
-/** Distinct content every call (so tests never collide on a hash). */
-export function noisePng(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
-    .png()
-    .toBuffer();
-}
 
 /** Upload tests' own boundary: `hostile.test.ts` names it in a Content-Type. */
 export const TEST_BOUNDARY = "----testboundary7MA4YWxk";

@@ -1,8 +1,7 @@
-import { request as httpRequest, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpServer } from "@app/platform";
-import { blake3Hex, KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { blake3Hex, KEY, makeTestApp, servedApps, type TestApp } from "./helpers.ts";
 
 /**
  * No whole-request limit on upload bodies: every service listens with `createHttpServer`, which
@@ -13,14 +12,9 @@ import { blake3Hex, KEY, makeTestApp, type TestApp } from "./helpers.ts";
  * reliability suite (test-reliability/long-upload.test.ts).
  */
 const BODY_TIMEOUT_MS = 300;
+const apps = servedApps();
 let t: TestApp | undefined;
-let server: Server | undefined;
-afterEach(async () => {
-  server?.closeAllConnections();
-  server?.close();
-  await t?.close();
-  server = t = undefined;
-});
+afterEach(() => apps.closeAll());
 
 const head = '--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\ninput\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
 const tail = "\r\n--bnd--\r\n";
@@ -28,9 +22,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function post(write: (chunk: (b: Buffer | string) => void, end: () => void) => Promise<void>) {
   t = await makeTestApp({ settings: { bodyTimeoutMs: BODY_TIMEOUT_MS } });
-  server = createHttpServer(t.app, { headersTimeoutMs: 250, connectionsCheckingIntervalMs: 50 });
-  await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
+  const port = new URL(await apps.serve(t, createHttpServer(t.app, { headersTimeoutMs: 250, connectionsCheckingIntervalMs: 50 }))).port;
   return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
     const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/api/assets", headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd" } });
     req.on("response", (res) => {
@@ -59,7 +51,7 @@ describe("a long upload body", () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.asset_hash).toBe(`blake3:${blake3Hex(Buffer.concat(chunks))}`);
-    expect(await t!.store.temporaries()).toEqual([]);
+    expect(await t!.blobs.temporaries()).toEqual([]);
   });
 
   it("that stalls is refused by the idle body timeout (408) and leaves nothing half-written", async () => {
@@ -68,7 +60,7 @@ describe("a long upload body", () => {
       write(Buffer.alloc(4096, 1));
     });
     expect([res.status, res.body.error?.code]).toEqual([408, "REQUEST_TIMEOUT"]);
-    expect(await t!.store.temporaries()).toEqual([]);
-    expect(await t!.store.list()).toEqual([]);
+    expect(await t!.blobs.temporaries()).toEqual([]);
+    expect(await t!.blobs.list()).toEqual([]);
   });
 });

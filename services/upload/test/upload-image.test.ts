@@ -1,9 +1,10 @@
 import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
-import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { blake3Hex, expectUploadError, KEY, makeTestApp, multipart, noisePng, pngClaiming, solidPng, type TestApp } from "./helpers.ts";
+import { blake3Hex, expectUploadError, KEY, makeTestApp, multipart, type TestApp } from "./helpers.ts";
+import { noisePng, pngClaiming, solidPng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 let t: TestApp;
 beforeEach(async () => {
@@ -13,7 +14,7 @@ afterEach(async () => {
   await t.close();
 });
 
-const upload = (path = "/api/upload/image") => request(t.app).post(path).set("X-API-Key", KEY);
+const upload = (path = "/api/upload/image") => keyedClient(t.app, KEY).post(path);
 
 describe("POST /api/upload/image", () => {
   it("stores the image under the blake3 of its bytes and answers {name, subfolder, type}", async () => {
@@ -21,17 +22,17 @@ describe("POST /api/upload/image", () => {
     const res = await upload().attach("image", png, { filename: "clipspace-mask-123.png", contentType: "image/png" });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ name: `${blake3Hex(png)}.png`, subfolder: "", type: "output" });
-    expect(await t.store.list()).toEqual([blake3Hex(png)]);
-    const record = await t.store.getRecord(blake3Hex(png));
+    expect(await t.blobs.list()).toEqual([blake3Hex(png)]);
+    const record = await t.blobs.getSidecar(blake3Hex(png));
     expect(record).toMatchObject({ hash: blake3Hex(png), ext: "png", mime: "image/png", size: png.length, width: 32, height: 24, tags: ["output"] });
     expect(record?.first_uploaded_at).toBe(record?.last_uploaded_at);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("gives identical bytes the identical name whatever filename, subfolder, type or overwrite, and adds the type as a tag", async () => {
     const png = await noisePng(16, 16);
     const first = await upload().attach("image", png, { filename: "a.png" }).field("type", "input").field("subfolder", "clipspace");
-    const statBefore = await t.store.stat(blake3Hex(png));
+    const statBefore = await t.blobs.stat(blake3Hex(png));
     const second = await upload()
       .attach("image", png, { filename: "other-name.jpg", contentType: "image/jpeg" })
       .field("type", "temp")
@@ -41,9 +42,9 @@ describe("POST /api/upload/image", () => {
     expect(second.status).toBe(200);
     expect(first.body).toEqual({ name: `${blake3Hex(png)}.png`, subfolder: "clipspace", type: "input" });
     expect(second.body).toEqual({ name: `${blake3Hex(png)}.png`, subfolder: "x/y", type: "temp" });
-    expect(await t.store.list()).toHaveLength(1);
-    expect(await t.store.stat(blake3Hex(png))).toEqual(statBefore); // the bytes were not rewritten
-    const record = await t.store.getRecord(blake3Hex(png));
+    expect(await t.blobs.list()).toHaveLength(1);
+    expect(await t.blobs.stat(blake3Hex(png))).toEqual(statBefore); // the bytes were not rewritten
+    const record = await t.blobs.getSidecar(blake3Hex(png));
     expect(record?.tags.sort()).toEqual(["input", "temp"]);
     expect(Date.parse(record!.last_uploaded_at)).toBeGreaterThanOrEqual(Date.parse(record!.first_uploaded_at));
   });
@@ -54,7 +55,7 @@ describe("POST /api/upload/image", () => {
     const b = await upload("/api/upload/image").attach("image", png, { filename: "y.png" });
     expect(a.status).toBe(200);
     expect(a.body).toEqual(b.body);
-    expect(await t.store.list()).toEqual([blake3Hex(png)]);
+    expect(await t.blobs.list()).toEqual([blake3Hex(png)]);
   });
 
   it.each([
@@ -69,7 +70,7 @@ describe("POST /api/upload/image", () => {
     const res = await upload().attach("image", bytes, { filename: "lies.png", contentType: "image/png" });
     expect(res.status).toBe(200);
     expect(res.body.name).toBe(`${blake3Hex(bytes)}.${ext}`);
-    expect(await t.store.getRecord(blake3Hex(bytes))).toMatchObject({ ext, mime, width: 10, height: 7 });
+    expect(await t.blobs.getSidecar(blake3Hex(bytes))).toMatchObject({ ext, mime, width: 10, height: 7 });
   });
 
   it("echoes subfolder and type, defaulting to '' and 'output'", async () => {
@@ -102,8 +103,8 @@ describe("bad input to /api/upload/image", () => {
     const res = await upload().attach("image", bytes, { filename: "cat.png", contentType: "image/png" });
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_image");
-    expect(await t.store.list()).toEqual([]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it.each([
@@ -115,7 +116,7 @@ describe("bad input to /api/upload/image", () => {
     const res = await upload().attach("image", pngClaiming(w, h), { filename: "bomb.png" });
     expect(res.status).toBe(400);
     expectUploadError(res.body, "image_too_large");
-    expect(await t.store.list()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
   });
 
   it("an image at the limits (16384×1, 8192×8192 header) is accepted", async () => {
@@ -135,8 +136,8 @@ describe("bad input to /api/upload/image", () => {
       const res = await upload().set("Content-Type", contentType).send(body);
       expect(res.status).toBe(400);
       expectUploadError(res.body, "invalid_subfolder");
-      expect(await t.store.list()).toEqual([]);
-      expect(await t.store.temporaries()).toEqual([]);
+      expect(await t.blobs.list()).toEqual([]);
+      expect(await t.blobs.temporaries()).toEqual([]);
     },
   );
 
@@ -163,7 +164,7 @@ describe("bad input to /api/upload/image", () => {
     const res = await upload().set("Content-Type", contentType).send(body.subarray(0, body.length - 300));
     expect(res.status).toBe(400);
     expectUploadError(res.body, "malformed_multipart");
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("too many parts: 400 malformed_multipart", async () => {
@@ -226,8 +227,8 @@ describe("size limit and aborted uploads", () => {
     if (res === "aborted") return;
     expect(res.status).toBe(413);
     expectUploadError(JSON.parse(res.body), "payload_too_large");
-    expect(await t.store.list()).toEqual([]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("a chunked body over UPLOAD_MAX_BYTES: the stream is cut at the limit, 413, nothing stored", async () => {
@@ -238,8 +239,8 @@ describe("size limit and aborted uploads", () => {
       expect(res.status).toBe(413);
       expectUploadError(JSON.parse(res.body), "payload_too_large");
     }
-    expect(await t.store.list()).toEqual([]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 
   it("a client that goes away mid-upload leaves no temporary and the service keeps serving", async () => {
@@ -247,9 +248,9 @@ describe("size limit and aborted uploads", () => {
     const chunks = Array.from({ length: 16 }, (_, i) => body.subarray(i * 65536, (i + 1) * 65536));
     const res = await rawPost(t.app, "/api/upload/image", { "content-type": contentType, "content-length": String(body.length) }, chunks, { abortAfter: 8 });
     expect(res).toBe("aborted");
-    for (let i = 0; i < 100 && (await t.store.temporaries()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await t.store.temporaries()).toEqual([]);
-    expect(await t.store.list()).toEqual([]);
+    for (let i = 0; i < 100 && (await t.blobs.temporaries()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await t.blobs.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([]);
     const ok = await upload().attach("image", await noisePng(4, 4), { filename: "a.png" });
     expect(ok.status).toBe(200);
   });
@@ -259,8 +260,8 @@ describe("size limit and aborted uploads", () => {
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => upload().attach("image", png, { filename: `r${i}.png` })));
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([200]));
     expect(new Set(results.map((r) => r.body.name))).toEqual(new Set([`${blake3Hex(png)}.png`]));
-    expect(await t.store.list()).toEqual([blake3Hex(png)]);
-    expect(await t.store.temporaries()).toEqual([]);
+    expect(await t.blobs.list()).toEqual([blake3Hex(png)]);
+    expect(await t.blobs.temporaries()).toEqual([]);
   });
 });
 
@@ -291,8 +292,8 @@ describe("slow clients", () => {
       server.close();
       expect(res.status).toBe(408);
       expectUploadError(JSON.parse(res.body), "request_timeout");
-      expect(await slow.store.temporaries()).toEqual([]);
-      expect(await slow.store.list()).toEqual([]);
+      expect(await slow.blobs.temporaries()).toEqual([]);
+      expect(await slow.blobs.list()).toEqual([]);
     } finally {
       await slow.close();
     }

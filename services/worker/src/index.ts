@@ -1,2 +1,2 @@
 export { createApp, type WorkerAppDeps } from "./app.ts";
-export { assertAllHandlers, createWorkerHandlers, type WorkerHandlers } from "./compose.ts";
+export { createWorkerHandlers, type WorkerHandlers } from "./compose.ts";

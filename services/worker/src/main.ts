@@ -1,8 +1,8 @@
-import { createJobQueue } from "@app/jobs";
+import { createJobQueue, serveJobs } from "@app/jobs";
 import { createLogger, loadConfig, serve } from "@app/platform";
 import { scheduleCatalogRefresh } from "@app/search";
 import { createApp } from "./app.ts";
-import { assertAllHandlers, createWorkerHandlers } from "./compose.ts";
+import { createWorkerHandlers } from "./compose.ts";
 
 /** The job worker: every handler, on BullMQ. PORT (probes, metrics) defaults to 8083 here. */
 const config = loadConfig({ ...process.env, PORT: process.env.PORT || "8083" });
@@ -14,9 +14,8 @@ if (!config.REDIS_URL) {
 }
 
 const { handlers, close } = await createWorkerHandlers(config, logger);
-assertAllHandlers(handlers);
 const queue = createJobQueue(config, { logger });
-await queue.work(handlers, { concurrency: config.WORKER_CONCURRENCY });
+await serveJobs(queue, handlers, { runner: "worker", concurrency: config.WORKER_CONCURRENCY });
 // Every replica upserts the same scheduler; Redis keeps one, so each refresh runs once. A
 // refused or failing refresh is logged by the handler and must not stop the worker from starting.
 await scheduleCatalogRefresh(queue, config, logger).catch((err: unknown) => logger.error({ err }, "could not schedule the catalog refresh"));

@@ -1,23 +1,7 @@
 import type { StoredNode } from "../domain/catalog-record.ts";
+import type { EngineQuery, EngineResult } from "../domain/engine-query.ts";
 
-/** What an engine is asked: already validated and trimmed by the query layer. */
-export interface EngineQuery {
-  search?: string;
-  repositoryUrl?: string;
-  appNode?: string;
-  os?: string;
-  accelerator?: string;
-  includeBanned: boolean;
-  /** Only these packs (the registry list's `node_id`), still under every other filter and rule. */
-  ids?: readonly string[];
-  offset: number;
-  limit: number;
-}
-
-export interface EngineResult {
-  nodes: StoredNode[];
-  total: number;
-}
+export type { EngineQuery, EngineResult };
 
 export interface IndexProgress {
   indexed: number;

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { InProcessJobQueue, UnrecoverableJobError } from "@app/jobs";
+import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs, UnrecoverableJobError } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
@@ -8,7 +8,7 @@ import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
 import type { SearchEngine } from "../adapters/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
-import { createReindexHandler } from "../jobs/reindex-handler.ts";
+import { searchJobs } from "../jobs/search-jobs.ts";
 import { CatalogMemory } from "./catalog-memory.ts";
 import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, REFRESH_RETRY } from "./catalog-refresh.ts";
 import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
@@ -210,9 +210,11 @@ export class Catalog {
   }
 
   private async startRefresh(source: string, everyMs: number): Promise<void> {
-    if (this.config.REDIS_URL) return; // at scale the worker runs the one scheduler (see worker compose)
+    // At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
+    if (!runsJobsHere("service", queueKindFor(this.config))) return;
+    // A queue of its own: one read at a time, retried as a refresh is, apart from request-path jobs.
     this.refreshQueue = new InProcessJobQueue({ concurrency: 1, ...REFRESH_RETRY });
-    await this.refreshQueue.work({ "catalog.reindex": createReindexHandler(this) });
+    await serveJobs(this.refreshQueue, searchJobs(this), { runner: "service" });
     if (everyMs > 0) await this.refreshQueue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
     else await this.refreshQueue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
   }

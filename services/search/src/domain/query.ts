@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { SearchQueryFields, SearchQueryParams, type SearchQuery } from "@app/contracts";
-import type { EngineQuery } from "../adapters/search-engine.ts";
+import type { EngineQuery } from "./engine-query.ts";
 
 export type QueryParseResult = { ok: true; query: SearchQuery } | { ok: false; message: string };
 

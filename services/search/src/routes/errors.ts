@@ -9,7 +9,12 @@ export const SearchErrorCode = {
   notFound: "not_found",
   forbidden: "forbidden",
   internal: "internal_error",
+  /** A gateway's answer when it cannot reach this service. */
+  unavailable: "service_unavailable",
 } as const;
+
+/** What a client of the search routes gets when a gateway cannot reach this service. */
+export const unavailableBody = (message: string) => ({ error: SearchErrorCode.unavailable, message });
 
 /** Plain node:http, so that the direct search route (never in Express) and Express's routes answer alike. */
 export function sendError(res: ServerResponse, status: number, error: string, message: string): void {

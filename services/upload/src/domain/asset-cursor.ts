@@ -1,6 +1,6 @@
 import { isStorableText, type AssetSort, type SortOrder } from "@app/contracts";
 import type { ReferenceKey } from "./asset-reference.ts";
-import { UploadFailure } from "./errors.ts";
+import { ApiFailure } from "./errors.ts";
 
 const MAX_CURSOR_LENGTH = 4096;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -15,7 +15,7 @@ export function encodeCursor(sort: AssetSort, order: SortOrder, key: ReferenceKe
 }
 
 export function decodeCursor(cursor: string, sort: AssetSort, order: SortOrder): ReferenceKey {
-  const invalid = (why: string) => new UploadFailure("invalid_cursor", `after: ${why}; pass the next_cursor of the previous page unchanged`);
+  const invalid = (why: string) => new ApiFailure("invalid_cursor", `after: ${why}; pass the next_cursor of the previous page unchanged`);
   if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid("not a cursor this service made");
   let payload: unknown;
   try {

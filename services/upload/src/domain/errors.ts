@@ -32,7 +32,7 @@ const STATUS: Record<UploadErrorCode, number> = {
 };
 
 /** A failure the client is told about: a stable code, its HTTP status, and a message naming the input. */
-export class UploadFailure extends Error {
+export class ApiFailure extends Error {
   readonly status: number;
   /** Sent as `Retry-After` (429: when the key's window ends). */
   readonly retryAfterSeconds: number | undefined;
@@ -51,12 +51,12 @@ export function errorBody(code: UploadErrorCode, message: string): { code: Uploa
 }
 
 /** The same failure in ComfyUI's asset API envelope: `{error: {code: "ASSET_NOT_FOUND", message, details}}`. */
-export function assetErrorBody(failure: UploadFailure): AssetError {
+export function assetErrorBody(failure: ApiFailure): AssetError {
   return { error: { code: failure.code.toUpperCase(), message: failure.message, details: failure.details } };
 }
 
 /** 429: the key's allowance for this minute is spent; Retry-After says when its window ends. */
-export function rateLimited(retryAfterMs: number, why: string): UploadFailure {
+export function rateLimited(retryAfterMs: number, why: string): ApiFailure {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new UploadFailure("rate_limited", `${why}; retry after ${seconds} s`, { retryAfterMs });
+  return new ApiFailure("rate_limited", `${why}; retry after ${seconds} s`, { retryAfterMs });
 }

@@ -1,4 +1,4 @@
-import { UploadFailure } from "./errors.ts";
+import { ApiFailure } from "./errors.ts";
 
 /**
  * `subfolder` is only echoed, never used for storage, but it is refused where the local
@@ -6,14 +6,14 @@ import { UploadFailure } from "./errors.ts";
  */
 export function validateSubfolder(raw: string | undefined): string {
   const value = raw ?? "";
-  if (value.includes("\0")) throw new UploadFailure("invalid_subfolder", "subfolder must not contain NUL bytes");
-  if (value.length > 1024) throw new UploadFailure("invalid_subfolder", "subfolder is longer than 1024 characters");
+  if (value.includes("\0")) throw new ApiFailure("invalid_subfolder", "subfolder must not contain NUL bytes");
+  if (value.length > 1024) throw new ApiFailure("invalid_subfolder", "subfolder is longer than 1024 characters");
   const normalised = value.replace(/\\/g, "/");
   if (normalised.startsWith("/") || /^[A-Za-z]:/.test(normalised)) {
-    throw new UploadFailure("invalid_subfolder", "subfolder must be a relative path");
+    throw new ApiFailure("invalid_subfolder", "subfolder must be a relative path");
   }
   if (normalised.split("/").some((seg) => seg === "..")) {
-    throw new UploadFailure("invalid_subfolder", "subfolder must not contain '..'");
+    throw new ApiFailure("invalid_subfolder", "subfolder must not contain '..'");
   }
   return value;
 }
@@ -24,7 +24,7 @@ const TYPE_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 export function validateType(raw: string | undefined): string {
   if (raw === undefined || raw === "") return "output";
   if (!TYPE_RE.test(raw)) {
-    throw new UploadFailure("invalid_type", "type must be 1-64 characters of letters, digits, '_', '.' or '-' (e.g. input, output, temp)");
+    throw new ApiFailure("invalid_type", "type must be 1-64 characters of letters, digits, '_', '.' or '-' (e.g. input, output, temp)");
   }
   return raw;
 }

@@ -1,5 +1,5 @@
 import { HASH_RE, parseAssetName } from "./naming.ts";
-import { UploadFailure } from "./errors.ts";
+import { ApiFailure } from "./errors.ts";
 
 /**
  * `original_ref` names the image a mask applies to. Accepted forms:
@@ -11,7 +11,7 @@ import { UploadFailure } from "./errors.ts";
  */
 export function parseOriginalRef(raw: string | undefined): string {
   if (raw === undefined || raw.trim() === "") {
-    throw new UploadFailure("invalid_original_ref", "original_ref (or originalRef) is required: the name of an uploaded image, JSON {\"filename\": ...}, or blake3:<hex>");
+    throw new ApiFailure("invalid_original_ref", "original_ref (or originalRef) is required: the name of an uploaded image, JSON {\"filename\": ...}, or blake3:<hex>");
   }
   const text = raw.trim();
   if (text.startsWith("{")) {
@@ -19,15 +19,15 @@ export function parseOriginalRef(raw: string | undefined): string {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new UploadFailure("invalid_original_ref", "original_ref is not valid JSON");
+      throw new ApiFailure("invalid_original_ref", "original_ref is not valid JSON");
     }
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-      throw new UploadFailure("invalid_original_ref", "original_ref JSON must be an object");
+      throw new ApiFailure("invalid_original_ref", "original_ref JSON must be an object");
     }
     const obj = parsed as Record<string, unknown>;
     const candidate = obj.filename ?? obj.name;
     if (typeof candidate !== "string") {
-      throw new UploadFailure("invalid_original_ref", "original_ref JSON needs a string 'filename' (or 'name')");
+      throw new ApiFailure("invalid_original_ref", "original_ref JSON needs a string 'filename' (or 'name')");
     }
     return hashOfName(candidate);
   }
@@ -45,7 +45,7 @@ export function originalRefOfForm(fields: ReadonlyMap<string, string>): string {
   if (snake === undefined) return parseOriginalRef(camel);
   const hash = parseOriginalRef(snake);
   if (parseOriginalRef(camel) !== hash) {
-    throw new UploadFailure("invalid_original_ref", "original_ref and originalRef name different images; send one of them");
+    throw new ApiFailure("invalid_original_ref", "original_ref and originalRef name different images; send one of them");
   }
   return hash;
 }
@@ -54,11 +54,11 @@ function hashOfName(name: string): string {
   if (name.startsWith("blake3:")) {
     const hex = name.slice("blake3:".length);
     if (HASH_RE.test(hex)) return hex;
-    throw new UploadFailure("invalid_original_ref", "original_ref blake3: must be followed by 64 lowercase hex digits");
+    throw new ApiFailure("invalid_original_ref", "original_ref blake3: must be followed by 64 lowercase hex digits");
   }
   const parsed = parseAssetName(name);
   if (!parsed) {
-    throw new UploadFailure("invalid_original_ref", "original_ref must name an image this service returned (<blake3 hex>.<ext>)");
+    throw new ApiFailure("invalid_original_ref", "original_ref must name an image this service returned (<blake3 hex>.<ext>)");
   }
   return parsed.hash;
 }

@@ -7,8 +7,7 @@ import sharp from "sharp";
 import type { JobResult } from "@app/contracts";
 import { UnrecoverableJobError, type JobHandler } from "@app/jobs";
 import type { Logger } from "@app/platform";
-import { BlobNotFoundError, type BlobStore } from "@app/blobs";
-import { mergeRecord } from "../domain/asset-record.ts";
+import { BlobNotFoundError, mergeSidecar, type BlobStore } from "@app/blobs";
 import { assetName } from "../domain/naming.ts";
 import { MAX_PIXELS } from "../adapters/probes/image-probe.ts";
 import { derivePaintLayers, displayedPixels, type PaintLayers } from "./mask-pixels.ts";
@@ -102,7 +101,7 @@ export async function sweepScratch(root: string, now = Date.now()): Promise<numb
 async function storePng(store: BlobStore, path: string, width: number, height: number, tags: string[]): Promise<string> {
   const staged = await store.stage(createReadStream(path));
   await staged.commit((existing) =>
-    mergeRecord(existing, { hash: staged.hash, ext: "png", mime: "image/png", size: staged.size, width, height, tags }),
+    mergeSidecar(existing, { hash: staged.hash, ext: "png", mime: "image/png", size: staged.size, width, height, tags }),
   );
   return assetName(staged.hash, "png");
 }

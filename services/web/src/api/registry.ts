@@ -29,9 +29,9 @@ export function getNode(id: string, includeBanned: boolean, signal: AbortSignal)
   return getJson<Node>(`/nodes/${encodeURIComponent(id)}${includeBanned ? "?include_banned=true" : ""}`, { signal });
 }
 
-/** Every version of a pack the catalog knows, newest first (all statuses). */
+/** Every version of a pack the catalog knows, newest first (all statuses), with the registry's reason for a banned or deleted one. */
 export function getVersions(id: string, signal: AbortSignal): Promise<NodeVersion[]> {
-  return getJson<NodeVersion[]>(`/nodes/${encodeURIComponent(id)}/versions`, { signal });
+  return getJson<NodeVersion[]>(`/nodes/${encodeURIComponent(id)}/versions?include_status_reason=true`, { signal });
 }
 
 /**

@@ -48,7 +48,7 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
   const stored = storedFileName(a);
 
   return (
-    <dialog ref={dialog} class="viewer" aria-labelledby="viewer-h" onClose={onClose}>
+    <dialog ref={dialog} class="viewer" aria-labelledby="viewer-h" onClose={onClose} onKeyDown={keepFocusInside}>
       <header class="viewer-head">
         <h2 id="viewer-h"><FileName name={a.name} /></h2>
         <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">Close</button>
@@ -71,7 +71,7 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
             <CopyButton text={a.hash} label="Copy hash" />
           </div>
           <dl class="facts" data-testid="asset-facts">
-            <div class="fact-row"><dt>Size</dt><dd>{formatBytes(a.size)} ({a.size.toLocaleString("en")} bytes)</dd></div>
+            <div class="fact-row"><dt>Size</dt><dd>{formatBytes(a.size)}{a.size >= 1000 && ` (${a.size.toLocaleString("en")} bytes)`}</dd></div>
             <div class="fact-row"><dt>Type</dt><dd>{a.mime_type}</dd></div>
             <div class="fact-row"><dt>Hash</dt><dd><code>{a.hash}</code></dd></div>
             {stored && <div class="fact-row"><dt>Stored as</dt><dd><code>{stored}</code></dd></div>}
@@ -117,6 +117,23 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
       </div>
     </dialog>
   );
+}
+
+/** Tab from the last control comes back to the first (and Shift+Tab the other way): a modal dialog never lets focus out to the page's edge. */
+function keepFocusInside(e: KeyboardEvent): void {
+  if (e.key !== "Tab") return;
+  const box = e.currentTarget as HTMLElement;
+  const all = Array.from(box.querySelectorAll<HTMLElement>("button:not([disabled]), a[href], input:not([disabled]), select, textarea, [tabindex]:not([tabindex='-1'])"));
+  if (all.length === 0) return;
+  const first = all[0]!;
+  const last = all[all.length - 1]!;
+  if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  } else if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  }
 }
 
 function TextPreview({ id, apiKey }: { id: string; apiKey: string }) {

@@ -1,6 +1,7 @@
 import { InstallQuery } from "@app/contracts";
 import type { Router } from "express";
 import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { ArchiveLinks } from "../../domain/archive-links.ts";
 import { parseParams } from "../../domain/query.ts";
 import { installVersion, versionNamed } from "../../domain/versions.ts";
 import { SearchErrorCode, sendError, sendJson } from "../errors.ts";
@@ -12,7 +13,7 @@ import { findPack, quoted } from "./pack.ts";
  * its status, as the registry answers. The registry also counts an install here; this service
  * counts nothing.
  */
-export function installRoute(router: Router, engine: SearchEngine): void {
+export function installRoute(router: Router, engine: SearchEngine, links: ArchiveLinks): void {
   router.get("/nodes/:nodeId/install", async (req, res) => {
     const parsed = parseParams(InstallQuery, req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
@@ -24,6 +25,6 @@ export function installRoute(router: Router, engine: SearchEngine): void {
       const what = asked === undefined ? "no installable version" : `no version ${quoted(asked)}`;
       return sendError(res, 404, SearchErrorCode.notFound, `node ${quoted(pack.id)} has ${what} in this catalog`);
     }
-    sendJson(res, version);
+    sendJson(res, links.version(req, version));
   });
 }

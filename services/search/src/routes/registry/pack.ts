@@ -44,11 +44,12 @@ export async function findPack(engine: SearchEngine, req: Request, res: Response
   return pack;
 }
 
-/** The same URL, path and query, with the segment after `/nodes/` replaced by the canonical id. */
+/** The same URL, path and query, with the segment after `/nodes/` (or `/archives/`) replaced by the canonical id. */
 export function withCanonicalId(originalUrl: string, canonical: string): string {
   const q = originalUrl.indexOf("?");
   const path = q < 0 ? originalUrl : originalUrl.slice(0, q);
-  const start = path.indexOf("/nodes/") + "/nodes/".length;
+  const marker = path.startsWith("/archives/") ? "/archives/" : "/nodes/";
+  const start = path.indexOf(marker) + marker.length;
   const end = path.indexOf("/", start);
   return `${path.slice(0, start)}${encodeURIComponent(canonical)}${end < 0 ? "" : path.slice(end)}${q < 0 ? "" : originalUrl.slice(q)}`;
 }

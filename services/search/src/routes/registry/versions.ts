@@ -1,6 +1,7 @@
 import { AllVersionsQuery, NodeVersionsQuery, type NodeVersion, type VersionsPage } from "@app/contracts";
 import type { Router } from "express";
 import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { ArchiveLinks } from "../../domain/archive-links.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { parseParams } from "../../domain/query.ts";
 import { filterVersions, installVersion, newestFirst, versionNamed, versionsOf } from "../../domain/versions.ts";
@@ -11,14 +12,14 @@ import { findPack, quoted, sendBanned } from "./pack.ts";
  * GET /nodes/{nodeId}/versions (ComfyUI-Manager's version picker, the frontend's version list),
  * GET /nodes/{nodeId}/versions/{version}, and GET /versions (every pack's, paged).
  */
-export function versionRoutes(router: Router, engine: SearchEngine): void {
+export function versionRoutes(router: Router, engine: SearchEngine, links: ArchiveLinks): void {
   router.get("/nodes/:nodeId/versions", async (req, res) => {
     const parsed = parseParams(NodeVersionsQuery, req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
     const pack = await findPack(engine, req, res, { includeBanned: false });
     if (!pack) return;
     const { statuses, include_status_reason } = parsed.value;
-    sendJson(res, filterVersions(versionsOf(pack), { statuses, includeStatusReason: include_status_reason }));
+    sendJson(res, filterVersions(versionsOf(pack), { statuses, includeStatusReason: include_status_reason }).map((v) => links.version(req, v)));
   });
 
   router.get("/nodes/:nodeId/versions/:version", async (req, res) => {
@@ -27,7 +28,7 @@ export function versionRoutes(router: Router, engine: SearchEngine): void {
     // The frontend's conflict check asks `latest` for a pack installed without a version.
     const version = req.params.version === "latest" ? installVersion(pack) : versionNamed(pack, req.params.version);
     if (!version) return sendError(res, 404, SearchErrorCode.notFound, `node ${quoted(pack.id)} has no version ${quoted(req.params.version, 100)} in this catalog`);
-    sendJson(res, version);
+    sendJson(res, links.version(req, version));
   });
 
   router.get("/versions", async (req, res) => {
@@ -45,7 +46,7 @@ export function versionRoutes(router: Router, engine: SearchEngine): void {
     const matched = filterVersions(list, { statuses, statusReason: status_reason, includeStatusReason: include_status_reason });
     const body: VersionsPage = {
       total: matched.length,
-      versions: matched.slice((page - 1) * pageSize, page * pageSize),
+      versions: matched.slice((page - 1) * pageSize, page * pageSize).map((v) => links.version(req, v)),
       page,
       pageSize,
       totalPages: Math.ceil(matched.length / pageSize),

@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { UploadFailure } from "../../domain/errors.ts";
+import { ApiFailure } from "../../domain/errors.ts";
 import { formatFromSharp, type ImageFormat } from "../../domain/naming.ts";
 
 export const MAX_EDGE = 16_384;
@@ -23,16 +23,16 @@ export async function probeImage(input: string | Buffer): Promise<ImageInfo> {
   try {
     meta = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
-    throw new UploadFailure("invalid_image", "the image part is not a decodable image");
+    throw new ApiFailure("invalid_image", "the image part is not a decodable image");
   }
   const format = formatFromSharp(meta.format, meta.compression);
   if (!format) {
-    throw new UploadFailure("invalid_image", `the image part is ${meta.format ?? "an unknown format"}; accepted: png, jpeg, webp, gif, avif, tiff`);
+    throw new ApiFailure("invalid_image", `the image part is ${meta.format ?? "an unknown format"}; accepted: png, jpeg, webp, gif, avif, tiff`);
   }
   const { width, height } = meta;
-  if (!width || !height) throw new UploadFailure("invalid_image", "the image part has no dimensions");
+  if (!width || !height) throw new ApiFailure("invalid_image", "the image part has no dimensions");
   if (width > MAX_EDGE || height > MAX_EDGE || width * height > MAX_PIXELS) {
-    throw new UploadFailure(
+    throw new ApiFailure(
       "image_too_large",
       `the image is ${width}×${height}; the limits are ${MAX_EDGE} px an edge and ${MAX_PIXELS} pixels (64 megapixels)`,
     );

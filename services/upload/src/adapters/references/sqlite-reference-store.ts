@@ -1,10 +1,10 @@
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { createRequire } from "node:module";
 import { KeyedMutex } from "@app/blobs";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
 import { distinct, type SqlDriver, type SqlExecutor } from "./sql-driver.ts";
 import { SqlReferenceStore, type SqlStoreOptions } from "./sql-reference-store.ts";
+import { SqliteThread } from "./sqlite-thread.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
 const SCHEMA = [
@@ -17,32 +17,23 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS asset_meta (ref_id TEXT NOT NULL, owner TEXT NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (ref_id, entry))`,
 ];
 
-type SqlValue = string | number | null;
-
-// A CommonJS module whose exports Node cannot name statically: loaded through require.
-const { Database } = createRequire(import.meta.url)("node-sqlite3-wasm") as typeof import("node-sqlite3-wasm");
-
 /**
- * SQLite's page cache (its default is 2 MiB). Each page this WebAssembly build reads past the
- * cache is a file read through its VFS (no mmap), and a filtered page over 1,000,000 records
- * reads index ranges of several MiB (bench/asset-list.ts).
+ * SQLite's page cache (its default is 2 MiB): a filtered page over 1,000,000 records reads
+ * index ranges of several MiB (bench/asset-list.ts).
  */
 const CACHE_KIB = 32 * 1024;
 
 /** How long a statement waits for another process's transaction before the store is unavailable. */
 const LOCK_WAIT_MS = 30_000;
-/** No transaction here holds the file this long: an older lock was left by a killed process. */
-const STALE_LOCK_MS = 15_000;
 
 /**
- * SQLite compiled to WebAssembly (node-sqlite3-wasm), reading and writing its file directly:
- * no native build and no binary to download at install. Several processes may share the file
- * (replicas on one DATA_DIR): the library's VFS locks it by creating `<file>.lock` for the length
- * of each transaction, so the rollback journal is used (WAL needs shared memory this VFS lacks),
- * and a statement that finds the file locked is retried here, without blocking the event loop.
- * A lock older than any transaction was left by a process killed mid-transaction and is removed.
- * Calls are synchronous; within a process every statement and transaction goes through one
- * queue, so a transaction never interleaves with another request's statements.
+ * SQLite through better-sqlite3 (native) on a worker thread (sqlite-thread.ts), in WAL mode:
+ * readers do not wait for a writer, and a commit syncs the log only at checkpoints. Several
+ * processes may share the file (replicas on one DATA_DIR on a local disk: WAL needs shared
+ * memory, which network filesystems lack); SQLite's own locks exclude their transactions, and a
+ * statement that finds the file locked waits on the thread for up to LOCK_WAIT_MS. Within a
+ * process every statement and transaction goes through one queue, so a transaction never
+ * interleaves with another request's statements.
  */
 class SqliteDriver implements SqlDriver {
   readonly kind = "sqlite" as const;
@@ -58,60 +49,50 @@ class SqliteDriver implements SqlDriver {
   // An IN subquery is a probe of a temporary index of the ids, in either case.
   memberRowByRow = (id: string, ids: string) => `${id} IN (${ids})`;
   memberByLookup = (id: string, ids: string) => `${id} IN (${ids})`;
-  private readonly db: InstanceType<typeof Database>;
+  private readonly db: SqliteThread;
   private readonly queue = new KeyedMutex();
   private readonly hashLocks = new KeyedMutex();
 
   constructor(private readonly file: string) {
     if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
+    this.db = new SqliteThread(file, { busyTimeoutMs: LOCK_WAIT_MS, cacheKiB: CACHE_KIB });
   }
 
   private readonly direct: SqlExecutor = {
-    all: async (sql, params = []) => this.db.all(sql, params as SqlValue[]) as Record<string, unknown>[],
-    run: async (sql, params = []) => this.db.run(sql, params as SqlValue[]).changes,
+    all: (sql, params = []) => this.guard(() => this.db.all(sql, params)),
+    run: (sql, params = []) => this.guard(() => this.db.run(sql, params)),
   };
 
-  private pragmasSet = false;
-
-  /** Runs `fn` in the queue, retrying while another process holds the file. */
-  private locked<T>(fn: () => Promise<T>): Promise<T> {
-    return this.queue.run("db", async () => {
-      const deadline = Date.now() + LOCK_WAIT_MS;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          if (!this.pragmasSet) {
-            this.db.exec(`PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0; PRAGMA cache_size = -${CACHE_KIB};`);
-            this.pragmasSet = true;
-          }
-          return await fn();
-        } catch (err) {
-          if (!/database is locked|SQLITE_BUSY/i.test(String((err as Error).message)) || this.file === ":memory:") throw err;
-          if (Date.now() > deadline) throw new ReferenceStoreUnavailableError(`${this.file} stayed locked by another process for ${LOCK_WAIT_MS} ms`);
-          removeStaleLock(this.file);
-          await new Promise((r) => setTimeout(r, Math.min(2 ** attempt, 50)));
-        }
+  /** A lock still held after LOCK_WAIT_MS, or a thread that could not open the file: the store is unavailable. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const { code, message } = err as { code?: string; message?: string };
+      if (code === "SQLITE_BUSY" || code === "SQLITE_CANTOPEN" || /SQLite thread exited/.test(String(message))) {
+        throw new ReferenceStoreUnavailableError(`${this.file}: ${String(message)}`);
       }
-    });
+      throw err;
+    }
   }
 
   all(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]> {
-    return this.locked(() => this.direct.all(sql, params));
+    return this.queue.run("db", () => this.direct.all(sql, params));
   }
 
   run(sql: string, params?: unknown[]): Promise<number> {
-    return this.locked(() => this.direct.run(sql, params));
+    return this.queue.run("db", () => this.direct.run(sql, params));
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.locked(async () => {
-      this.db.exec("BEGIN IMMEDIATE");
+    return this.queue.run("db", async () => {
+      await this.guard(() => this.db.exec("BEGIN IMMEDIATE"));
       try {
         const result = await fn(this.direct);
-        this.db.exec("COMMIT");
+        await this.guard(() => this.db.exec("COMMIT"));
         return result;
       } catch (err) {
-        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        if (await this.db.inTransaction().catch(() => false)) await this.db.exec("ROLLBACK");
         throw err;
       }
     });
@@ -127,18 +108,7 @@ class SqliteDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
-    await this.queue.run("db", async () => {
-      if (this.db.isOpen) this.db.close();
-    });
-  }
-}
-
-function removeStaleLock(file: string): void {
-  const lock = `${file}.lock`;
-  try {
-    if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
-  } catch {
-    // gone already: the holder finished
+    await this.queue.run("db", () => this.db.close());
   }
 }
 

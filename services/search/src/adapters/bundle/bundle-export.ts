@@ -1,0 +1,78 @@
+import { createWriteStream } from "node:fs";
+import { open, rename, rm, stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { pack as tarPack, type Pack } from "tar-stream";
+import type { ArchiveBlobs } from "../archives/archive-blobs.ts";
+import { ArchiveIndex, type ArchiveEntry } from "../archives/archive-index.ts";
+import { archiveIndexPath } from "../archives/archive-service.ts";
+import { CatalogSnapshot } from "../snapshot.ts";
+import { ARCHIVES, BUNDLE_FORMAT, CATALOG, MANIFEST, type BundleManifest } from "./bundle-format.ts";
+
+export interface ExportResult extends BundleManifest {
+  bytes: number;
+}
+
+/**
+ * Write DATA_DIR's catalog snapshot and every stored archive to one tar, while the instance
+ * may be running: the snapshot is replaced by rename, so the file opened here stays whole; the
+ * bundle is written beside `out` and renamed into place when complete.
+ */
+export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: string, onProgress?: (done: number, of: number) => void): Promise<ExportResult> {
+  const snapshot = new CatalogSnapshot(dataDir);
+  const catalog = await open(snapshot.path, "r").catch((err: NodeJS.ErrnoException) => {
+    throw new Error(err.code === "ENOENT" ? `no catalog under ${dataDir} (${snapshot.path}): mirror first` : err.message);
+  });
+  try {
+    const catalogSize = (await catalog.stat()).size;
+    const meta = await snapshot.readMeta();
+    const entries: { entry: ArchiveEntry; size: number }[] = [];
+    for (const entry of await new ArchiveIndex(archiveIndexPath(dataDir)).all()) {
+      const st = await blobs.stat(entry.blake3);
+      if (st) entries.push({ entry, size: st.size });
+    }
+    const nodes = meta?.nodes ?? (await countLines(catalog.createReadStream({ autoClose: false, start: 0 })));
+    const manifest: BundleManifest = { format: BUNDLE_FORMAT, createdAt: new Date().toISOString(), source: meta?.source ?? null, nodes, archives: entries.length };
+    const tmp = `${out}.${process.pid}.tmp`;
+    const tar = tarPack();
+    const written = pipeline(tar, createWriteStream(tmp));
+    try {
+      await addText(tar, MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+      await addText(tar, ARCHIVES, entries.map((e) => `${JSON.stringify(e.entry)}\n`).join(""));
+      await addStream(tar, CATALOG, catalogSize, catalog.createReadStream({ autoClose: false, start: 0, end: Math.max(0, catalogSize - 1) }));
+      const blobsDone = new Set<string>();
+      for (const [i, { entry, size }] of entries.entries()) {
+        // Two versions with the same bytes share one blob.
+        if (!blobsDone.has(entry.blake3)) await addStream(tar, `blobs/${entry.blake3}`, size, await blobs.read(entry.blake3));
+        blobsDone.add(entry.blake3);
+        onProgress?.(i + 1, entries.length);
+      }
+      tar.finalize();
+      await written;
+    } catch (err) {
+      tar.destroy(err as Error);
+      await written.catch(() => undefined);
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    await rename(tmp, out);
+    return { ...manifest, bytes: (await stat(out)).size };
+  } finally {
+    await catalog.close();
+  }
+}
+
+function addText(tar: Pack, name: string, text: string): Promise<void> {
+  return new Promise((resolve, reject) => tar.entry({ name, mtime: new Date() }, text, (err) => (err ? reject(err) : resolve())));
+}
+
+async function addStream(tar: Pack, name: string, size: number, body: Readable): Promise<void> {
+  const sink = tar.entry({ name, size, mtime: new Date() });
+  await pipeline(body, sink);
+}
+
+async function countLines(s: Readable): Promise<number> {
+  let n = 0;
+  for await (const chunk of s) for (const b of chunk as Buffer) if (b === 10) n++;
+  return n;
+}

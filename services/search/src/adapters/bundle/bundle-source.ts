@@ -1,0 +1,23 @@
+import type { Config, Logger } from "@app/platform";
+import { createArchiveBlobs } from "../archives/archive-blobs.ts";
+import { isBundlePath } from "./bundle-format.ts";
+import { importBundle } from "./bundle-import.ts";
+
+/**
+ * CATALOG_SOURCE=<bundle.tar>: the bundle is imported into DATA_DIR before the search service
+ * starts, and the service then reads the bundle's catalog as a file source (read before it is
+ * ready, never refreshed from a network). Any other source passes through unchanged.
+ */
+export async function withBundleImported(config: Config, logger: Logger): Promise<Config> {
+  const source = config.CATALOG_SOURCE;
+  if (!source || !isBundlePath(source)) return config;
+  const blobs = await createArchiveBlobs(config);
+  try {
+    const t0 = performance.now();
+    const r = await importBundle(source, config.DATA_DIR, blobs);
+    logger.info({ bundle: source, createdAt: r.manifest.createdAt, mirroredFrom: r.manifest.source, nodes: r.manifest.nodes, archives: r.archives, added: r.added, ms: Math.round(performance.now() - t0) }, "mirror bundle imported");
+    return { ...config, CATALOG_SOURCE: r.catalogPath };
+  } finally {
+    await blobs.close();
+  }
+}

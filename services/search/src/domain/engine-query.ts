@@ -1,0 +1,20 @@
+import type { StoredNode } from "./catalog-record.ts";
+
+/** What an engine is asked: already validated and trimmed by the query layer. */
+export interface EngineQuery {
+  search?: string;
+  repositoryUrl?: string;
+  appNode?: string;
+  os?: string;
+  accelerator?: string;
+  includeBanned: boolean;
+  /** Only these packs (the registry list's `node_id`), still under every other filter and rule. */
+  ids?: readonly string[];
+  offset: number;
+  limit: number;
+}
+
+export interface EngineResult {
+  nodes: StoredNode[];
+  total: number;
+}

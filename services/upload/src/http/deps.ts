@@ -1,0 +1,55 @@
+import { randomBytes } from "node:crypto";
+import type { JobQueue } from "@app/jobs";
+import type { Logger } from "@app/platform";
+import type { ApiKeys } from "../adapters/keys/api-keys.ts";
+import type { BlobStore } from "@app/blobs";
+import type { ReferenceStore } from "../adapters/references/reference-store.ts";
+import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
+import type { PreviewUrls } from "../domain/asset-view.ts";
+import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
+
+export interface UploadSettings {
+  maxBytes: number;
+  /** POST /api/assets: its own limit (ASSET_UPLOAD_MAX_BYTES), as model files are gigabytes. */
+  assetMaxBytes: number;
+  bodyTimeoutMs: number;
+  /** TUS_EXPIRY: a resumable upload is removed this long after its creation. */
+  tusExpiryMs: number;
+  maskJobTimeoutMs: number;
+  /** S3 stores: answer /view with a redirect to a presigned URL, or stream through this service. */
+  viewMode: "redirect" | "stream";
+  presignSeconds: number;
+  /** RATE_LIMIT_*: per-key limits for keys that do not name their own (0 = none). */
+  rateLimits: RateLimits;
+  /** How `preview_url`s are signed (PREVIEW_URL_SECRET, PREVIEW_URL_TTL_SECONDS). */
+  previewUrls: PreviewUrls;
+}
+
+/** Everything the upload routes need; built by `createUploadRuntime` or by hand in tests. */
+export interface UploadDeps {
+  /** The bytes, each with its sidecar (@app/blobs). */
+  blobs: BlobStore;
+  /** Asset references (the asset API's records); uploads add theirs. */
+  references: ReferenceStore;
+  keys: ApiKeys;
+  queue: JobQueue;
+  logger: Logger;
+  settings: UploadSettings;
+  /** Where per-key counts are kept (compose.ts: Redis when REDIS_URL is set); this process's memory when absent. */
+  limiter?: RateLimiter;
+  /** Readiness of the backends (blobs, references, queue); defaults to the blob store's ping. */
+  isReady?: () => Promise<boolean>;
+}
+
+export const DEFAULT_SETTINGS: UploadSettings = {
+  maxBytes: 50 * 1024 * 1024,
+  assetMaxBytes: 32 * 1024 ** 3,
+  bodyTimeoutMs: 30_000,
+  tusExpiryMs: 24 * 60 * 60 * 1000,
+  maskJobTimeoutMs: 30_000,
+  viewMode: "stream",
+  presignSeconds: 300,
+  rateLimits: NO_LIMITS,
+  // A secret of this process's own: its URLs are good only here (tests; compose.ts gives the configured one).
+  previewUrls: { secret: randomBytes(32), ttlSeconds: 24 * 60 * 60 },
+};
