@@ -359,7 +359,7 @@ function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
       get: keyed(
         `ListAssets${suffix}`,
         { summary: "The key's owner's records, filtered by tags, name and user_metadata, sorted, paged by offset or by cursor.", parameters: queryParameters(ListAssetsQuery), responses: { "200": json("AssetsList", "A page of records.") } },
-        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), tag filters that contradict or name over 64 tags (`INVALID_TAG_FILTER`), or a cursor that is not this sort's (`INVALID_CURSOR`)." },
+        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), tag filters that contradict or name over 100 distinct tags (`INVALID_TAG_FILTER`, `details.parameter` naming it), or a cursor that is not this sort's (`INVALID_CURSOR`)." },
       ),
     },
     [`${prefix}/assets/{id}`]: {
