@@ -29,7 +29,9 @@ export interface MirrorPassFigures {
   catalog: string;
   /** The pack list alone, as the mirror read it before issue 18: the baseline. */
   listOnly: Pass;
-  /** The first mirror: list, then versions and classes of every pack (8 at a time). */
+  /** The first mirror as it was before issue 24: list, then each pack's versions and classes (8 at a time). */
+  fullFirstPerPack: Pass;
+  /** The first mirror: list, every version from the registry's list of them (`/versions`), then each pack's classes. */
   fullFirst: Pass;
   /** A refresh where nothing changed (timestamp=). */
   refreshUnchanged: Pass;
@@ -80,6 +82,11 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   };
   try {
     const listOnly = await pass(() => loadCatalog(registry.url));
+    // Before issue 24, in the same run: every pack's versions asked one by one.
+    const perPack = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "per-pack"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"), { mirror: { bulkVersionsFrom: Number.POSITIVE_INFINITY } });
+    await perPack.started;
+    const fullFirstPerPack = await pass(() => perPack.reindex(registry.url));
+    await perPack.close();
     const deps = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
     await deps.started;
     const fullFirst = await pass(() => deps.reindex(registry.url));
@@ -89,7 +96,7 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
     const refreshTenChanged = await pass(() => deps.reindex(registry.url));
     const fullAgain = await pass(() => deps.reindex(registry.url, { full: true }));
     await deps.close();
-    const figures = { catalog: `${cat.description}, served by the testkit's fake registry answering every request after ${delayMs} ms`, listOnly, fullFirst, refreshUnchanged, refreshTenChanged, fullAgain };
+    const figures = { catalog: `${cat.description}, served by the testkit's fake registry answering every request after ${delayMs} ms`, listOnly, fullFirstPerPack, fullFirst, refreshUnchanged, refreshTenChanged, fullAgain };
     console.log(JSON.stringify(figures, null, 2));
     return figures;
   } finally {
@@ -98,7 +105,7 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   }
 }
 
-export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: false }): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures }> {
+export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: process.env.MIRROR_PASSES_ONLY === "1" }): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures }> {
   if (opts.passesOnly) return { passes: await mirrorPasses(50) };
   const nodes = [...fixtureCatalog(), ...generateCatalog({ seed: 99, nodes: 2000 })].slice(0, 6000);
   const pageDelayMs = 50;

@@ -3,9 +3,10 @@ import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, noiseImage, readStore, upload, view, type UploadAnswer } from "@app/testkit/assets";
+import { blake3Hex, KEY, readStore, upload, view, type UploadAnswer } from "@app/testkit/assets";
 import { record } from "@app/testkit/figures";
 import { freePort, OwnRedis, SCRIPTS, sleep, startService, tempDir, type Service } from "@app/testkit/processes";
+import { noiseImage } from "@app/testkit/png";
 
 /**
  * Backends failing under the stack: Redis (our own redis-server, never the shared one) stopped

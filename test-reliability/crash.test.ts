@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, misnamedObjects, noiseImage, pool, readStore, upload, view } from "@app/testkit/assets";
+import { blake3Hex, KEY, misnamedObjects, pool, readStore, upload, view } from "@app/testkit/assets";
 import { record } from "@app/testkit/figures";
 import { SCRIPTS, sleep, startService, tempDir, type Service } from "@app/testkit/processes";
+import { noiseImage } from "@app/testkit/png";
 
 /**
  * The upload service (its own process) killed with SIGKILL in the middle of uploads, 20 times

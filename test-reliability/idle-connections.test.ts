@@ -3,9 +3,10 @@ import { rm } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KEY, noiseImage, upload } from "@app/testkit/assets";
+import { KEY, upload } from "@app/testkit/assets";
 import { record } from "@app/testkit/figures";
 import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
+import { noiseImage } from "@app/testkit/png";
 
 /**
  * A thousand connections that send nothing (and a thousand that stop halfway through their

@@ -1,8 +1,9 @@
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, misnamedObjects, noiseImage, pool, readStore, upload, view, type Ext } from "@app/testkit/assets";
+import { blake3Hex, KEY, misnamedObjects, pool, readStore, upload, view } from "@app/testkit/assets";
 import { SCRIPTS, startService, tempDir, type Service } from "@app/testkit/processes";
 import { record } from "@app/testkit/figures";
+import { type Ext, noiseImage } from "@app/testkit/png";
 
 /**
  * Load through the gateway on a real port: 1,000 uploads at 50 in flight, a third of them

@@ -124,6 +124,8 @@ export const CatalogRecord = Node.extend({
   versions: z.array(NodeVersion).optional(),
   /** The version whose classes `app_node_names` holds (the install-path version), when known. */
   app_node_names_version: z.string().optional(),
+  /** Those classes with their whole definitions (ComfyNode), when the source gave them (a mirror does). */
+  app_nodes: z.array(z.lazy(() => ComfyNode)).optional(),
 });
 
 export const SearchPage = z.object({
@@ -135,10 +137,24 @@ export const SearchPage = z.object({
 });
 
 /**
- * The node classes of one version, as the public registry answers
- * `GET /nodes/{nodeId}/versions/{version}/comfy-nodes`. The catalog holds class names only.
+ * A node class of one version with its whole definition, as the public registry answers
+ * `GET /nodes/{nodeId}/versions/{version}/comfy-nodes` (the production OpenAPI's ComfyNode):
+ * `input_types`, `return_types` and `return_names` are JSON text, as the registry stores them.
+ * A catalog that holds a class's name only answers `comfy_node_name` alone.
  */
-export const ComfyNode = z.object({ comfy_node_name: z.string() }).partial();
+export const ComfyNode = z.object({
+  comfy_node_name: z.string(),
+  category: z.string(),
+  description: z.string(),
+  input_types: z.string(),
+  deprecated: z.boolean(),
+  experimental: z.boolean(),
+  output_is_list: z.array(z.boolean()),
+  return_names: z.string(),
+  return_types: z.string(),
+  function: z.string(),
+  policy: z.string(),
+}).partial();
 export const ComfyNodesPage = z.object({
   comfy_nodes: z.array(ComfyNode),
   totalNumberOfPages: z.number().int(),

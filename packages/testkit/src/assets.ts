@@ -1,20 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { blake3 } from "@napi-rs/blake-hash";
-import sharp from "sharp";
 
 export const KEY = "reliability-key-0123456789abcdef";
 export const blake3Hex = (b: Buffer): string => blake3(b).toString("hex");
-
-export type Ext = "png" | "jpg" | "webp";
-
-/** Distinct content on every call (random noise), so runs never collide on a hash. */
-export async function noiseImage(width: number, height: number, ext: Ext = "png"): Promise<Buffer> {
-  const img = sharp({ create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } });
-  if (ext === "jpg") return img.jpeg({ quality: 80 }).toBuffer();
-  if (ext === "webp") return img.webp({ quality: 80 }).toBuffer();
-  return img.png({ compressionLevel: 1 }).toBuffer();
-}
 
 export interface UploadAnswer {
   status: number;

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { seeded } from "./catalog.ts";
 import { archiveBytes } from "./fake-archives.ts";
+import { allComfyNodesPage, allVersionsPage, comfyNodeDefinition, type ListedVersion } from "./fake-registry-lists.ts";
 import type { RegistryNode } from "./relevance-set.ts";
 
 /**
@@ -18,7 +19,10 @@ import type { RegistryNode } from "./relevance-set.ts";
  *   `downloadUrl: ""` (the list does not load storage files); the install path picks, among active,
  *   flagged and pending versions, the first by the version text descending, with its download URL.
  * - Per pack: `/nodes/{id}`, `/nodes/{id}/versions` (403 for a banned pack), `/nodes/{id}/install`
- *   (counts an install: the row moves), `/nodes/{id}/versions/{v}/comfy-nodes` (paged).
+ *   (counts an install: the row moves), `/nodes/{id}/versions/{v}/comfy-nodes` (paged, each class
+ *   a whole ComfyNode definition).
+ * - The bulk routes: `/versions` (every pack's versions by version text, paged) and `/comfy-nodes`
+ *   (fake-registry-lists.ts).
  *
  * - Storage: each version's `downloadUrl` is a real zip served here (`archiveBytes`, the same
  *   bytes on every call), at `/storage/{id}/{version}/node.zip`, as the registry's versions point
@@ -249,6 +253,8 @@ export class FakeRegistry {
 
   private route(path: string, q: URLSearchParams): [number, unknown] {
     if (path === "/nodes") return this.list(q);
+    if (path === "/versions") return allVersionsPage(this.nodes.flatMap((n) => this.versions(n.id).map((v) => this.served(n.id, v))) as ListedVersion[], q);
+    if (path === "/comfy-nodes") return allComfyNodesPage(this.nodes.flatMap((n) => this.versions(n.id).flatMap((v) => (v.classes ?? []).map((name) => ({ nodeId: n.id, version: v.version, name })))), q);
     const m = /^\/nodes\/([^/]+)(?:\/(install|versions)(?:\/([^/]+)\/comfy-nodes)?)?$/.exec(path);
     if (!m) return [404, { error: "not_found", message: path }];
     const id = decodeURIComponent(m[1]!);
@@ -266,7 +272,7 @@ export class FakeRegistry {
     const limit = Math.max(1, Number(q.get("limit") ?? 10) || 10);
     const p = Math.max(1, Number(q.get("page") ?? 1) || 1);
     const classes = v.classes ?? [];
-    return [200, { comfy_nodes: classes.slice((p - 1) * limit, p * limit).map((c) => ({ comfy_node_name: c })), totalNumberOfPages: Math.ceil(classes.length / limit) }];
+    return [200, { comfy_nodes: classes.slice((p - 1) * limit, p * limit).map(comfyNodeDefinition), totalNumberOfPages: Math.ceil(classes.length / limit) }];
   }
 
   private install(node: RegistryNode, version: string | null): [number, unknown] {

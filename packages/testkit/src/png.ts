@@ -2,10 +2,47 @@ import sharp from "sharp";
 import { crc32, deflateSync } from "node:zlib";
 
 /**
- * Hand-built PNGs (node:zlib only, so fast tests in any package can use them): a small valid
- * RGB image whose pixels follow `seed` (distinct seeds give distinct bytes), and a file whose
- * header claims any size over a tiny body, which is what a decompression bomb looks like.
+ * The tests' images, all made here: noise (distinct bytes every call), a solid colour, a PNG whose
+ * body is corrupt, and hand-built PNGs (node:zlib only, so fast tests in any package can use
+ * them): a small valid RGB image whose pixels follow `seed` (distinct seeds give distinct bytes),
+ * and a file whose header claims any size over a tiny body, which is what a decompression bomb looks like.
  */
+
+export type Ext = "png" | "jpg" | "webp";
+
+/** Distinct content on every call (random noise), so tests and runs never collide on a hash. */
+export async function noiseImage(width: number, height: number, ext: Ext = "png"): Promise<Buffer> {
+  const img = sharp({ create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } });
+  if (ext === "jpg") return img.jpeg({ quality: 80 }).toBuffer();
+  if (ext === "webp") return img.webp({ quality: 80 }).toBuffer();
+  return img.png({ compressionLevel: 1 }).toBuffer();
+}
+
+/** A noise PNG: distinct content on every call. */
+export const noisePng = (width: number, height: number): Promise<Buffer> => noiseImage(width, height, "png");
+
+/** A PNG of one colour (RGB, or RGBA when `alpha` is given): the same bytes for the same arguments. */
+export function solidPng(width: number, height: number, rgba: { r: number; g: number; b: number; alpha?: number }): Promise<Buffer> {
+  const channels = rgba.alpha === undefined ? 3 : 4;
+  return sharp({ create: { width, height, channels, background: { ...rgba, alpha: rgba.alpha ?? 1 } } }).png().toBuffer();
+}
+
+/** A PNG of exactly these pixels (row-major, `channels` bytes each): for tests that read pixels back. */
+export function pixelPng(pixels: Buffer | number[], width: number, height: number, channels: 1 | 2 | 3 | 4): Promise<Buffer> {
+  return sharp(Buffer.from(pixels), { raw: { width, height, channels } }).png().toBuffer();
+}
+
+/**
+ * A PNG whose header is whole and whose pixel data is not: the upload's header check accepts it,
+ * a full decode (the mask job's) refuses it.
+ */
+export async function corruptBodyPng(width: number, height: number): Promise<Buffer> {
+  const png = Buffer.from(await noisePng(width, height));
+  const idat = png.indexOf("IDAT");
+  png.fill(0xff, idat + 40, idat + 120);
+  return png;
+}
+
 function chunk(type: string, data: Buffer): Buffer {
   const len = Buffer.alloc(4);
   len.writeUInt32BE(data.length);

@@ -1,22 +1,24 @@
-import sharp from "sharp";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestListener } from "node:http";
 import type { ChosenBlobStore } from "@app/blobs";
 import { blake3Hex } from "@app/testkit/assets";
-import { assetModes as modes, startAssetGateway, type AssetGateway } from "./asset-modes.ts";
+import { assetModes as modes } from "@app/testkit/asset-modes";
+import { startAssetGateway, type AssetGateway } from "./asset-modes.ts";
+import { solidPng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /**
  * ComfyUI's asset API through the real gateway, in both modes: embedded (filesystem store,
  * SQLite records, in-process jobs) and at scale (Redis queue, S3 store on s3rver, PostgreSQL
  * records). A client uploads, checks hashes, makes a second record from the hash without bytes,
  * lists by tags with paging, renames, deletes records (the bytes stay, as ComfyUI keeps content).
- * ComfyUI's own test files' behaviours are in comfy-asset-api.test.ts.
+ * ComfyUI's own test files' behaviours are the upload service's (services/upload/test/comfy-asset-api*.test.ts).
  */
 
 const KEY = "assets-api-test-key";
 const png = (seed: number): Promise<Buffer> =>
-  sharp({ create: { width: 6, height: 5, channels: 3, background: { r: seed % 256, g: (seed * 7) % 256, b: (seed * 13) % 256 } } }).png().toBuffer();
+  solidPng(6, 5, { r: seed % 256, g: (seed * 7) % 256, b: (seed * 13) % 256 });
 const hexOf = blake3Hex;
 
 describe.each(modes)("asset API through the gateway: $name", (mode) => {
@@ -26,7 +28,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
 
   beforeAll(async () => {
     gateway = await startAssetGateway(mode, [KEY]);
-    ({ app, store } = gateway);
+    ({ app, blobs: store } = gateway);
   }, 60_000);
 
   afterAll(async () => {
@@ -34,10 +36,10 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
   });
 
   const api = () => ({
-    get: (path: string) => request(app).get(path).set("x-api-key", KEY),
-    head: (path: string) => request(app).head(path).set("x-api-key", KEY),
+    get: (path: string) => keyedClient(app, KEY).get(path),
+    head: (path: string) => keyedClient(app, KEY).head(path),
     post: (path: string, body?: unknown) => (body === undefined ? request(app).post(path) : request(app).post(path).send(body as object)).set("x-api-key", KEY),
-    put: (path: string, body: unknown) => request(app).put(path).set("x-api-key", KEY).send(body as object),
+    put: (path: string, body: unknown) => keyedClient(app, KEY).put(path).send(body as object),
     del: (path: string, body?: unknown) => (body === undefined ? request(app).delete(path) : request(app).delete(path).send(body as object)).set("x-api-key", KEY),
   });
 
@@ -45,7 +47,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
     const c = api();
     const bytes = await png(1);
     const hex = hexOf(bytes);
-    const up = await request(app).post("/api/upload/image").set("x-api-key", KEY).attach("image", bytes, "cat.png").field("type", "input").field("subfolder", "Pets").expect(200);
+    const up = await keyedClient(app, KEY).post("/api/upload/image").attach("image", bytes, "cat.png").field("type", "input").field("subfolder", "Pets").expect(200);
     expect(up.body.name).toBe(`${hex}.png`);
 
     // The upload made a record, tagged with its type and subfolder.
@@ -54,7 +56,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
     const uploaded = listed.body.assets[0];
     expect(uploaded).toMatchObject({ name: `${hex}.png`, hash: `blake3:${hex}`, asset_hash: `blake3:${hex}`, size: bytes.length, mime_type: "image/png", tags: ["input", "pets"] });
     // A re-upload of the same bytes to the same place finds the same record.
-    await request(app).post("/upload/image").set("x-api-key", KEY).attach("image", bytes, "again.png").field("type", "input").field("subfolder", "Pets").expect(200);
+    await keyedClient(app, KEY).post("/upload/image").attach("image", bytes, "again.png").field("type", "input").field("subfolder", "Pets").expect(200);
     expect((await c.get("/assets?include_tags=pets").expect(200)).body.total).toBe(1);
 
     const head = await c.head(`/api/assets/hash/blake3:${hex}`).expect(200);
@@ -75,7 +77,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
 
     // More records to page through: four by hash (no bytes sent) and one other upload.
     const other = await png(2);
-    await request(app).post("/api/upload/image").set("x-api-key", KEY).attach("image", other, "dog.png").field("type", "output").expect(200);
+    await keyedClient(app, KEY).post("/api/upload/image").attach("image", other, "dog.png").field("type", "output").expect(200);
     for (let i = 0; i < 4; i++) await c.post("/assets/from-hash", { hash: `blake3:${hex}`, name: `batch ${i}.png`, tags: ["batch", "models"] }).expect(201);
 
     const models = (await c.get("/api/assets?include_tags=models&sort=name&order=asc&limit=500").expect(200)).body;
@@ -157,7 +159,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
   it("bad input of each route answers 4xx in ComfyUI's envelope {error: {code, message, details}}", async () => {
     const c = api();
     const bytes = await png(3);
-    await request(app).post("/api/upload/image").set("x-api-key", KEY).attach("image", bytes, "x.png").expect(200);
+    await keyedClient(app, KEY).post("/api/upload/image").attach("image", bytes, "x.png").expect(200);
     const id = (await c.post("/api/assets/from-hash", { hash: `blake3:${hexOf(bytes)}`, tags: ["t"] }).expect(201)).body.id as string;
     const unknown = "00000000-0000-4000-8000-000000000000";
     const cases: [string, () => request.Test, number, string][] = [
@@ -199,7 +201,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
       ["a method the API lacks", () => c.put("/api/assets", {}), 404, "not_found"],
       ["a path under /assets it lacks", () => c.get("/assets/a/b/c"), 404, "not_found"],
       ["no key", () => request(app).get("/api/assets"), 401, "unauthorized"],
-      ["wrong key", () => request(app).get("/api/tags").set("x-api-key", "wrong"), 401, "unauthorized"],
+      ["wrong key", () => keyedClient(app, "wrong").get("/api/tags"), 401, "unauthorized"],
     ];
     for (const [what, send, status, code] of cases) {
       const res = await send();

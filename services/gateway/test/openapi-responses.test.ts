@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsImport from "ajv-formats";
-import sharp from "sharp";
 import request, { type Response } from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RequestListener } from "node:http";
@@ -13,6 +12,8 @@ import { createLogger, loadConfig, type Closable } from "@app/platform";
 import { createGatewayApp } from "../src/app.ts";
 import { composeGateway } from "../src/compose.ts";
 import { openApiRouter } from "../src/openapi-route.ts";
+import { solidPng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 const addFormats = addFormatsImport as unknown as (ajv: Ajv2020) => void;
 const KEY = "openapi-test-key";
@@ -130,16 +131,16 @@ describe("every route answers what /openapi.json declares", () => {
   });
 
   it("upload routes, with and without /api: results and errors", async () => {
-    const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: { r: 10, g: 20, b: 30 } } }).png().toBuffer();
-    const mask = await sharp({ create: { width: 8, height: 6, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const png = await solidPng(8, 6, { r: 10, g: 20, b: 30 });
+    const mask = await solidPng(8, 6, { r: 0, g: 0, b: 0, alpha: 0 });
     for (const prefix of ["/api", ""]) {
       const path = `${prefix}/upload/image`;
-      const ok = await request(app).post(path).set("x-api-key", KEY).attach("image", png, "cat.png").field("subfolder", "clipspace").expect(200);
+      const ok = await keyedClient(app, KEY).post(path).attach("image", png, "cat.png").field("subfolder", "clipspace").expect(200);
       imageName = ok.body.name;
       expectConforms(path, "post", ok);
       expectConforms(path, "post", await request(app).post(path).attach("image", png, "cat.png").expect(401));
-      expectConforms(path, "post", await request(app).post(path).set("x-api-key", KEY).field("type", "input").expect(400));
-      expectConforms(path, "post", await request(app).post(path).set("x-api-key", KEY).attach("image", Buffer.from("not an image"), "x.png").expect(400));
+      expectConforms(path, "post", await keyedClient(app, KEY).post(path).field("type", "input").expect(400));
+      expectConforms(path, "post", await keyedClient(app, KEY).post(path).attach("image", Buffer.from("not an image"), "x.png").expect(400));
 
       const maskPath = `${prefix}/upload/mask`;
       const ref = JSON.stringify({ filename: imageName, subfolder: "clipspace", type: "input" });
@@ -147,22 +148,22 @@ describe("every route answers what /openapi.json declares", () => {
       expect(masked.body.metadata.mask_type).toBe("alpha");
       expectConforms(maskPath, "post", masked);
       const unknown = JSON.stringify({ filename: `${"0".repeat(64)}.png` });
-      expectConforms(maskPath, "post", await request(app).post(maskPath).set("x-api-key", KEY).attach("image", mask, "m.png").field("original_ref", unknown).expect(404));
-      expectConforms(maskPath, "post", await request(app).post(maskPath).set("x-api-key", KEY).attach("image", mask, "m.png").field("original_ref", "{not json").expect(400));
+      expectConforms(maskPath, "post", await keyedClient(app, KEY).post(maskPath).attach("image", mask, "m.png").field("original_ref", unknown).expect(404));
+      expectConforms(maskPath, "post", await keyedClient(app, KEY).post(maskPath).attach("image", mask, "m.png").field("original_ref", "{not json").expect(400));
 
       const viewPath = `${prefix}/view`;
-      const view = await request(app).get(`${viewPath}?filename=${imageName}`).set("x-api-key", KEY).expect(200);
+      const view = await keyedClient(app, KEY).get(`${viewPath}?filename=${imageName}`).expect(200);
       expect(Buffer.compare(view.body as Buffer, png)).toBe(0);
       expectConforms(viewPath, "get", view);
-      expectConforms(viewPath, "get", await request(app).get(`${viewPath}?filename=${imageName}`).set("x-api-key", KEY).set("range", "bytes=0-3").expect(206));
-      expectConforms(viewPath, "get", await request(app).get(`${viewPath}?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(404));
+      expectConforms(viewPath, "get", await keyedClient(app, KEY).get(`${viewPath}?filename=${imageName}`).set("range", "bytes=0-3").expect(206));
+      expectConforms(viewPath, "get", await keyedClient(app, KEY).get(`${viewPath}?filename=${"f".repeat(64)}.png`).expect(404));
       expectConforms(viewPath, "get", await request(app).get(`${viewPath}?filename=${imageName}`).expect(401));
     }
   });
 
   it("asset routes, with and without /api: results and errors", async () => {
-    const png = await sharp({ create: { width: 7, height: 3, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
-    const up = await request(app).post("/api/upload/image").set("x-api-key", KEY).attach("image", png, "a.png").field("type", "input").expect(200);
+    const png = await solidPng(7, 3, { r: 1, g: 2, b: 3 });
+    const up = await keyedClient(app, KEY).post("/api/upload/image").attach("image", png, "a.png").field("type", "input").expect(200);
     const hash = `blake3:${(up.body.name as string).slice(0, 64)}`;
     const unknownId = "00000000-0000-4000-8000-000000000000";
     for (const prefix of ["/api", ""]) {
@@ -215,21 +216,21 @@ describe("429 answers what /openapi.json declares", () => {
     const composed = await composeGateway(config, logger);
     try {
       const app = createGatewayApp({ services: composed.services, logger });
-      const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
-      await request(app).post("/api/upload/image").set("x-api-key", KEY).attach("image", png, "a.png").expect(200);
-      const upload = await request(app).post("/upload/image").set("x-api-key", KEY).attach("image", png, "a.png").expect(429);
+      const png = await solidPng(4, 4, { r: 1, g: 2, b: 3 });
+      await keyedClient(app, KEY).post("/api/upload/image").attach("image", png, "a.png").expect(200);
+      const upload = await keyedClient(app, KEY).post("/upload/image").attach("image", png, "a.png").expect(429);
       expect(upload.headers["retry-after"]).toMatch(/^\d+$/);
       expectConforms("/upload/image", "post", upload);
-      await request(app).get(`/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(404);
-      const view = await request(app).get(`/api/view?filename=${"f".repeat(64)}.png`).set("x-api-key", KEY).expect(429);
+      await keyedClient(app, KEY).get(`/view?filename=${"f".repeat(64)}.png`).expect(404);
+      const view = await keyedClient(app, KEY).get(`/api/view?filename=${"f".repeat(64)}.png`).expect(429);
       expectConforms("/api/view", "get", view);
       // The asset API counts in the same class as /view: that key's minute is spent there too.
-      const head = await request(app).head(`/api/assets/hash/blake3:${"f".repeat(64)}`).set("x-api-key", KEY).expect(429);
+      const head = await keyedClient(app, KEY).head(`/api/assets/hash/blake3:${"f".repeat(64)}`).expect(429);
       expect(head.headers["retry-after"]).toMatch(/^\d+$/);
       expectConforms("/api/assets/hash/{hash}", "head", head);
-      expectConforms("/api/assets", "get", await request(app).get("/api/assets").set("x-api-key", KEY).expect(429));
-      expectConforms("/assets/from-hash", "post", await request(app).post("/assets/from-hash").set("x-api-key", KEY).send({ hash: `blake3:${"f".repeat(64)}` }).expect(429));
-      expectConforms("/api/tags", "get", await request(app).get("/api/tags").set("x-api-key", KEY).expect(429));
+      expectConforms("/api/assets", "get", await keyedClient(app, KEY).get("/api/assets").expect(429));
+      expectConforms("/assets/from-hash", "post", await keyedClient(app, KEY).post("/assets/from-hash").send({ hash: `blake3:${"f".repeat(64)}` }).expect(429));
+      expectConforms("/api/tags", "get", await keyedClient(app, KEY).get("/api/tags").expect(429));
     } finally {
       for (const c of composed.closables) await c.close();
       rmSync(dataDir, { recursive: true, force: true });

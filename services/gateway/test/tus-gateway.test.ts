@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpServer } from "@app/platform";
 import { blake3Hex } from "@app/testkit/assets";
 import { tusUpload } from "@app/testkit/tus-client";
-import { assetModes as modes, startAssetGateway, type AssetGateway } from "./asset-modes.ts";
+import { assetModes as modes } from "@app/testkit/asset-modes";
+import { startAssetGateway, type AssetGateway } from "./asset-modes.ts";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /**
  * A tus upload through the real gateway, as the web page (tus-js-client in the browser, same
@@ -41,8 +43,8 @@ describe.each(modes)("tus through the gateway: $name", (mode) => {
     expect([head.status, Number(head.headers["upload-offset"])]).toEqual([200, 2 * chunkSize]);
     const done = await tusUpload(bytes, { uploadUrl: begun.url, key: KEY, chunkSize, metadata });
     expect(done.patchOffsets[0]).toBe(2 * chunkSize);
-    const asset = await request(gateway!.app).get(`/api/assets/${done.assetId}`).set("X-API-Key", KEY);
+    const asset = await keyedClient(gateway!.app, KEY).get(`/api/assets/${done.assetId}`);
     expect(asset.body).toMatchObject({ name: "lora.safetensors", asset_hash: `blake3:${blake3Hex(bytes)}`, size: bytes.length, user_metadata: { epoch: 3 } });
-    expect(await gateway!.store.stat(blake3Hex(bytes))).toMatchObject({ size: bytes.length });
+    expect(await gateway!.blobs.stat(blake3Hex(bytes))).toMatchObject({ size: bytes.length });
   });
 });

@@ -4,10 +4,11 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SearchPage } from "@app/contracts";
-import { blake3Hex, noiseImage } from "@app/testkit/assets";
+import { blake3Hex } from "@app/testkit/assets";
 import { startChromium, type ElementHandle, type Page } from "@app/testkit/chromium";
 import { openPage, screenshots, startWebStack, WEB_KEY as KEY, type WebStack } from "./web-browser-support.ts";
 import { WEB_CATALOG } from "./web-catalog.ts";
+import { noiseImage } from "@app/testkit/png";
 
 /**
  * The web page in a real browser (Debian's chromium through puppeteer-core) against the
@@ -144,7 +145,8 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     ]);
     expect(rows[0]![3]).toBe("not installable");
     expect(await page.$("tr[data-version='8.9.0'] a"), "no download for a banned version").toBeNull();
-    expect(await page.$eval("tr[data-version='8.8.1'] a.download", (a) => a.getAttribute("href"))).toBe("https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.8.1/node.zip");
+    // The archive from this instance (issue 24: every downloadUrl points at its /archives).
+    expect(await page.$eval("tr[data-version='8.8.1'] a.download", (a) => a.getAttribute("href"))).toBe(`${base}/archives/comfyui-impact-pack/8.8.1/node.zip`);
     expect(await page.$eval("tr[data-version='8.8.0'] button.copy", (b) => b.dataset.copy)).toBe("ENVIRONMENT=dev comfy node registry-install comfyui-impact-pack --version 8.8.0");
     await page.goBack();
     await waitFirstResult("ComfyUI Impact Pack");

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { generateCatalog, type RegistryNode } from "@app/testkit/catalog";
+import { comfyNodeDefinition } from "@app/testkit/fake-registry-lists";
 import { waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
@@ -108,7 +109,7 @@ describe("banned packs", () => {
     await mirrored(d);
     expect(d.catalogStatus().nodes).toBe(NODES.length);
     const id = banned[0]!.id;
-    expect((await get(d, `/nodes/${id}`)).status).toBe(404);
+    expect((await get(d, `/nodes/${id}`)).status).toBe(403); // "Node Banned", as the registry
     expect((await get(d, `/nodes/${id}?include_banned=true`)).body).toMatchObject({ id, status: "NodeStatusBanned" });
     const plain = await get(d, "/nodes/search?limit=100");
     const all = await get(d, "/nodes/search?limit=100&include_banned=true");
@@ -133,7 +134,7 @@ describe("classes and versions", () => {
     expect(install.downloadUrl).not.toBe("");
     // Classes of other versions are not the pack's: search does not find them.
     expect((await get(d, "/nodes/search?comfy_node_search=PickyTenClass")).body.total).toBe(0);
-    expect((await get(d, "/nodes/picky-pack/versions/latest/comfy-nodes")).body.comfy_nodes).toEqual([{ comfy_node_name: "PickyNineClass" }, { comfy_node_name: "PickySampler" }]);
+    expect((await get(d, "/nodes/picky-pack/versions/latest/comfy-nodes")).body.comfy_nodes).toEqual([comfyNodeDefinition("PickyNineClass"), comfyNodeDefinition("PickySampler")]);
 
     const stored = await d.engine.get("picky-pack", { includeBanned: false });
     expect(stored?.versions?.map((v) => [v.version, v.status])).toEqual([
@@ -169,7 +170,8 @@ describe("classes and versions", () => {
     const r = await registry();
     r.delayMs = 15;
     const failing = NODES.find((n) => n.status === "NodeStatusActive")!.id;
-    r.fault(new RegExp(`^/nodes/${failing}/versions$`), "500", 2);
+    // Its versions come from the list of every version; its classes fail.
+    r.fault(new RegExp(`^/nodes/${failing}/versions/[^/]+/comfy-nodes$`), "500", 2);
     const d = await deps({ DATA_DIR: harness.path("progress"), CATALOG_SOURCE: r.url }, { attempts: 2 });
     await waitUntil(() => d.catalogStatus().mirror?.phase === "details" && d.catalogStatus().state === "fresh", "the pack list to be served");
     const during = (await get(d, "/readyz")).body.catalog;
@@ -235,7 +237,7 @@ describe("kept in step", () => {
     expect((await get(d, "/nodes/search?comfy_node_search=BrandNewClass")).body.nodes[0]?.id).toBe("brand-new-pack");
     const fresh = await get(d, "/nodes/search?comfy_node_search=FreshlyPublishedClass");
     expect(fresh.body.nodes[0]).toMatchObject({ id: published, latest_version: { version: "9.0.0" } });
-    expect((await get(d, `/nodes/${banned}`)).status).toBe(404);
+    expect((await get(d, `/nodes/${banned}`)).status).toBe(403);
     expect((await get(d, `/nodes/${banned}?include_banned=true`)).body.status).toBe("NodeStatusBanned");
     // A deletion leaves no trace in `timestamp=`: the pack stays until the next full pass.
     expect((await get(d, `/nodes/${removed}`)).status).toBe(200);
@@ -264,7 +266,7 @@ describe("kept in step", () => {
       const listed = NODES.filter((n) => n.status !== "NodeStatusDeleted").length + 1;
       expect(second.catalogStatus()).toMatchObject({ nodes: listed, missing: null, mirror: { pass: "full", errors: 0 } });
       const found = await get(second, "/nodes/search?comfy_node_search=PickySampler");
-      expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https:/) } });
+      expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) } });
       expect((await second.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
     } finally {
       upstream.closeAllConnections();
@@ -314,7 +316,7 @@ describe("kept in step", () => {
     await offline.started;
     expect(offline.catalogStatus()).toMatchObject({ state: "stale", nodes: NODES.length + 1 });
     const found = await get(offline, "/nodes/search?comfy_node_search=PickySampler");
-    expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https:/) } });
+    expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) } });
     expect((await offline.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
   });
 });

@@ -3,7 +3,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
-import { blake3Hex, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { blake3Hex, KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { noisePng } from "@app/testkit/png";
 
 /**
  * Text the asset API keeps in a database column (tags, names) and the text it matches against

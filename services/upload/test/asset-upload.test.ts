@@ -1,16 +1,17 @@
 import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../src/domain/key-limits.ts";
-import { KEY, makeTestApp, multipart, noisePng, type TestApp } from "./helpers.ts";
+import { KEY, makeTestApp, multipart, type TestApp } from "./helpers.ts";
+import { noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /**
  * POST /api/assets' own limits, as routes in process: its size limit (ASSET_UPLOAD_MAX_BYTES,
  * apart from /api/upload/image's), a timeout counted from the last byte (a long upload that
  * keeps arriving is not cut), the upload rate class, and a large body streamed, not held.
- * What ComfyUI's tests ask of the route runs through the gateway (services/gateway/test/comfy-asset-api.test.ts).
+ * What ComfyUI's tests ask of the route: comfy-asset-api-cases.ts.
  */
 let t: TestApp | undefined;
 let server: Server | undefined;
@@ -52,14 +53,14 @@ describe("POST /api/assets limits", () => {
     t = await makeTestApp({ settings: { maxBytes: 32 * 1024, assetMaxBytes: 256 * 1024 } });
     const png = await noisePng(160, 160); // ~77 KB: over the image route's limit, under the asset route's
     expect(png.length).toBeGreaterThan(32 * 1024);
-    const image = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", png, "a.png");
+    const image = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", png, "a.png");
     expect([image.status, image.body.code]).toEqual([413, "payload_too_large"]);
     const ok = form(png);
-    const asset = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", ok.contentType).send(ok.body);
+    const asset = await keyedClient(t.app, KEY).post("/api/assets").set("Content-Type", ok.contentType).send(ok.body);
     expect(asset.status, JSON.stringify(asset.body)).toBe(201);
     const before = (await t.blobs.list()).length;
     const big = form(Buffer.alloc(300 * 1024, 7));
-    const refused = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", big.contentType).send(big.body);
+    const refused = await keyedClient(t.app, KEY).post("/api/assets").set("Content-Type", big.contentType).send(big.body);
     expect([refused.status, refused.body.error?.code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
     const cut = await streamed(t, async (write, end) => {
       write(head);
@@ -96,13 +97,13 @@ describe("POST /api/assets limits", () => {
   it("counts as an upload for the key's limits (upload_rpm): 429 RATE_LIMITED in the envelope, with Retry-After", async () => {
     t = await makeTestApp({ settings: { rateLimits: { ...NO_LIMITS, upload_rpm: 1 } } });
     const first = form(Buffer.from("first"));
-    await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", first.contentType).send(first.body).expect(201);
+    await keyedClient(t.app, KEY).post("/api/assets").set("Content-Type", first.contentType).send(first.body).expect(201);
     const second = form(Buffer.from("second"));
-    const limited = await request(t.app).post("/api/assets").set("X-API-Key", KEY).set("Content-Type", second.contentType).send(second.body);
+    const limited = await keyedClient(t.app, KEY).post("/api/assets").set("Content-Type", second.contentType).send(second.body);
     expect([limited.status, limited.body.error?.code]).toEqual([429, "RATE_LIMITED"]);
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     // The asset API's reads are the other class: still answered.
-    await request(t.app).get("/api/assets").set("X-API-Key", KEY).expect(200);
+    await keyedClient(t.app, KEY).get("/api/assets").expect(200);
   });
 
   it("streams a large body through the hasher to disk without holding it (64 MiB, memory bounded)", async () => {

@@ -6,7 +6,9 @@ import { promisify } from "node:util";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestKey, loadApiKeys, parseKeyFile, readKeyFile } from "../src/adapters/keys/api-keys.ts";
-import { expectUploadError, KEY, makeTestApp, noisePng, OTHER_KEY, type TestApp } from "./helpers.ts";
+import { expectUploadError, KEY, makeTestApp, OTHER_KEY, type TestApp } from "./helpers.ts";
+import { noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 const FILE_KEY = "file-key-zyxwvutsrqponmlk";
 let t: TestApp;
@@ -63,13 +65,13 @@ describe("API keys on the upload routes", () => {
     const noHeader = await request(t.app).post(`/api/upload/image?${param}=${KEY}`).attach("image", await noisePng(4, 4), { filename: "a.png" });
     expect(noHeader.status).toBe(401);
     expectUploadError(noHeader.body, "unauthorized");
-    const withHeader = await request(t.app).get(`/api/view?filename=x.png&${param}=${KEY}`).set("X-API-Key", KEY);
+    const withHeader = await keyedClient(t.app, KEY).get(`/api/view?filename=x.png&${param}=${KEY}`);
     expect(withHeader.status).toBe(401);
   });
 
   it("never writes a key to the log, accepted or refused, in a header or the query string", async () => {
     t.logs.length = 0;
-    await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", await noisePng(4, 4), { filename: "a.png" });
+    await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", await noisePng(4, 4), { filename: "a.png" });
     await request(t.app).post("/api/upload/image").set("Authorization", `Bearer ${FILE_KEY}`).attach("image", Buffer.from("x"), { filename: "a.png" });
     await request(t.app).post("/api/upload/image").set("X-API-Key", oneOff(KEY));
     await request(t.app).get(`/api/view?api_key=${OTHER_KEY}&filename=a.png`);

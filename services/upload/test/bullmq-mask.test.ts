@@ -1,10 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { BullMqJobQueue } from "@app/jobs";
 import { jobIds } from "@app/contracts";
-import { blake3Hex, corruptBodyPng, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { blake3Hex, expectUploadError, KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { corruptBodyPng, noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /** The mask job through BullMQ on the real Redis (the test process is producer and worker). */
 const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
@@ -23,12 +24,12 @@ describe("mask upload with the BullMQ queue", () => {
   it("derives through a BullMQ job and answers the retry with the same result", async () => {
     prefix = `upload-test-${randomUUID()}`;
     t = await makeTestApp({ queue: new BullMqJobQueue({ redisUrl: REDIS_URL, prefix }) });
-    const up = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", await noisePng(32, 32), { filename: "o.png" });
+    const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", await noisePng(32, 32), { filename: "o.png" });
     const mask = await noisePng(32, 32);
-    const first = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const first = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
     expect(first.status).toBe(200);
     expect(first.body.metadata.mask_type).toBe("luminance");
-    const again = await request(t.app).post("/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const again = await keyedClient(t.app, KEY).post("/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
     expect(again.body).toEqual(first.body);
     expect(await t.blobs.list()).toHaveLength(4);
   });
@@ -38,10 +39,10 @@ describe("mask upload with the BullMQ queue", () => {
     const queue = new BullMqJobQueue({ redisUrl: REDIS_URL, prefix, attempts: 3, backoffMs: 1000 });
     t = await makeTestApp({ queue });
     const bad = await corruptBodyPng(64, 64);
-    const up = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", bad, { filename: "o.png" });
+    const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", bad, { filename: "o.png" });
     expect(up.status).toBe(200);
     const mask = await noisePng(8, 8);
-    const res = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const res = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_image");
     const jobId = jobIds.maskDerive({ originalHash: blake3Hex(bad), maskHash: blake3Hex(mask) });
@@ -51,8 +52,8 @@ describe("mask upload with the BullMQ queue", () => {
   it("answers 503 unavailable at once when Redis does not answer, keeping what was stored", async () => {
     prefix = `upload-test-${randomUUID()}`;
     t = await makeTestApp({ queue: new BullMqJobQueue({ redisUrl: "redis://127.0.0.1:1", prefix, unavailableAfterMs: 500 }) });
-    const up = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", await noisePng(8, 8), { filename: "o.png" });
-    const res = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", await noisePng(8, 8), { filename: "m.png" }).field("original_ref", up.body.name);
+    const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", await noisePng(8, 8), { filename: "o.png" });
+    const res = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", await noisePng(8, 8), { filename: "m.png" }).field("original_ref", up.body.name);
     expect(res.status).toBe(503);
     expectUploadError(res.body, "unavailable");
     expect(await t.blobs.list()).toHaveLength(2);

@@ -10,8 +10,10 @@ import { createApp } from "../src/app.ts";
 import { createRateLimiter, createUploadRuntime, type UploadRuntime } from "../src/compose.ts";
 import { countKeys, deleteKeys, TEST_REDIS_URL, uniquePrefix } from "@app/testkit/redis";
 import { createBlobStore, temporaryName } from "@app/blobs";
-import { blake3Hex, noisePng } from "./helpers.ts";
+import { blake3Hex } from "./helpers.ts";
 import { startS3 } from "@app/testkit/s3rver";
+import { noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 const silent = pino({ level: "silent" });
 let cleanup: (() => Promise<void>)[] = [];
@@ -38,7 +40,7 @@ describe("createUploadRuntime", () => {
     const png = await noisePng(6, 6);
     const res = await request(app).post("/upload/image").set("Authorization", "Bearer k2").attach("image", png, { filename: "a.png" });
     expect(res.body.name).toBe(`${blake3Hex(png)}.png`);
-    const mask = await request(app).post("/upload/mask").set("X-API-Key", "k1").attach("image", await noisePng(6, 6), { filename: "m.png" }).field("original_ref", res.body.name);
+    const mask = await keyedClient(app, "k1").post("/upload/mask").attach("image", await noisePng(6, 6), { filename: "m.png" }).field("original_ref", res.body.name);
     expect(mask.status).toBe(200); // the in-process queue runs this service's own mask handler
     const metrics = await request(app).get("/metrics");
     expect(metrics.text).toMatch(/upload_objects_created_total/);
@@ -78,7 +80,7 @@ describe("createUploadRuntime", () => {
     expect(deps.blobs.kind).toBe("s3");
     expect(await deps.isReady()).toBe(true);
     const png = await noisePng(5, 5);
-    const res = await request(createApp(deps)).post("/api/upload/image").set("X-API-Key", "k").attach("image", png, { filename: "a.png" });
+    const res = await keyedClient(createApp(deps), "k").post("/api/upload/image").attach("image", png, { filename: "a.png" });
     expect(res.status).toBe(200);
     expect(await (await createBlobStore(config)).list()).toEqual([blake3Hex(png)]); // a second store on the bucket sees it
   });

@@ -7,7 +7,6 @@ import { Writable } from "node:stream";
 import { blake3 } from "@napi-rs/blake-hash";
 import type { Express } from "express";
 import { pino } from "pino";
-import sharp from "sharp";
 import { InProcessJobQueue, type JobQueue } from "@app/jobs";
 import { loadApiKeys } from "../src/adapters/keys/api-keys.ts";
 import { FsBlobStore, type ChosenBlobStore } from "@app/blobs";
@@ -17,8 +16,6 @@ import { createApp } from "../src/app.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
 import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/http/deps.ts";
 import { multipart as buildMultipart, type Part } from "@app/testkit/raw-http";
-
-export { pngClaiming } from "@app/testkit/png";
 
 export const KEY = "test-key-0123456789abcdef";
 export const OTHER_KEY = "second-key-with-another-label";
@@ -91,29 +88,6 @@ export function servedApps() {
 }
 
 export const blake3Hex = (b: Buffer): string => blake3(b).toString("hex");
-
-export function solidPng(width: number, height: number, rgba: { r: number; g: number; b: number; alpha?: number }): Promise<Buffer> {
-  const channels = rgba.alpha === undefined ? 3 : 4;
-  return sharp({ create: { width, height, channels, background: { ...rgba, alpha: rgba.alpha ?? 1 } } }).png().toBuffer();
-}
-
-/**
- * A PNG whose header is whole and whose pixel data is not: the upload's header check accepts it,
- * a full decode (the mask job's) refuses it.
- */
-export async function corruptBodyPng(width: number, height: number): Promise<Buffer> {
-  const png = Buffer.from(await noisePng(width, height));
-  const idat = png.indexOf("IDAT");
-  png.fill(0xff, idat + 40, idat + 120);
-  return png;
-}
-
-/** Distinct content every call (so tests never collide on a hash). */
-export function noisePng(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
-    .png()
-    .toBuffer();
-}
 
 /** Upload tests' own boundary: `hostile.test.ts` names it in a Content-Type. */
 export const TEST_BOUNDARY = "----testboundary7MA4YWxk";

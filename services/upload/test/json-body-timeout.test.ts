@@ -1,10 +1,11 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCodeOf } from "@app/testkit/raw-http";
 import { trickleJsonBodies } from "@app/testkit/slow-json-bodies";
-import { KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /**
  * The asset API's JSON bodies obey BODY_TIMEOUT_MS like upload bodies do: a body that trickles
@@ -22,8 +23,8 @@ beforeAll(async () => {
   server = t.app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const up = await request(server).post("/api/upload/image").set("X-API-Key", KEY).attach("image", await noisePng(8, 8), { filename: "a.png" });
-  const made = await request(server).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash: `blake3:${up.body.name.slice(0, 64)}`, name: "kept" });
+  const up = await keyedClient(server, KEY).post("/api/upload/image").attach("image", await noisePng(8, 8), { filename: "a.png" });
+  const made = await keyedClient(server, KEY).post("/api/assets/from-hash").send({ hash: `blake3:${up.body.name.slice(0, 64)}`, name: "kept" });
   expect(made.status).toBe(201);
   id = made.body.id;
 });
@@ -44,13 +45,13 @@ describe("JSON bodies and BODY_TIMEOUT_MS", () => {
       expect(a.bytesSent, a.route).toBeLessThan(20);
     }
     // The record is untouched and the service still answers.
-    const still = await request(server).get(`/api/assets/${id}`).set("X-API-Key", KEY);
+    const still = await keyedClient(server, KEY).get(`/api/assets/${id}`);
     expect(still.status).toBe(200);
     expect(still.body.name).toBe("kept");
   });
 
   it("a body that arrives in time is read as before", async () => {
-    const res = await request(server).put(`/api/assets/${id}`).set("X-API-Key", KEY).send({ user_metadata: { ok: true } });
+    const res = await keyedClient(server, KEY).put(`/api/assets/${id}`).send({ user_metadata: { ok: true } });
     expect(res.status).toBe(200);
     expect(res.body.user_metadata).toEqual({ ok: true });
   });

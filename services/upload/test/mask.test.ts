@@ -2,7 +2,9 @@ import sharp from "sharp";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { jobIds } from "@app/contracts";
-import { blake3Hex, corruptBodyPng, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { blake3Hex, expectUploadError, KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { corruptBodyPng, noisePng, pixelPng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 let t: TestApp;
 beforeEach(async () => {
@@ -19,11 +21,7 @@ const H = 2;
 async function original(): Promise<Buffer> {
   const raw = Buffer.alloc(W * H * 3);
   for (let i = 0; i < W * H; i++) raw.set([10 + i * 20, 200 - i * 10, 7 * i], i * 3);
-  return sharp(raw, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
-}
-
-function rawPng(pixels: number[], width: number, height: number, channels: 1 | 3 | 4): Promise<Buffer> {
-  return sharp(Buffer.from(pixels), { raw: { width, height, channels } }).png().toBuffer();
+  return pixelPng(raw, W, H, 3);
 }
 
 async function pixelsOf(name: string): Promise<Buffer> {
@@ -39,7 +37,7 @@ const alphaOf = (rgba: Buffer) => Array.from({ length: rgba.length / 4 }, (_, i)
 const rgbOf = (rgba: Buffer) => Array.from({ length: rgba.length / 4 }, (_, i) => [rgba[i * 4], rgba[i * 4 + 1], rgba[i * 4 + 2]]);
 
 async function uploadOriginal(bytes: Buffer): Promise<string> {
-  const res = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", bytes, { filename: "orig.png" }).field("type", "input");
+  const res = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", bytes, { filename: "orig.png" }).field("type", "input");
   expect(res.status).toBe(200);
   return res.body.name;
 }
@@ -59,7 +57,7 @@ describe("POST /api/upload/mask", () => {
     const name = await uploadOriginal(orig);
     // left half transparent (masked), right half opaque; RGB deliberately noisy
     const alpha = [0, 0, 255, 255, 0, 0, 255, 255];
-    const mask = await rawPng(alpha.flatMap((a, i) => [i * 30, 255 - i * 30, 99, a]), W, H, 4);
+    const mask = await pixelPng(alpha.flatMap((a, i) => [i * 30, 255 - i * 30, 99, a]), W, H, 4);
     const res = await postMask(mask, JSON.stringify({ filename: name, subfolder: "", type: "input" }));
     expect(res.status).toBe(200);
     const { metadata } = res.body;
@@ -80,7 +78,7 @@ describe("POST /api/upload/mask", () => {
     const orig = await original();
     const name = await uploadOriginal(orig);
     const lum = [255, 255, 0, 0, 128, 64, 0, 255];
-    const mask = await rawPng(lum, W, H, 1);
+    const mask = await pixelPng(lum, W, H, 1);
     const res = await postMask(mask, name);
     expect(res.status).toBe(200);
     expect(res.body.metadata.mask_type).toBe("luminance");
@@ -93,7 +91,7 @@ describe("POST /api/upload/mask", () => {
   it("treats an RGB black-and-white mask by luminance too", async () => {
     const name = await uploadOriginal(await original());
     const lum = [255, 0, 255, 0, 0, 255, 0, 255];
-    const mask = await rawPng(lum.flatMap((l) => [l, l, l]), W, H, 3);
+    const mask = await pixelPng(lum.flatMap((l) => [l, l, l]), W, H, 3);
     const res = await postMask(mask, name);
     expect(res.body.metadata.mask_type).toBe("luminance");
     expect(alphaOf(await pixelsOf(res.body.name))).toEqual(lum.map((l) => 255 - l));
@@ -103,7 +101,7 @@ describe("POST /api/upload/mask", () => {
     const name = await uploadOriginal(await original());
     // 40×20 mask: left half masked (alpha 0), right half not
     const big = Array.from({ length: 40 * 20 }, (_, i) => (i % 40 < 20 ? [0, 0, 0, 0] : [0, 0, 0, 255])).flat();
-    const res = await postMask(await rawPng(big, 40, 20, 4), name);
+    const res = await postMask(await pixelPng(big, 40, 20, 4), name);
     expect(res.status).toBe(200);
     const a = alphaOf(await pixelsOf(res.body.name));
     // outer columns exact; the two beside the edge are blended by the resampling, on the right side of half
@@ -117,7 +115,7 @@ describe("POST /api/upload/mask", () => {
     // stored 6×4, shown 4×6 (orientation 6 = rotate 90° clockwise)
     const jpeg = await sharp({ create: { width: 6, height: 4, channels: 3, background: "#808080" } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
     const name = await uploadOriginal(jpeg);
-    const res = await postMask(await rawPng(Array.from({ length: 24 }, () => 255), 4, 6, 1), name);
+    const res = await postMask(await pixelPng(Array.from({ length: 24 }, () => 255), 4, 6, 1), name);
     expect(res.status).toBe(200);
     const chunks: Buffer[] = [];
     for await (const c of await t.blobs.read(res.body.name.split(".")[0]!)) chunks.push(c as Buffer);
@@ -129,7 +127,7 @@ describe("POST /api/upload/mask", () => {
   it("stores mask and derivatives as tagged content-addressed assets; a retry writes nothing new", async () => {
     const orig = await original();
     const name = await uploadOriginal(orig);
-    const mask = await rawPng([0, 255, 0, 255, 0, 255, 0, 255], W, H, 1);
+    const mask = await pixelPng([0, 255, 0, 255, 0, 255, 0, 255], W, H, 1);
     const first = await postMask(mask, name);
     const listed = await t.blobs.list();
     expect(listed).toHaveLength(4); // original, mask, paint, painted
@@ -158,7 +156,7 @@ describe("POST /api/upload/mask", () => {
   ])("finds the original from %s", async (_label, ref) => {
     const orig = await original();
     const name = await uploadOriginal(orig);
-    const res = await postMask(await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1), ref(name));
+    const res = await postMask(await pixelPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1), ref(name));
     expect(res.status).toBe(200);
     expect(res.body.metadata.original_hash).toBe(`blake3:${blake3Hex(orig)}`);
   });
@@ -166,7 +164,7 @@ describe("POST /api/upload/mask", () => {
   it("an original that does not decode: 400 invalid_image after a single attempt of the job (a client error is not retried)", async () => {
     const bad = await corruptBodyPng(64, 64);
     const name = await uploadOriginal(bad); // the header is whole: accepted at upload
-    const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
+    const mask = await pixelPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
     const res = await postMask(mask, name);
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_image");
@@ -175,7 +173,7 @@ describe("POST /api/upload/mask", () => {
   });
 
   it("unknown original: 404 original_not_found, and the mask is not stored", async () => {
-    const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
+    const mask = await pixelPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
     const res = await postMask(mask, `${"b".repeat(64)}.png`);
     expect(res.status).toBe(404);
     expectUploadError(res.body, "original_not_found");
@@ -199,7 +197,7 @@ describe("POST /api/upload/mask", () => {
   ])("original_ref %j: 400 invalid_original_ref", async (ref) => {
     const name = await uploadOriginal(await original());
     expect(name).toBeTruthy();
-    const res = await postMask(await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1), ref);
+    const res = await postMask(await pixelPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1), ref);
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_original_ref");
   });
@@ -207,9 +205,9 @@ describe("POST /api/upload/mask", () => {
   it("comfy-ui-client's originalRef is an alias of original_ref; both may be sent when they name the same image", async () => {
     const orig = await original();
     const name = await uploadOriginal(orig);
-    const mask = await rawPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
+    const mask = await pixelPng([0, 0, 0, 0, 255, 255, 255, 255], W, H, 1);
     const send = (fields: [string, string][]) => {
-      let req = request(t.app).post("/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "mask.png" });
+      let req = keyedClient(t.app, KEY).post("/upload/mask").attach("image", mask, { filename: "mask.png" });
       for (const [k, v] of fields) req = req.field(k, v);
       return req;
     };
@@ -233,7 +231,7 @@ describe("POST /api/upload/mask", () => {
 
   it("a job slower than MASK_JOB_TIMEOUT_MS: 503 unavailable, the job finishes, the retry gets the result", async () => {
     const name = await uploadOriginal(await noisePng(1024, 1024));
-    const mask = await rawPng(Array.from({ length: 64 * 64 }, (_, i) => (i % 3 ? 255 : 0)), 64, 64, 1);
+    const mask = await pixelPng(Array.from({ length: 64 * 64 }, (_, i) => (i % 3 ? 255 : 0)), 64, 64, 1);
     t.deps.settings.maskJobTimeoutMs = 1;
     const slow = await postMask(mask, name);
     expect(slow.status).toBe(503);

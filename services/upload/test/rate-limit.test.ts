@@ -10,7 +10,9 @@ import { sleep } from "@app/testkit/processes";
 import { rawRequest } from "@app/testkit/raw-http";
 import { digestKey } from "../src/adapters/keys/api-keys.ts";
 import { NO_LIMITS, type RateLimits } from "../src/domain/key-limits.ts";
-import { expectUploadError, KEY, makeTestApp, multipart, noisePng, OTHER_KEY, type TestApp } from "./helpers.ts";
+import { expectUploadError, KEY, makeTestApp, multipart, OTHER_KEY, type TestApp } from "./helpers.ts";
+import { noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 const STRICT_KEY = "file-key-strict-0123456789";
 const FREE_KEY = "file-key-free-0123456789ab";
@@ -49,7 +51,7 @@ async function eventually(check: () => Promise<boolean>, deadlineMs = 20_000): P
 }
 
 const upload = async (key: string, bytes?: Buffer) =>
-  request(t.app).post("/api/upload/image").set("X-API-Key", key).attach("image", bytes ?? (await noisePng(4, 4)), { filename: "a.png" });
+  keyedClient(t.app, key).post("/api/upload/image").attach("image", bytes ?? (await noisePng(4, 4)), { filename: "a.png" });
 
 /** 429 with Retry-After; the asset routes say it in ComfyUI's envelope (`asset: true`), the others as `{code, message, error}`. */
 function expectRateLimited(res: { status: number; body: unknown; headers: Record<string, string> }, limitName: string, asset = false): void {
@@ -70,11 +72,11 @@ describe("per-key rate limits (in memory)", () => {
     for (let i = 0; i < 3; i++) expect((await upload(KEY)).status).toBe(200);
     const over = await upload(KEY);
     expectRateLimited(over, "upload_rpm");
-    expectRateLimited(await request(t.app).post("/upload/mask").set("X-API-Key", KEY), "upload_rpm"); // both upload routes, both prefixes
+    expectRateLimited(await keyedClient(t.app, KEY).post("/upload/mask"), "upload_rpm"); // both upload routes, both prefixes
     expect((await upload(OTHER_KEY)).status).toBe(200);
-    const view = await request(t.app).get(`/api/view?filename=${"a".repeat(64)}.png`).set("X-API-Key", KEY);
+    const view = await keyedClient(t.app, KEY).get(`/api/view?filename=${"a".repeat(64)}.png`);
     expect(view.status).toBe(404); // reads are another class: still served
-    expect((await request(t.app).post("/api/upload/image").set("X-API-Key", "unknown")).status).toBe(401);
+    expect((await keyedClient(t.app, "unknown").post("/api/upload/image")).status).toBe(401);
   });
 
   it("a limit in the key file overrides the default, both ways (0 = no limit)", async () => {
@@ -82,7 +84,7 @@ describe("per-key rate limits (in memory)", () => {
     expect((await upload(STRICT_KEY)).status).toBe(200);
     expectRateLimited(await upload(STRICT_KEY), "upload_rpm");
     for (let i = 0; i < 6; i++) expect((await upload(FREE_KEY)).status).toBe(200);
-    const view = (key: string) => request(t.app).get(`/view?filename=${"b".repeat(64)}.png`).set("X-API-Key", key);
+    const view = (key: string) => keyedClient(t.app, key).get(`/view?filename=${"b".repeat(64)}.png`);
     expect((await view(STRICT_KEY)).status).toBe(404);
     expectRateLimited(await view(STRICT_KEY), "assets_rpm");
     for (let i = 0; i < 6; i++) expect((await view(FREE_KEY)).status).toBe(404);
@@ -101,16 +103,16 @@ describe("per-key rate limits (in memory)", () => {
     await appWith({ assets_rpm: 4 });
     const name = (await upload(KEY)).body.name as string;
     const hash = `blake3:${name.split(".")[0]}`;
-    expect((await request(t.app).head(`/api/assets/hash/${hash}`).set("X-API-Key", KEY)).status).toBe(200);
-    expect((await request(t.app).get("/api/assets?limit=5").set("X-API-Key", KEY)).status).toBe(200);
-    expect((await request(t.app).get("/api/tags").set("X-API-Key", KEY)).status).toBe(200);
-    expect((await request(t.app).get(`/view?filename=${name}`).set("X-API-Key", KEY)).status).toBe(200);
-    const head = await request(t.app).head(`/assets/hash/${hash}`).set("X-API-Key", KEY);
+    expect((await keyedClient(t.app, KEY).head(`/api/assets/hash/${hash}`)).status).toBe(200);
+    expect((await keyedClient(t.app, KEY).get("/api/assets?limit=5")).status).toBe(200);
+    expect((await keyedClient(t.app, KEY).get("/api/tags")).status).toBe(200);
+    expect((await keyedClient(t.app, KEY).get(`/view?filename=${name}`)).status).toBe(200);
+    const head = await keyedClient(t.app, KEY).head(`/assets/hash/${hash}`);
     expect(head.status).toBe(429);
     expect(head.headers["retry-after"]).toMatch(/^\d+$/);
-    expectRateLimited(await request(t.app).get("/api/assets").set("X-API-Key", KEY), "assets_rpm", true);
-    expectRateLimited(await request(t.app).post("/api/assets/from-hash").set("X-API-Key", KEY).send({ hash }), "assets_rpm", true);
-    expect((await request(t.app).get("/api/assets").set("X-API-Key", OTHER_KEY)).status).toBe(200);
+    expectRateLimited(await keyedClient(t.app, KEY).get("/api/assets"), "assets_rpm", true);
+    expectRateLimited(await keyedClient(t.app, KEY).post("/api/assets/from-hash").send({ hash }), "assets_rpm", true);
+    expect((await keyedClient(t.app, OTHER_KEY).get("/api/assets")).status).toBe(200);
   });
 
   it("upload_mbpm: a body is charged its Content-Length before it is read; a refused body spends nothing; a body over the whole allowance is 413", async () => {

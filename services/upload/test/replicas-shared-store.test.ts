@@ -3,11 +3,12 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, noiseImage, view } from "@app/testkit/assets";
+import { blake3Hex, KEY, view } from "@app/testkit/assets";
 import { SCRIPTS, sleep, startService, type Service } from "@app/testkit/processes";
 import { multipart } from "@app/testkit/raw-http";
 import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 import { S3BlobStore } from "@app/blobs/s3";
+import { noiseImage } from "@app/testkit/png";
 
 // It starts and restarts service processes (a few seconds each on a loaded 2-core machine): a cap, not a timing.
 const PROCESS_TEST_TIMEOUT_MS = 180_000;

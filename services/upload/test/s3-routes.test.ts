@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import sharp from "sharp";
-import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3BlobStore } from "@app/blobs/s3";
-import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { blake3Hex, expectUploadError, KEY, makeTestApp, type TestApp } from "./helpers.ts";
 import { startS3, type RunningS3 } from "@app/testkit/s3rver";
+import { noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /** The upload routes' key cases once more, with the S3 store behind them (s3rver, real SigV4). */
 let s3: RunningS3;
@@ -19,7 +20,7 @@ afterAll(async () => {
   await s3?.stop();
 });
 
-const upload = () => request(t.app).post("/api/upload/image").set("X-API-Key", KEY);
+const upload = () => keyedClient(t.app, KEY).post("/api/upload/image");
 
 describe("upload routes over the S3 store", () => {
   it("stores by hash, dedupes, and streams back with ETag and ranges", async () => {
@@ -32,11 +33,11 @@ describe("upload routes over the S3 store", () => {
       expect(a.body.name).toBe(`${blake3Hex(bytes)}.png`);
       expect(b.body.name).toBe(a.body.name);
       expect((await t.blobs.getSidecar(blake3Hex(bytes)))?.tags.sort()).toEqual(["input", "temp"]);
-      const view = await request(t.app).get(`/view?filename=${a.body.name}`).set("X-API-Key", KEY).buffer(true);
+      const view = await keyedClient(t.app, KEY).get(`/view?filename=${a.body.name}`).buffer(true);
       expect(view.status).toBe(200);
       expect(view.headers.etag).toBe(`"${blake3Hex(bytes)}"`);
       expect(Buffer.from(view.body).equals(bytes)).toBe(true);
-      const part = await request(t.app).get(`/api/view?filename=${a.body.name}`).set("X-API-Key", KEY).set("Range", "bytes=0-0").buffer(true);
+      const part = await keyedClient(t.app, KEY).get(`/api/view?filename=${a.body.name}`).set("Range", "bytes=0-0").buffer(true);
       expect(part.status).toBe(206);
       expect(Buffer.from(part.body).equals(bytes.subarray(0, 1))).toBe(true);
     }
@@ -56,7 +57,7 @@ describe("upload routes over the S3 store", () => {
     const orig = await noisePng(8, 4);
     const up = await upload().attach("image", orig, { filename: "o.png" });
     const mask = await sharp(Buffer.from(Array.from({ length: 32 }, (_, i) => (i % 8 < 4 ? 255 : 0))), { raw: { width: 8, height: 4, channels: 1 } }).png().toBuffer();
-    const res = await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const res = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
     expect(res.status).toBe(200);
     expect(res.body.metadata.mask_type).toBe("luminance");
     const chunks: Buffer[] = [];
@@ -70,7 +71,7 @@ describe("upload routes over the S3 store", () => {
     const up = await upload().attach("image", png, { filename: "r.png" });
     t.deps.settings.viewMode = "redirect";
     try {
-      const res = await request(t.app).get(`/api/view?filename=${up.body.name}`).set("X-API-Key", KEY).redirects(0);
+      const res = await keyedClient(t.app, KEY).get(`/api/view?filename=${up.body.name}`).redirects(0);
       expect(res.status).toBe(302);
       const fetched = await fetch(res.headers.location!);
       expect(fetched.status).toBe(200);

@@ -12,6 +12,7 @@ import { startS3, type RunningS3 } from "@app/testkit/s3rver";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /**
  * tus over the S3 store: two service instances share one bucket (and one asset database), as
@@ -67,9 +68,9 @@ describe("tus over the S3 store, two instances sharing the bucket", () => {
     const done = await tusUpload(bytes, { uploadUrl: `${b.base}${path}`, key: KEY, chunkSize, metadata: {} });
     expect(done.patchOffsets[0]).toBe(2 * chunkSize);
     expect(done.assetId).not.toBeNull();
-    const asset = await request(a.t.app).get(`/api/assets/${done.assetId}`).set("X-API-Key", KEY);
+    const asset = await keyedClient(a.t.app, KEY).get(`/api/assets/${done.assetId}`);
     expect(asset.body).toMatchObject({ asset_hash: `blake3:${blake3Hex(bytes)}`, size: bytes.length, name: "m.safetensors" });
-    const content = await request(a.t.app).get(`/api/assets/${done.assetId}/content`).set("X-API-Key", KEY).buffer(true).parse((res, cb) => {
+    const content = await keyedClient(a.t.app, KEY).get(`/api/assets/${done.assetId}/content`).buffer(true).parse((res, cb) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => cb(null, Buffer.concat(chunks)));

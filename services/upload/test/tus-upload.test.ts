@@ -9,6 +9,7 @@ import { sweepExpiredUploads } from "../src/routes/assets/uploads.ts";
 import type { UploadSettings } from "../src/http/deps.ts";
 import { blake3Hex, KEY, makeTestApp, OTHER_KEY, servedApps, type TestApp } from "./helpers.ts";
 import { refusal, tusUpload } from "@app/testkit/tus-client";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /**
  * tus 1.0.0 at /api/assets/uploads with tus-js-client as shipped, over the filesystem store:
@@ -25,7 +26,7 @@ async function start(settings: Partial<UploadSettings> = {}): Promise<{ t: TestA
 
 const MODEL = { filename: "tiny.safetensors", tags: "models,model_type:checkpoints" };
 const uploadsDir = (app: TestApp) => join(app.dataDir, "blobs", "uploads");
-const head = (app: TestApp, url: string, key = KEY) => request(app.app).head(new URL(url).pathname).set("X-API-Key", key).set("Tus-Resumable", "1.0.0");
+const head = (app: TestApp, url: string, key = KEY) => keyedClient(app.app, key).head(new URL(url).pathname).set("Tus-Resumable", "1.0.0");
 
 describe("tus uploads", () => {
   it("an upload aborted halfway resumes from where it stopped and yields the asset (Asset-Id, hash, bytes)", async () => {
@@ -43,7 +44,7 @@ describe("tus uploads", () => {
     // Resumed at the stored offset: no byte before it was sent again.
     expect(second.patchOffsets[0]).toBe(stoppedAt);
     expect(second.assetId).toMatch(/^[0-9a-f-]{36}$/);
-    const asset = await request(t.app).get(`/api/assets/${second.assetId}`).set("X-API-Key", KEY);
+    const asset = await keyedClient(t.app, KEY).get(`/api/assets/${second.assetId}`);
     expect(asset.status).toBe(200);
     expect(asset.body).toMatchObject({
       name: "tiny.safetensors",
@@ -53,7 +54,7 @@ describe("tus uploads", () => {
       user_metadata: { source: "test", filename: `${blake3Hex(bytes)}.bin` },
     });
     expect([...asset.body.tags].sort()).toEqual(["model_type:checkpoints", "models"]);
-    const content = await request(t.app).get(`/api/assets/${second.assetId}/content`).set("X-API-Key", KEY).buffer(true).parse((res, cb) => {
+    const content = await keyedClient(t.app, KEY).get(`/api/assets/${second.assetId}/content`).buffer(true).parse((res, cb) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => cb(null, Buffer.concat(chunks)));
@@ -91,7 +92,7 @@ describe("tus uploads", () => {
       const finished = await tusUpload(other, { uploadUrl: replicaUrl, key: KEY, chunkSize: 300 * 1024, metadata: MODEL });
       expect(finished.patchOffsets[0]).toBe(300 * 1024);
       expect(reads.mock.calls.map((c) => c[0])).toContain("whole");
-      const asset = await request(t.app).get(`/api/assets/${finished.assetId}`).set("X-API-Key", KEY);
+      const asset = await keyedClient(t.app, KEY).get(`/api/assets/${finished.assetId}`);
       expect(asset.body.asset_hash).toBe(`blake3:${blake3Hex(other)}`);
     } finally {
       replicaServer.close();
@@ -102,7 +103,7 @@ describe("tus uploads", () => {
     const { t, base } = await start();
     const bytes = randomBytes(512 * 1024);
     const begun = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 128 * 1024, stopAfter: 128 * 1024, metadata: MODEL });
-    const del = await request(t.app).delete(new URL(begun.url).pathname).set("X-API-Key", KEY).set("Tus-Resumable", "1.0.0");
+    const del = await keyedClient(t.app, KEY).delete(new URL(begun.url).pathname).set("Tus-Resumable", "1.0.0");
     expect(del.status).toBe(204);
     expect((await head(t, begun.url)).status).toBe(404);
     expect(await readdir(uploadsDir(t))).toEqual([]);
@@ -128,7 +129,7 @@ describe("tus uploads", () => {
     expect((await head(t, done.url)).status).toBe(404);
     expect(await readdir(uploadsDir(t))).toEqual([]);
     // The asset it made stays.
-    expect((await request(t.app).get(`/api/assets/${done.assetId}`).set("X-API-Key", KEY)).status).toBe(200);
+    expect((await keyedClient(t.app, KEY).get(`/api/assets/${done.assetId}`)).status).toBe(200);
   });
 
   it("another key cannot see, continue or terminate an upload (404), and its owner still can", async () => {
@@ -203,7 +204,7 @@ describe("tus uploads", () => {
     expect(offset).toBeLessThanOrEqual(16 * 1024);
     const done = await tusUpload(bytes, { uploadUrl: url, key: KEY, metadata: {} });
     expect(done.patchOffsets[0]).toBe(offset);
-    const asset = await request(t.app).get(`/api/assets/${done.assetId}`).set("X-API-Key", KEY);
+    const asset = await keyedClient(t.app, KEY).get(`/api/assets/${done.assetId}`);
     expect(asset.body.asset_hash).toBe(`blake3:${blake3Hex(bytes)}`);
   });
 

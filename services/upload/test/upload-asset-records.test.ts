@@ -1,7 +1,8 @@
-import sharp from "sharp";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { blake3Hex, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { blake3Hex, KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { noisePng, solidPng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 /** What uploads leave in the asset API: their records, the mask's links, and the store kept consistent with deletes. */
 let t: TestApp;
@@ -12,16 +13,16 @@ afterEach(async () => {
   await t.close();
 });
 
-const assets = async (query: string) => (await request(t.app).get(`/api/assets?${query}`).set("X-API-Key", KEY).expect(200)).body;
+const assets = async (query: string) => (await keyedClient(t.app, KEY).get(`/api/assets?${query}`).expect(200)).body;
 
 describe("uploads make asset records", () => {
   it("an image upload: one record per type and subfolder, found again on a re-upload", async () => {
     const png = await noisePng(5, 4);
     const hex = blake3Hex(png);
     for (let i = 0; i < 3; i++) {
-      await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", png, "a.png").field("type", "input").field("subfolder", "clipspace").expect(200);
+      await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", png, "a.png").field("type", "input").field("subfolder", "clipspace").expect(200);
     }
-    await request(t.app).post("/upload/image").set("X-API-Key", KEY).attach("image", png, "a.png").expect(200);
+    await keyedClient(t.app, KEY).post("/upload/image").attach("image", png, "a.png").expect(200);
     const list = await assets("sort=name&order=asc");
     expect(list.total).toBe(2);
     expect(list.assets.map((a: { tags: string[] }) => a.tags).sort()).toEqual([["input", "clipspace"], ["output"]]);
@@ -30,8 +31,8 @@ describe("uploads make asset records", () => {
 
   it("a mask upload: the mask's record links its original and both derivatives, each derivative has a record linking back", async () => {
     const original = await noisePng(8, 8);
-    const up = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", original, "o.png").field("type", "input").expect(200);
-    const mask = await sharp({ create: { width: 8, height: 8, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } }).png().toBuffer();
+    const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", original, "o.png").field("type", "input").expect(200);
+    const mask = await solidPng(8, 8, { r: 0, g: 0, b: 0, alpha: 0.5 });
     const masked = await request(t.app)
       .post("/api/upload/mask")
       .set("X-API-Key", KEY)
@@ -55,11 +56,11 @@ describe("uploads make asset records", () => {
     for (const a of derived.assets) {
       expect(a.metadata).toMatchObject({ original_hash: `blake3:${blake3Hex(original)}`, mask_hash: `blake3:${blake3Hex(mask)}` });
       // Each record's content is the stored derivative.
-      const body = (await request(t.app).get(`/api/assets/${a.id}/content`).set("X-API-Key", KEY).buffer(true).parse((res, cb) => binary(res, cb)).expect(200)).body as Buffer;
+      const body = (await keyedClient(t.app, KEY).get(`/api/assets/${a.id}/content`).buffer(true).parse((res, cb) => binary(res, cb)).expect(200)).body as Buffer;
       expect(`${blake3Hex(body)}.png`).toBe(a.name);
     }
     // Re-sending the same mask finds the same records.
-    await request(t.app).post("/api/upload/mask").set("X-API-Key", KEY).attach("image", mask, "m.png").field("original_ref", up.body.name).field("type", "input").field("subfolder", "clipspace").expect(200);
+    await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, "m.png").field("original_ref", up.body.name).field("type", "input").field("subfolder", "clipspace").expect(200);
     expect((await assets("include_tags=clipspace")).total).toBe(3);
   });
 });
@@ -69,18 +70,18 @@ describe("deletes keep the content (as ComfyUI keeps it after its last reference
     const png = await noisePng(6, 6);
     const hex = blake3Hex(png);
     for (let round = 0; round < 3; round++) {
-      await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", png, "a.png").field("subfolder", `r${round}`).expect(200);
+      await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", png, "a.png").field("subfolder", `r${round}`).expect(200);
       const ids = (await assets(`include_tags=r${round}`)).assets.map((a: { id: string }) => a.id);
       await Promise.all([
-        ...ids.map((id: string) => request(t.app).delete(`/api/assets/${id}`).set("X-API-Key", KEY).expect(204)),
-        ...Array.from({ length: 3 }, (_, i) => request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", png, "a.png").field("subfolder", `other${round}-${i}`).expect(200)),
+        ...ids.map((id: string) => keyedClient(t.app, KEY).delete(`/api/assets/${id}`).expect(204)),
+        ...Array.from({ length: 3 }, (_, i) => keyedClient(t.app, KEY).post("/api/upload/image").attach("image", png, "a.png").field("subfolder", `other${round}-${i}`).expect(200)),
       ]);
       const left = (await assets(`limit=500`)).assets.filter((a: { hash: string }) => a.hash === `blake3:${hex}`);
-      for (const a of left) await request(t.app).get(`/api/assets/${a.id}/content`).set("X-API-Key", KEY).expect(200);
-      for (const a of left) await request(t.app).delete(`/api/assets/${a.id}`).set("X-API-Key", KEY).expect(204);
+      for (const a of left) await keyedClient(t.app, KEY).get(`/api/assets/${a.id}/content`).expect(200);
+      for (const a of left) await keyedClient(t.app, KEY).delete(`/api/assets/${a.id}`).expect(204);
       expect(await t.blobs.stat(hex)).not.toBeNull();
-      await request(t.app).head(`/api/assets/hash/blake3:${hex}`).set("X-API-Key", KEY).expect(200);
-      await request(t.app).get(`/api/view?filename=${hex}.png`).set("X-API-Key", KEY).expect(200);
+      await keyedClient(t.app, KEY).head(`/api/assets/hash/blake3:${hex}`).expect(200);
+      await keyedClient(t.app, KEY).get(`/api/view?filename=${hex}.png`).expect(200);
     }
   });
 });

@@ -1,9 +1,10 @@
 import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
-import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { blake3Hex, expectUploadError, KEY, makeTestApp, multipart, noisePng, pngClaiming, solidPng, type TestApp } from "./helpers.ts";
+import { blake3Hex, expectUploadError, KEY, makeTestApp, multipart, type TestApp } from "./helpers.ts";
+import { noisePng, pngClaiming, solidPng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 let t: TestApp;
 beforeEach(async () => {
@@ -13,7 +14,7 @@ afterEach(async () => {
   await t.close();
 });
 
-const upload = (path = "/api/upload/image") => request(t.app).post(path).set("X-API-Key", KEY);
+const upload = (path = "/api/upload/image") => keyedClient(t.app, KEY).post(path);
 
 describe("POST /api/upload/image", () => {
   it("stores the image under the blake3 of its bytes and answers {name, subfolder, type}", async () => {

@@ -1,6 +1,8 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { blake3Hex, expectUploadError, KEY, makeTestApp, noisePng, type TestApp } from "./helpers.ts";
+import { blake3Hex, expectUploadError, KEY, makeTestApp, type TestApp } from "./helpers.ts";
+import { noisePng } from "@app/testkit/png";
+import { keyedClient } from "@app/testkit/keyed-client";
 
 let t: TestApp;
 let png: Buffer;
@@ -8,7 +10,7 @@ let name: string;
 beforeAll(async () => {
   t = await makeTestApp();
   png = await noisePng(40, 30);
-  const res = await request(t.app).post("/api/upload/image").set("X-API-Key", KEY).attach("image", png, { filename: "a.png" });
+  const res = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", png, { filename: "a.png" });
   name = res.body.name;
 });
 afterAll(async () => {
@@ -16,7 +18,7 @@ afterAll(async () => {
 });
 
 const jsonOf = (body: unknown): unknown => (Buffer.isBuffer(body) ? JSON.parse(body.toString()) : body);
-const view = (query: string, path = "/api/view") => request(t.app).get(`${path}?${query}`).set("X-API-Key", KEY).buffer(true);
+const view = (query: string, path = "/api/view") => keyedClient(t.app, KEY).get(`${path}?${query}`).buffer(true);
 
 describe("GET /api/view", () => {
   it("streams the bytes with Content-Type, the hash as ETag, and immutable caching", async () => {

@@ -8,6 +8,11 @@ export interface MirrorOptions {
   detailConcurrency?: number;
   /** Further passes over the list when one yields fewer distinct packs than the registry's total. */
   rereads?: number;
+  /**
+   * A pass with at least this many packs to read takes their versions from the registry's list
+   * of every version (`GET /versions`, 100 a page) instead of one request a pack.
+   */
+  bulkVersionsFrom?: number;
   /** While packs' details are read, the catalog so far is served this often. */
   landEveryMs?: number;
   /** Tries per request (a list page, a pack's versions or classes), the first included; 5xx, 429, network errors and timeouts are retried. */
@@ -29,5 +34,6 @@ export const MIRROR_DEFAULTS: Required<MirrorOptions> = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 60_000,
   rereads: 2,
+  bulkVersionsFrom: 50,
   landEveryMs: 60_000,
 };

@@ -1,6 +1,8 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { loadCatalog } from "../catalog-source.ts";
 import type { LoadProgress } from "../source-base.ts";
+import type { NodeVersion } from "@app/contracts";
+import { readAllVersions, type AllVersions } from "./all-versions.ts";
 import { describe, RegistryHttp } from "./http.ts";
 import { MIRROR_DEFAULTS, type MirrorOptions } from "./mirror-options.ts";
 import type { PackListReport } from "./pack-list.ts";
@@ -52,7 +54,8 @@ export interface MirrorOutcome {
 
 /**
  * One pass of a registry mirror: the pack list (`readPackList`), then each pack's versions and
- * install-path classes (`readPackDetails`), a bounded number at once. A pack keeps the details
+ * install-path classes (`readPackDetails`), a bounded number at once; a pass with many packs to
+ * read takes the versions from the registry's list of every version (`readAllVersions`). A pack keeps the details
  * it had until new ones are read; a full pass whose list came back short keeps the previous
  * catalog's packs it did not see (named in `kept`), so a pack is never silently lost.
  */
@@ -123,7 +126,13 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
         landing = undefined;
       });
     };
-    const errors = await readAllDetails(http, toRead, prevById, merged, progress, reportAndLand, o.detailConcurrency);
+    const bulk = toRead.length >= o.bulkVersionsFrom ? await readAllVersions(http, o.detailConcurrency, o.rereads).catch((err: unknown) => {
+      if (http.signal.aborted) throw err;
+      run.onWarning?.(`${base}/versions: ${describe(err)}; every pack's versions are asked for one by one`);
+      return undefined;
+    }) : undefined;
+    if (bulk && !bulk.complete) run.onWarning?.(`${base}/versions: ${bulk.distinct} distinct versions of ${bulk.total}; every pack's versions are asked for one by one`);
+    const errors = await readAllDetails(http, toRead, prevById, merged, progress, reportAndLand, o.detailConcurrency, bulk);
     await landing;
     // "done" is the caller's to report, once it has landed the result.
     progress.phase = "done";
@@ -143,6 +152,7 @@ async function readAllDetails(
   progress: MirrorProgress,
   report: () => void,
   concurrency: number,
+  bulk: AllVersions | undefined,
 ): Promise<string[]> {
   const errors: string[] = [];
   let next = 0;
@@ -153,7 +163,7 @@ async function readAllDetails(
       const pack = packs[next++]!;
       const prev = prevById.get(pack.id);
       try {
-        const d = await readPackDetails(http, pack.id, { version: prev?.app_node_names_version, classes: prev?.app_node_names });
+        const d = await readPackDetails(http, pack.id, { version: prev?.app_node_names_version, classes: prev?.app_node_names, definitions: prev?.app_nodes }, listedVersions(bulk, pack));
         if (d) into.set(pack.id, withDetails(withoutDetails(pack), d));
         progress.versions.done++;
         if (into.get(pack.id)?.app_node_names_version !== undefined) progress.classes++;
@@ -170,4 +180,16 @@ async function readAllDetails(
   await Promise.all(Array.from({ length: Math.min(concurrency, packs.length) }, worker));
   if (failedInARow >= giveUpAfter) errors.push(`gave up after ${failedInARow} packs failed in a row; ${packs.length - next} not asked this pass`);
   return errors;
+}
+
+/**
+ * A pack's versions from the list of every version, when they can be trusted: the read was
+ * complete and holds the version the pack list names as the pack's newest. Otherwise (a pack
+ * published meanwhile, a short read) the pack's own versions are asked for.
+ */
+function listedVersions(bulk: AllVersions | undefined, pack: StoredNode): NodeVersion[] | undefined {
+  if (!bulk?.complete) return undefined;
+  const versions = bulk.byPack.get(pack.id);
+  const newest = pack.latest_version?.version;
+  return versions && newest !== undefined && versions.some((v) => v.version === newest) ? versions : undefined;
 }

@@ -1,0 +1,64 @@
+import { expect } from "vitest";
+import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
+import { metadataConditions } from "../src/domain/metadata-index.ts";
+import { NO_FILTER, OWNER } from "./reference-store-conformance.ts";
+
+// A filtered page of many matches walks the sort index instead of reading each match (from
+// WALK_FROM_MATCHES on): the same suite with every filtered page walked holds the same answers.
+export const PAGINGS = [
+  ["", {}],
+  [", every filtered page walked", { walkFromMatches: 1 }],
+] as const;
+
+/** A record holding a tag the database folded onto `folded`: adding, replacing and removing around it (see the test files). */
+export async function addsTheFoldedTag(store: ReferenceStore, kept: string, folded: string) {
+  await store.init();
+  const { reference } = await store.create({ owner: OWNER, hash: "e".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: ["keep", kept] });
+  const added = await store.addTags(reference.id, OWNER, [folded]);
+  expect(added).toMatchObject({ added: [folded], alreadyPresent: [] });
+  expect(added!.reference.tags).toEqual(["keep", kept, folded]);
+  const replaced = await store.update(reference.id, OWNER, { tags: [folded, kept, "other"] });
+  expect(replaced!.tags).toEqual([folded, kept, "other"]);
+  const removed = await store.removeTags(reference.id, OWNER, [kept]);
+  expect(removed!.reference.tags).toEqual([folded, "other"]);
+  const counts = await store.tagCounts({ owner: OWNER, includeZero: false, order: "name_asc", limit: 10, offset: 0 });
+  expect(counts.total).toBe(2);
+  expect(counts.tags).toEqual(expect.arrayContaining([{ name: folded, count: 1 }, { name: "other", count: 1 }]));
+  expect((await store.list({ ...NO_FILTER, tagsAll: [folded], tagsNone: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(1);
+}
+
+/** The tables of a store made before owners, previews, last access and the metadata index, with one record. */
+export const OLD_SCHEMA = [
+  `CREATE TABLE asset_refs (
+    id TEXT PRIMARY KEY, hash TEXT NOT NULL, name TEXT NOT NULL, name_folded TEXT NOT NULL, size INTEGER NOT NULL,
+    mime_type TEXT NOT NULL, tags TEXT NOT NULL, user_metadata TEXT NOT NULL, system_metadata TEXT, origin TEXT,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+  "CREATE TABLE asset_tags (ref_id TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (ref_id, tag))",
+  "CREATE UNIQUE INDEX asset_refs_origin ON asset_refs (hash, origin) WHERE origin IS NOT NULL",
+  "CREATE INDEX asset_refs_created ON asset_refs (created_at, id)",
+  "CREATE INDEX asset_tags_tag ON asset_tags (tag, ref_id)",
+  `INSERT INTO asset_refs VALUES ('11111111-1111-4111-8111-111111111111', '${"a".repeat(64)}', 'old.png', 'old.png', 5, 'image/png',
+    '["input","old"]', '{"epoch":3}', NULL, 'upload:input:', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+  "INSERT INTO asset_tags VALUES ('11111111-1111-4111-8111-111111111111', 'input'), ('11111111-1111-4111-8111-111111111111', 'old')",
+];
+export const OLD_ID = "11111111-1111-4111-8111-111111111111";
+
+/** `init` brings the old store up to date in place; its record kept, owned by "" until adopted. */
+export async function upgrades(store: ReferenceStore) {
+  await store.init();
+  await store.init(); // and again: nothing changes
+  expect(await store.get(OLD_ID, OWNER)).toBeNull();
+  expect(await store.adoptUnowned(OWNER)).toBe(1);
+  const old = (await store.get(OLD_ID, OWNER))!;
+  expect(old).toMatchObject({ name: "old.png", tags: ["input", "old"], userMetadata: { epoch: 3 }, previewId: null, lastAccessTime: "2025-01-01T00:00:00.000Z" });
+  const metadata = metadataConditions({ epoch: 3 });
+  expect((await store.list({ ...NO_FILTER, tagsAll: ["old"], metadata, sort: "last_access_time", order: "desc", limit: 10, offset: 0 })).total).toBe(1);
+  expect((await store.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([
+    { name: "input", count: 1 },
+    { name: "old", count: 1 },
+  ]);
+  // The (owner, hash, origin) rule replaced (hash, origin): the same upload by another owner gets its own record.
+  const again = await store.create({ owner: "other", hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" });
+  expect(again.created).toBe(true);
+  expect((await store.create({ owner: OWNER, hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" })).reference.id).toBe(OLD_ID);
+}
