@@ -69,6 +69,7 @@ const REGISTRY_READS = [
   "/nodes/no-such-pack", // an error the browser must be allowed to read
   "/nodes/banned-pack",
   "/channel/extension-node-map.json",
+  "/archives/no-such-pack/1.0.0/node.zip", // the archives, h24a's route, under the same CORS
 ];
 
 describe.each(["embedded", "proxied"] as const)("through the gateway, search %s", (mode) => {
@@ -115,7 +116,7 @@ describe.each(["embedded", "proxied"] as const)("through the gateway, search %s"
     expect((await post.json()).node_versions[0].status).toBe("success");
   });
 
-  it.each(["/nodes/comfyui-impact-pack", "/nodes/search", "/versions", "/nodes/no-such-pack/install"])("a preflight for GET %s answers 204 without reaching the route", async (path) => {
+  it.each(["/nodes/comfyui-impact-pack", "/nodes/search", "/versions", "/nodes/no-such-pack/install", "/archives/comfyui-impact-pack/8.8.1/node.zip"])("a preflight for GET %s answers 204 without reaching the route", async (path) => {
     const res = await fetch(`${base()}${path}`, { method: "OPTIONS", headers: { origin: ORIGIN, "access-control-request-method": "GET" } });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
