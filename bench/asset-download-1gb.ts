@@ -7,7 +7,8 @@ import { postFile } from "./lib/big-file-post.ts";
 
 /**
  * Downloading a 1 GiB asset through the real gateway (its own process, embedded upload
- * service, filesystem store): `GET /api/assets/{id}/content` whole and by ranges, in MB/s
+ * service, filesystem store): `GET /api/assets/{id}/content` (with the key) and its signed
+ * `preview_url` on `/api/view` (no key), whole and by ranges, in MB/s
  * against a bare node:http server sending the same stored file with `fs.createReadStream`
  * (bench/servers/file-read-server.ts), rounds alternating the two. Ranges: RANGE_COUNT requests
  * of 4 MiB at offsets spread over the file, 4 at a time on kept-alive connections (a video
@@ -81,13 +82,15 @@ export async function run(): Promise<DownloadFigures> {
   let baseline: Service | undefined;
   try {
     gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), { DATA_DIR: dataDir, API_KEYS: KEY }, { readyPath: "/readyz" });
-    const { body } = await postFile(gateway.url, "/api/assets", mib, `download-${Date.now()}`, KEY);
-    const asset = JSON.parse(body) as { id: string; asset_hash: string };
+    // Declared a video (random bytes have no signature of their own), so it has a preview_url: /api/view serves it without a key.
+    const { body } = await postFile(gateway.url, "/api/assets", mib, `download-${Date.now()}`, KEY, { tags: ["input", "bench"], filename: "clip.mp4", fields: { mime_type: "video/mp4" } });
+    const asset = JSON.parse(body) as { id: string; asset_hash: string; preview_url: string };
     const hex = asset.asset_hash.slice("blake3:".length);
     baseline = await startService(join(repoRoot, "bench/servers/file-read-server.ts"), { READ_FILE: join(dataDir, "blobs", hex.slice(0, 2), hex.slice(2, 4), hex) }, { readyPath: "/ready" });
     const routes: Record<string, [Service, string]> = {
       baseline: [baseline, "/file"],
       content: [gateway, `/api/assets/${asset.id}/content`],
+      view: [gateway, asset.preview_url],
     };
     const rounds: Record<string, number>[] = [];
     for (let r = 0; r < 4; r++) {
@@ -113,6 +116,7 @@ export async function run(): Promise<DownloadFigures> {
       summary: [
         `GET /api/assets/{id}/content, ${mib} MiB: whole ${mbps.contentWhole} MB/s = ${ratio.contentWhole} of a bare createReadStream server (${mbps.baselineWhole}), ` +
           `4 MiB ranges ${mbps.contentRanges} MB/s = ${ratio.contentRanges} (${mbps.baselineRanges}); goal >= 0.8`,
+        `GET /api/view (signed preview_url), ${mib} MiB: whole ${mbps.viewWhole} MB/s = ${ratio.viewWhole}, 4 MiB ranges ${mbps.viewRanges} MB/s = ${ratio.viewRanges}; goal >= 0.8`,
       ],
     };
   } finally {

@@ -29,6 +29,8 @@ import { DEFAULT_TEMP_MAX_AGE_MS, isAbandoned, temporaryName } from "./temporary
  * Several processes may share one root (replicas on a shared DATA_DIR): the start-up sweep only
  * removes temporaries that are abandoned (see temporary-names.ts), never another's upload in progress.
  */
+const READ_CHUNK = 1024 * 1024;
+
 export class FsBlobStore implements BlobStore {
   readonly kind = "fs" as const;
   private readonly tmpDir: string;
@@ -137,7 +139,8 @@ export class FsBlobStore implements BlobStore {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new BlobNotFoundError(hash);
       throw err;
     }
-    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    // 1 MiB reads (the default is 64 KiB): a model-sized download makes 16 times fewer reads and socket writes.
+    return handle.createReadStream({ highWaterMark: READ_CHUNK, ...(range && { start: range.start, end: range.end }) });
   }
 
   async getSidecar(hash: string): Promise<Sidecar | null> {

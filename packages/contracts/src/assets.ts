@@ -9,6 +9,14 @@ import { z } from "zod";
 /** `blake3:` and the 64 lower-case hex digits of the bytes' blake3. */
 export const AssetHash = z.string().regex(/^blake3:[0-9a-f]{64}$/, "must be 'blake3:' followed by 64 lower-case hex digits");
 
+/**
+ * A hash as a client sends it, on every route that takes one (`HEAD /api/assets/hash/{hash}`,
+ * `from-hash`, `POST /api/assets`' `hash` field): read trimmed and lower-cased, as ComfyUI reads
+ * it (`strip().lower()`), then it must be an AssetHash. One rule, so an upper-case hash means
+ * the same content everywhere.
+ */
+export const AssetHashInput = z.string().trim().toLowerCase().pipe(AssetHash);
+
 export const MAX_TAG_LENGTH = 1024;
 export const MAX_TAGS_PER_ASSET = 64;
 export const MAX_NAME_LENGTH = 512;
@@ -31,8 +39,8 @@ export const Tag = z.string().trim().min(1, "must not be empty").max(MAX_TAG_LEN
 const TagList = z.array(Tag).max(MAX_TAGS_PER_ASSET);
 const Name = z.string().trim().min(1, "must not be empty").max(MAX_NAME_LENGTH).refine(isStorableText, UNSTORABLE_TEXT);
 
-/** Tags one filter parameter (`tags_all`, `tags_any`, `tags_none` or their old names) may name. */
-export const MAX_FILTER_TAGS = 64;
+/** Distinct tags one filter parameter (`tags_all`, `tags_any`, `tags_none` or their old names) may name: ComfyUI's cap. */
+export const MAX_FILTER_TAGS = 100;
 /** Nesting of objects and arrays in `user_metadata` and `metadata_filter` (the value itself is level 1). */
 export const MAX_METADATA_DEPTH = 32;
 
@@ -77,11 +85,18 @@ export const Asset = z.object({
   preview_id: z.uuid().optional(),
   /**
    * Where a client fetches the picture for this asset (its own bytes when a browser can show them,
-   * or the nominated preview's): `/api/assets/{id}/content?disposition=inline`, behind the key like
-   * every route here. Absent for content with no visual form (model weights) and when the
-   * nominated preview is gone.
+   * or the nominated preview's): a signed, expiring `/api/view?…` URL that needs no key (an
+   * `<img src>` cannot send one), serving byte ranges. Absent for content with no visual form
+   * (model weights) and when the nominated preview is gone.
    */
   preview_url: z.string().optional(),
+  /**
+   * For an upload that wrote new bytes: the file name a ComfyUI loader would be given
+   * (`<hash hex><extension of the uploaded name>`), and the same under its model category for
+   * models (`checkpoints/<…>`). Absent on records that wrote no file (known bytes, from-hash).
+   */
+  loader_path: z.string().optional(),
+  display_name: z.string().optional(),
   /** What the service knows of the asset (mask links, upload type and subfolder); absent when nothing. */
   metadata: UserMetadata.optional(),
   created_at: z.iso.datetime(),
@@ -116,8 +131,7 @@ const PreviewId = z.uuid().transform((id) => id.toLowerCase());
 
 /** POST /api/assets/from-hash. */
 export const CreateFromHashBody = z.object({
-  /** Read trimmed and lower-cased, as ComfyUI reads it. */
-  hash: z.string().trim().toLowerCase().pipe(AssetHash),
+  hash: AssetHashInput,
   name: Name.optional(),
   tags: TagList.default([]),
   user_metadata: UserMetadata.default({}),

@@ -359,7 +359,7 @@ function assetPaths(prefix: string, suffix: string): Record<string, unknown> {
       get: keyed(
         `ListAssets${suffix}`,
         { summary: "The key's owner's records, filtered by tags, name and user_metadata, sorted, paged by offset or by cursor.", parameters: queryParameters(ListAssetsQuery), responses: { "200": json("AssetsList", "A page of records.") } },
-        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), tag filters that contradict or name over 64 tags (`INVALID_TAG_FILTER`), or a cursor that is not this sort's (`INVALID_CURSOR`)." },
+        { "400": "A parameter out of range or malformed (`INVALID_QUERY`), tag filters that contradict or name over 100 distinct tags (`INVALID_TAG_FILTER`, `details.parameter` naming it), or a cursor that is not this sort's (`INVALID_CURSOR`)." },
       ),
     },
     [`${prefix}/assets/{id}`]: {
@@ -438,9 +438,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         get: {
           operationId: "ListComfyNodes",
           tags: ["Registry"],
-          summary: "The node classes of a version, paged (the catalog holds one version's classes per node)",
+          summary: "The node classes of a version with their whole definitions, paged (the install path's mirrored; another version's read through from the registry and kept)",
           parameters: [nodeIdParam, versionParam("The version the catalog holds the classes of (the install-path version unless the catalog says), or `latest`."), ...queryParameters(ComfyNodesQueryWire)],
-          responses: { "200": json("ComfyNodesPage", "A page of node classes."), "302": redirect, "403": json("ErrorResponse", "The node is banned (without include_banned=true)."), "404": json("ErrorResponse", "Unknown node, or a version whose classes the catalog does not hold."), ...registryErrors },
+          responses: { "200": json("ComfyNodesPage", "A page of node classes."), "302": redirect, "403": json("ErrorResponse", "The node is banned (without include_banned=true)."), "404": json("ErrorResponse", "Unknown node or version, or a version the registry holds no classes for."), "503": json("ErrorResponse", "Another version's classes, not yet kept here, and the registry cannot be reached."), ...registryErrors },
         },
       },
       "/nodes/{nodeId}/install": {

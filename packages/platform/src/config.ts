@@ -85,6 +85,14 @@ export const ConfigSchema = z
     ASSET_UPLOAD_MAX_BYTES: int(32 * 1024 ** 3, 1),
     /** Asset records written before owners existed are handed to this key label at start (none: no key sees them). */
     ASSET_LEGACY_OWNER: z.string().trim().min(1).optional(),
+    /**
+     * The asset API's `preview_url`s are signed with this (HMAC-SHA256) so that a browser's `<img>`
+     * can fetch them without a key. Unset: a random secret kept in DATA_DIR/preview-url.secret, so
+     * replicas sharing DATA_DIR agree; replicas that share no DATA_DIR must all be given the same one.
+     */
+    PREVIEW_URL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** How long a signed `preview_url` stays valid (seconds); an answer's URL is valid for at least this long. */
+    PREVIEW_URL_TTL_SECONDS: int(24 * 60 * 60, 60),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
     BODY_TIMEOUT_MS: int(30_000, 1),
     /**

@@ -142,10 +142,10 @@ export function assetApiFixedCases(v: { id: string; storedHash: string }): Asset
   return [
     // (a) a tag filter's size is bounded before it reaches SQL (934 tags once built an expression too deep for SQLite: a 500).
     { name: "(a) 934 include_tags", method: "GET", path: `/api/assets?include_tags=${csv(934, "t")}`, status: 400, code: "INVALID_TAG_FILTER" },
-    { name: "(a) 65 tags_all", method: "GET", path: `/api/assets?tags_all=${csv(65, "t")}`, status: 400, code: "INVALID_TAG_FILTER" },
-    { name: "(a) 65 tags_any", method: "GET", path: `/assets?tags_any=${csv(65, "t")}`, status: 400, code: "INVALID_TAG_FILTER" },
+    { name: "(a) 101 tags_all", method: "GET", path: `/api/assets?tags_all=${csv(101, "t")}`, status: 400, code: "INVALID_TAG_FILTER" },
+    { name: "(a) 101 tags_any", method: "GET", path: `/assets?tags_any=${csv(101, "t")}`, status: 400, code: "INVALID_TAG_FILTER" },
     { name: "(a) 2000 tags_none on refine", method: "GET", path: `/api/assets/tags/refine?tags_none=${csv(2000, "t")}`, status: 400, code: "INVALID_TAG_FILTER" },
-    { name: "(a) 64 tags in each filter: the limit itself", method: "GET", path: `/api/assets?tags_all=${csv(64, "a")}&tags_any=${csv(64, "b")}&tags_none=${csv(64, "c")}`, status: 200 },
+    { name: "(a) 100 tags in each filter: the limit itself (ComfyUI's cap)", method: "GET", path: `/api/assets?tags_all=${csv(100, "a")}&tags_any=${csv(100, "b")}&tags_none=${csv(100, "c")}`, status: 200 },
     // (b) nesting is bounded when the body is read (5,000 levels once overflowed the stack when stored: a 500).
     { name: "(b) PUT user_metadata 5000 levels deep", method: "PUT", path: `/api/assets/${v.id}`, ...json(`{"user_metadata":${deepJson(5000)}}`), status: 400, code: "INVALID_BODY" },
     { name: "(b) from-hash user_metadata 5000 levels deep", method: "POST", path: "/api/assets/from-hash", ...json(`{"hash":"${v.storedHash}","user_metadata":${deepJson(5000)}}`), status: 400, code: "INVALID_BODY" },

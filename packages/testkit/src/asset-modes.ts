@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import type { RequestListener } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "./postgres.ts";
 import { deleteKeys, TEST_REDIS_URL, uniquePrefix } from "./redis.ts";
 import { startS3, type RunningS3 } from "./s3rver.ts";
@@ -41,3 +45,29 @@ export const atScaleMode: Mode = {
 };
 
 export const assetModes: Mode[] = [embeddedMode, atScaleMode];
+
+/** A service (or the gateway) started in a mode: its app, and its blob store opened on its own (to look at what is stored). */
+export interface AssetApp<Blobs> {
+  app: RequestListener;
+  blobs: Blobs;
+  close(): Promise<void>;
+}
+
+/**
+ * Start what `start` composes from the environment it is given (a fresh DATA_DIR, `keys` as
+ * API_KEYS, silent logs, and `mode`'s backends); closing it also takes the backends down and
+ * removes the DATA_DIR.
+ */
+export async function startInMode<T extends { close(): Promise<void> }>(mode: Mode, keys: string[], start: (env: Record<string, string>) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), "asset-mode-"));
+  const backend = await mode.setup(dataDir);
+  const started = await start({ DATA_DIR: dataDir, API_KEYS: keys.join(","), LOG_LEVEL: "silent", ...backend.env });
+  return {
+    ...started,
+    async close() {
+      await started.close();
+      await backend.teardown();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -28,7 +28,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
 
   beforeAll(async () => {
     gateway = await startAssetGateway(mode, [KEY]);
-    ({ app, store } = gateway);
+    ({ app, blobs: store } = gateway);
   }, 60_000);
 
   afterAll(async () => {

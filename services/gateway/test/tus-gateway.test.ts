@@ -45,6 +45,6 @@ describe.each(modes)("tus through the gateway: $name", (mode) => {
     expect(done.patchOffsets[0]).toBe(2 * chunkSize);
     const asset = await keyedClient(gateway!.app, KEY).get(`/api/assets/${done.assetId}`);
     expect(asset.body).toMatchObject({ name: "lora.safetensors", asset_hash: `blake3:${blake3Hex(bytes)}`, size: bytes.length, user_metadata: { epoch: 3 } });
-    expect(await gateway!.store.stat(blake3Hex(bytes))).toMatchObject({ size: bytes.length });
+    expect(await gateway!.blobs.stat(blake3Hex(bytes))).toMatchObject({ size: bytes.length });
   });
 });

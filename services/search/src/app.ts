@@ -4,6 +4,7 @@ import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } fr
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { ArchiveService } from "./adapters/archives/archive-service.ts";
+import type { VersionClasses } from "./adapters/registry/version-classes.ts";
 import { channelRoutes } from "./routes/channel/index.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
@@ -17,6 +18,8 @@ export interface SearchRouterDeps {
   logger: Logger;
   /** The node archives (`/archives/...`, and the `downloadUrl` every answered version carries); none: upstream's URLs. */
   archives?: ArchiveService;
+  /** Classes of versions the catalog does not hold them for, read through from the registry; none: 404 for those. */
+  versionClasses?: VersionClasses;
 }
 
 export interface SearchAppDeps extends SearchRouterDeps {
@@ -41,7 +44,7 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   // Any spelling of the list paths the direct route does not take (a trailing slash, capitals) reaches the same handler here.
   router.get("/nodes/search", list);
   router.get("/nodes", list);
-  router.use(registryReadRoutes(deps.engine, deps.archives?.links));
+  router.use(registryReadRoutes(deps.engine, deps.archives?.links, deps.versionClasses));
   router.use(channelRoutes(deps.engine));
   if (deps.archives) router.use(deps.archives.router);
   router.use(searchErrorHandler(deps.logger));

@@ -1,5 +1,8 @@
 import type { Config, Logger } from "@app/platform";
+import { join } from "node:path";
 import type { MirrorOptions } from "./adapters/registry/mirror-options.ts";
+import { RegistryVersionClasses, type VersionClasses } from "./adapters/registry/version-classes.ts";
+import { isRegistryUrl } from "./adapters/catalog-source.ts";
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 import type { SearchEngine } from "./adapters/search-engine.ts";
 import { Catalog } from "./catalog/catalog.ts";
@@ -19,6 +22,8 @@ export interface SearchRuntime {
   catalogStatus(): CatalogStatus;
   /** Read a source, swap the new index in (and, embedded, persist it for restarts and other processes). */
   reindex: Reindex;
+  /** Other versions' classes, read through from the mirrored registry (none for a file catalog). */
+  versionClasses?: VersionClasses;
   close(): Promise<void>;
 }
 
@@ -43,14 +48,18 @@ export async function createSearchEngine(config: Config): Promise<SearchEngine> 
 export async function createSearchRuntime(config: Config, logger: Logger, opts: SearchRuntimeOptions = {}): Promise<SearchRuntime> {
   const engine = opts.engine ?? (await createSearchEngine(config));
   const catalog = new Catalog({ config, logger, engine, role: opts.role ?? "server", mirror: opts.mirror });
+  const source = config.CATALOG_SOURCE;
+  const versionClasses = source && isRegistryUrl(source) ? new RegistryVersionClasses(source, join(config.DATA_DIR, "search", "version-classes")) : undefined;
   return {
     engine,
     logger,
+    versionClasses,
     isReady: () => catalog.isReady(),
     started: catalog.started,
     catalogStatus: () => catalog.status(),
     reindex: catalog.reindex,
     async close() {
+      versionClasses?.close();
       await catalog.close();
       await engine.close();
     },

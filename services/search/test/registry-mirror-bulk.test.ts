@@ -81,4 +81,48 @@ describe("a first mirror's versions", () => {
     const upstream = Object.fromEntries(readable.map((n) => [n.id, r.versions(n.id).map((v) => `${v.version}:${v.status}`)]));
     expect(await versionsHeld(d)).toEqual(upstream);
   });
+
+  it("another version's classes are read through on the first request and kept: again without asking, after the registry stops, after a restart", async () => {
+    const r = await harness.registry(NODES);
+    const dataDir = harness.path("read-through");
+    const d = await harness.deps({ DATA_DIR: dataDir, CATALOG_SOURCE: r.url, CATALOG_REFRESH: "off" });
+    await mirrored(d);
+    const old = "/nodes/many-versions/versions/1.0.0/comfy-nodes";
+    const asked = () => r.requests(/^\/nodes\/many-versions\/versions\/1\.0\.0\/comfy-nodes$/).length;
+    expect(asked()).toBe(0); // the mirror reads the install path's classes only
+    const first = ComfyNodesPage.strict().parse((await request(createApp(d)).get(old).expect(200)).body);
+    expect(first).toEqual({ comfy_nodes: [comfyNodeDefinition("ManyTenClass")], totalNumberOfPages: 1 });
+    expect((await request(createApp(d)).get(old).expect(200)).body).toEqual(first);
+    expect(asked()).toBe(1);
+    // An unknown version is a 404, asked of nobody.
+    expect((await request(createApp(d)).get("/nodes/many-versions/versions/7.7.7/comfy-nodes").expect(404)).body.error).toBe("not_found");
+    const url = r.url;
+    await r.stop();
+    expect((await request(createApp(d)).get(old).expect(200)).body).toEqual(first);
+    // A version never read, with the registry down: 503 naming it, at once.
+    const down = await request(createApp(d)).get("/nodes/many-versions/versions/2.0.0/comfy-nodes").expect(503);
+    expect(down.body.message).toContain("2.0.0");
+    await d.close();
+    const restarted = await harness.deps({ DATA_DIR: dataDir, CATALOG_SOURCE: url, CATALOG_REFRESH: "off" });
+    await restarted.started;
+    expect((await request(createApp(restarted)).get(old).expect(200)).body).toEqual(first);
+  });
+
+  it("the fake registry's list routes answer as production's OpenAPI declares them (what the mirror relies on)", async () => {
+    const r = await harness.registry(NODES);
+    const get = async (path: string) => {
+      const res = await fetch(`${r.url}${path}`);
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    expect((await get("/versions?pageSize=101")).status).toBe(400);
+    const page = (await get("/versions?page=1&pageSize=100")).body;
+    expect(Object.keys(page).sort()).toEqual(["page", "pageSize", "total", "totalPages", "versions"]);
+    expect(page.versions).toHaveLength(100);
+    // Ordered by the version text, descending.
+    const texts = page.versions.map((v: { version: string }) => v.version);
+    expect(texts).toEqual([...texts].sort().reverse());
+    const many = (await get("/comfy-nodes?node_id=many-versions")).body;
+    expect(many).toEqual({ comfy_nodes: [comfyNodeDefinition("ManyElevenClass"), comfyNodeDefinition("ManyTenClass")], total: 2 });
+    expect((await get("/comfy-nodes?node_id=many-versions&node_version=1.0.0")).body.total).toBe(1);
+  });
 });

@@ -7,6 +7,7 @@ import type { ReferenceStore } from "./adapters/references/reference-store.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./adapters/limits/rate-limiter.ts";
 import { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
 import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
+import { previewUrlSecret } from "./adapters/keys/preview-url-secret.ts";
 import type { UploadDeps } from "./http/deps.ts";
 import { sweepExpiredUploads } from "./routes/assets/uploads.ts";
 
@@ -85,6 +86,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
       viewMode: config.S3_VIEW_MODE,
       presignSeconds: config.S3_PRESIGN_SECONDS,
       rateLimits: { upload_rpm: config.RATE_LIMIT_UPLOAD_RPM, upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM, assets_rpm: config.RATE_LIMIT_ASSETS_RPM },
+      previewUrls: { secret: await previewUrlSecret(config), ttlSeconds: config.PREVIEW_URL_TTL_SECONDS },
     },
     isReady: async () => (await blobs.ping()) && (await references.ping()) && (await queue.isReady()),
     async close() {

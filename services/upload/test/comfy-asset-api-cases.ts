@@ -15,7 +15,7 @@ import { keyedClient } from "@app/testkit/keyed-client";
  * once per mode (comfy-asset-api.test.ts: embedded; comfy-asset-api-at-scale.test.ts), one `it`
  * per upstream test file (named in each title; services/upload/README.md maps them), plus the
  * owners this service adds (two keys, two principals). Cases that need ComfyUI's own folders on
- * disk (seeding, scanning, loader paths) have none: those routes answer 501 here.
+ * disk (seeding, scanning, the write location) have none: those routes answer 501 here.
  */
 
 const KEY = "comfy-asset-key-studio";
@@ -87,11 +87,20 @@ export function describeComfyAssetApi(mode: Mode): void {
       expect(first.body).toMatchObject({ created_new: true, hash: `blake3:${blake3Hex(data)}`, asset_hash: `blake3:${blake3Hex(data)}`, name: "dup_a.safetensors" });
       expect(first.body.mime_type).toBe("application/octet-stream");
       expect(first.body.user_metadata).toEqual({ purpose: "dup", filename: `${blake3Hex(data)}.bin` });
+      // The loader's file name: the hash with the uploaded name's extension, under its model category.
+      const loader = { loader_path: `${blake3Hex(data)}.safetensors`, display_name: `checkpoints/${blake3Hex(data)}.safetensors` };
+      expect(first.body).toMatchObject(loader);
+      expect((await get(`/api/assets/${first.body.id}`)).body).toMatchObject(loader);
+      expect((await get(`/api/assets?include_tags=${scope}&sort=created_at&order=asc&limit=1`)).body.assets[0]).toMatchObject({ id: first.body.id, ...loader });
+      const png = await create(`${scope}.png`, ["input", scope], {}, bytes("input-png", 1024));
+      expect([png.loader_path, png.display_name]).toEqual([`${png.asset_hash.slice(7)}.png`, `${png.asset_hash.slice(7)}.png`]);
       const before = await objects();
       const second = await upload("dup_a.safetensors", [...MODEL, scope], { purpose: "dup" }, data);
       expect(second.status).toBe(200);
       expect(second.body).toMatchObject({ created_new: false, asset_hash: first.body.asset_hash });
       expect(second.body.id).not.toBe(first.body.id);
+      // A record that wrote no file has no loader path (ComfyUI: duplicates, the hash shortcut, from-hash).
+      expect([second.body.loader_path, second.body.display_name]).toEqual([undefined, undefined]);
       const third = await upload("dup_a.safetensors_d", [...MODEL, scope], {}, data);
       expect(new Set([first.body.id, second.body.id, third.body.id]).size).toBe(3);
       expect(await objects()).toBe(before); // re-uploads wrote nothing
@@ -101,6 +110,13 @@ export function describeComfyAssetApi(mode: Mode): void {
       expect(hashOnly.status, JSON.stringify(hashOnly.body)).toBe(200);
       expect(hashOnly.body).toMatchObject({ created_new: false, asset_hash: first.body.asset_hash, tags: ["models", "checkpoints", scope], user_metadata: { purpose: "copy" } });
       expect((await get(`/api/assets/${hashOnly.body.id}`)).status).toBe(200);
+      expect(hashOnly.body.loader_path).toBeUndefined();
+      // One hash rule (ComfyUI's strip().lower()): upper case names the same content on every route that takes a hash.
+      const upperField = await post([["hash", ` ${first.body.asset_hash.toUpperCase()} `], ["tags", JSON.stringify([scope])], ["name", "upper-field.bin"]]);
+      expect([upperField.status, upperField.body.asset_hash]).toEqual([200, first.body.asset_hash]);
+      expect((await keyedClient(app, KEY).head(`/api/assets/hash/${first.body.asset_hash.toUpperCase()}`)).status).toBe(200);
+      expect((await keyedClient(app, KEY).head(`/api/assets/hash/BLAKE3:${"F".repeat(64)}`)).status).toBe(404);
+      expect((await keyedClient(app, KEY).head(`/api/assets/hash/blake3:${"g".repeat(64)}`)).status).toBe(400);
       const withFile = await post([["hash", first.body.asset_hash], ["tags", JSON.stringify(["models", "checkpoints", scope, "fp"])], ["name", "copy.safetensors"]], { name: "ignored.bin", data: Buffer.from("ignored".repeat(10)) });
       expect(withFile.status, JSON.stringify(withFile.body)).toBe(200);
       expect(withFile.body).toMatchObject({ created_new: false, asset_hash: first.body.asset_hash, size: data.length });
@@ -108,6 +124,7 @@ export function describeComfyAssetApi(mode: Mode): void {
       const fromHash = await json("post", "/api/assets/from-hash", { hash: first.body.asset_hash, name: "from_hash_copy.safetensors", tags: [...MODEL, "spoofed", "models:foo", "temporary:true"] });
       expect(fromHash.status).toBe(201);
       expect(fromHash.body).toMatchObject({ created_new: false, tags: [...MODEL, "spoofed", "models:foo", "temporary:true"] });
+      expect([fromHash.body.loader_path, fromHash.body.display_name]).toEqual([undefined, undefined]);
       const upper = await json("post", "/api/assets/from-hash", { hash: ` ${first.body.asset_hash.toUpperCase()} `, name: "upper.bin" });
       expect([upper.status, upper.body.asset_hash]).toEqual([201, first.body.asset_hash]);
       const missing = await json("post", "/api/assets/from-hash", { hash: `blake3:${"0".repeat(64)}`, name: "nonexistent.bin", tags: ["models"] });
@@ -116,7 +133,9 @@ export function describeComfyAssetApi(mode: Mode): void {
       // Known bytes need no destination; new bytes need exactly one (and models one model_type).
       const dup = await upload("duplicate-copy.bin", ["not-a-destination", scope], {}, data);
       expect([dup.status, dup.body.created_new]).toEqual([200, false]);
-      for (const tags of [["not-a-root", "whatever"], ["input", "output", scope], ["models"], ["models", "model_type:checkpoints", "model_type:loras"], []]) {
+      // A model_type must be one of ComfyUI's model folders: not `configs` or `custom_nodes`, nor an unknown one.
+      const notModels = [["models", "model_type:configs"], ["models", "model_type:custom_nodes"], ["models", "model_type:no_such_category"]];
+      for (const tags of [["not-a-root", "whatever"], ["input", "output", scope], ["models"], ["models", "model_type:checkpoints", "model_type:loras"], [], ...notModels]) {
         const res = await upload("badroot.bin", tags, {}, bytes(`bad-${tags.join()}`, 64));
         expect([res.status, errorCode(res)], JSON.stringify(tags)).toEqual([400, "INVALID_BODY"]);
       }
@@ -182,6 +201,14 @@ export function describeComfyAssetApi(mode: Mode): void {
       const gone = await get(`/api/assets/${record.id}`);
       expect([gone.status, errorCode(gone), gone.body.error.details]).toEqual([404, "ASSET_NOT_FOUND", { id: record.id }]);
       expect((await keyedClient(app, KEY).head(`/api/assets/hash/${record.asset_hash}`)).status).toBe(200);
+
+      // test_update_asset_fields: a rename with new user_metadata keeps the tags, and user_metadata keeps its filename.
+      const seeded = await create("unit_1.safetensors", [...MODEL, scope], { purpose: "seed" });
+      const renamed = await json("put", `/api/assets/${seeded.id}`, { name: "unit_1_renamed.safetensors", user_metadata: { purpose: "updated", epoch: 2 } });
+      expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+      expect(renamed.body).toMatchObject({ name: "unit_1_renamed.safetensors", tags: seeded.tags, user_metadata: { purpose: "updated", epoch: 2, filename: seeded.user_metadata.filename } });
+      const own = await json("put", `/api/assets/${seeded.id}`, { user_metadata: { filename: "mine.safetensors" } });
+      expect(own.body.user_metadata).toEqual({ filename: "mine.safetensors" });
     });
 
     it("test_list_filter.py: paging, sorts, include/exclude, name_contains, tags_all/any/none and their conflicts, refine", async () => {
@@ -250,6 +277,14 @@ export function describeComfyAssetApi(mode: Mode): void {
           expect([res.status, errorCode(res), res.body.error.details], `${path}?${q}`).toEqual([400, "INVALID_TAG_FILTER", details]);
         }
       }
+      // test_tag_list_cap_applies_to_all_spellings: at most 100 distinct tags a parameter, `details.parameter` naming it.
+      const tagsOf = (n: number, tag = (i: number) => `cap-${i}`) => Array.from({ length: n }, (_, i) => tag(i)).join(",");
+      for (const param of ["tags_any", "include_tags", "tags_all", "tags_none", "exclude_tags"]) {
+        const res = await get(`/api/assets?${param}=${tagsOf(101)}`);
+        expect([res.status, errorCode(res), res.body.error.details.parameter, res.body.error.details.max], param).toEqual([400, "INVALID_TAG_FILTER", param, 100]);
+      }
+      expect((await get(`/api/assets?tags_any=${tagsOf(100)}`)).status).toBe(200);
+      expect((await get(`/api/assets?tags_any=${tagsOf(150, () => "cap-dup")}`)).status).toBe(200); // distinct tags count
       for (const q of ["offset=-1", "limit=abc", "limit=0", "metadata_filter=%7Bnot%20json"]) {
         const res = await get(`/api/assets?${q}`);
         expect([res.status, errorCode(res)], q).toEqual([400, "INVALID_QUERY"]);
@@ -400,12 +435,26 @@ export function describeComfyAssetApi(mode: Mode): void {
     it("test_preview_url.py and test_downloads.py: previews, nominated previews, and what a browser may render", async () => {
       const png = await solidPng(4, 4, { r: salt[2]!, g: salt[3]!, b: 7 });
       const image = await create(`${scope}.png`, ["output", scope], {}, png);
-      expect(image.preview_url).toBe(`/api/assets/${image.id}/content?disposition=inline`);
-      const shown = await content(image.preview_url).expect(200);
+      // A signed, expiring /api/view URL that needs no key (an <img> sends none), byte ranges included.
+      expect(image.preview_url).toMatch(new RegExp(`^/api/view\\?asset=${image.asset_hash}&mime=image%2Fpng&expires=\\d+&signature=[\\w-]{43}$`));
+      const anonymous = (path: string) => request(app).get(path).buffer(true).parse(binary);
+      const shown = await anonymous(image.preview_url).expect(200);
       expect(Buffer.compare(shown.body as Buffer, png)).toBe(0);
       expect(shown.headers["content-disposition"]).toMatch(/^inline; /);
-      const ranged = await content(image.preview_url).set("range", "bytes=10-19").expect(206);
+      expect(shown.headers["content-type"]).toBe("image/png");
+      const ranged = await anonymous(image.preview_url).set("range", "bytes=10-19").expect(206);
       expect(Buffer.compare(ranged.body as Buffer, png.subarray(10, 20))).toBe(0);
+      // It lets no stranger in: any change to what was signed, or no signature, is refused, and /api/view without one still needs a key.
+      const other = await create(`${scope}-other.png`, ["output", scope], {}, bytes("other-png"));
+      const forged = [
+        image.preview_url.replace(/signature=[\w-]+/, `signature=${"A".repeat(43)}`),
+        image.preview_url.replace(/signature=[\w-]+$/, ""),
+        image.preview_url.replace(image.asset_hash, other.asset_hash),
+        image.preview_url.replace("mime=image%2Fpng", "mime=text%2Fhtml"),
+        image.preview_url.replace(/expires=(\d+)/, (_m: string, e: string) => `expires=${Number(e) + 3600}`),
+      ];
+      for (const url of forged) expect([(await anonymous(url)).status, url]).toEqual([401, url]);
+      expect((await anonymous(`/api/view?filename=${image.asset_hash.slice(7)}.png`)).status).toBe(401);
       await json("delete", `/api/assets/${image.id}/tags`, { tags: ["output"] }).expect(200);
       expect((await get(`/api/assets/${image.id}`)).body.preview_url).toBe(image.preview_url);
 
@@ -432,7 +481,7 @@ export function describeComfyAssetApi(mode: Mode): void {
         for (const url of [dangerous.preview_url, `/api/assets/${dangerous.id}/content`]) {
           const res = await content(url).expect(200);
           expect(res.headers["content-type"], name).toMatch(/^application\/octet-stream/);
-          expect(res.headers["content-disposition"], name).toMatch(/^attachment; filename\*=UTF-8''/);
+          expect(res.headers["content-disposition"], name).toMatch(/^attachment; /);
           expect(res.headers["x-content-type-options"]).toBe("nosniff");
         }
       }

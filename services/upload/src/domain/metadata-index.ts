@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { MAX_FILTER_TAGS } from "@app/contracts";
 
 /**
  * `metadata_filter` is answered from an index of each record's `user_metadata`, one row per
@@ -13,7 +12,7 @@ import { MAX_FILTER_TAGS } from "@app/contracts";
 
 /** Keys a `metadata_filter` may name, and values a list in it may hold. */
 export const MAX_FILTER_KEYS = 16;
-export const MAX_FILTER_VALUES = MAX_FILTER_TAGS;
+export const MAX_FILTER_VALUES = 64;
 
 /** JSON with object keys sorted: equal values give equal text. */
 function canonical(value: unknown): string {

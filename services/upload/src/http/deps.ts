@@ -1,9 +1,11 @@
+import { randomBytes } from "node:crypto";
 import type { JobQueue } from "@app/jobs";
 import type { Logger } from "@app/platform";
 import type { ApiKeys } from "../adapters/keys/api-keys.ts";
 import type { BlobStore } from "@app/blobs";
 import type { ReferenceStore } from "../adapters/references/reference-store.ts";
 import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
+import type { PreviewUrls } from "../domain/asset-view.ts";
 import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
 
 export interface UploadSettings {
@@ -19,6 +21,8 @@ export interface UploadSettings {
   presignSeconds: number;
   /** RATE_LIMIT_*: per-key limits for keys that do not name their own (0 = none). */
   rateLimits: RateLimits;
+  /** How `preview_url`s are signed (PREVIEW_URL_SECRET, PREVIEW_URL_TTL_SECONDS). */
+  previewUrls: PreviewUrls;
 }
 
 /** Everything the upload routes need; built by `createUploadRuntime` or by hand in tests. */
@@ -46,4 +50,6 @@ export const DEFAULT_SETTINGS: UploadSettings = {
   viewMode: "stream",
   presignSeconds: 300,
   rateLimits: NO_LIMITS,
+  // A secret of this process's own: its URLs are good only here (tests; compose.ts gives the configured one).
+  previewUrls: { secret: randomBytes(32), ttlSeconds: 24 * 60 * 60 },
 };

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { ErrorRequestHandler } from "express";
 import { JobFailedError, JobTimeoutError, QueueUnavailableError } from "@app/jobs";
 import type { Logger } from "@app/platform";
@@ -5,8 +6,14 @@ import { BlobStoreUnavailableError } from "@app/blobs";
 import { ReferenceStoreUnavailableError } from "../adapters/references/reference-store.ts";
 import { assetErrorBody, errorBody, ApiFailure } from "../domain/errors.ts";
 
-/** How long the rest of a refused request body is read and dropped before the connection is cut. */
-const LINGER_MS = 5_000;
+/**
+ * The rest of a refused request body is read and dropped while it keeps coming (a client that
+ * sends its whole body before reading the answer, as many HTTP libraries do, then reads it
+ * instead of a reset), until it pauses for LINGER_IDLE_MS or passes DRAIN_MAX_BYTES; then the
+ * connection is cut.
+ */
+const LINGER_IDLE_MS = 5_000;
+const DRAIN_MAX_BYTES = 1024 ** 3;
 
 /** Every failure becomes `{code, message, error}`; only our own faults are 5xx. */
 export function toApiFailure(err: unknown): ApiFailure {
@@ -41,20 +48,34 @@ export function apiErrorHandler(logger: Logger, shape: ErrorShape = uploadShape)
       return;
     }
     for (const h of ["ETag", "Cache-Control", "Content-Disposition", "Accept-Ranges", "Content-Length"]) res.removeHeader(h);
-    // A refused body may still be arriving. It is read and dropped for a few seconds at most (a
-    // lingering close), so a client still sending reads the answer instead of a reset; a client
-    // too slow to send its body in time is cut off at once.
+    // A refused body may still be arriving. It is read and dropped (a lingering close), so a
+    // client still sending reads the answer instead of a reset; a client too slow to send its
+    // body in time is cut off at once.
     if (!req.complete) {
       if (failure.code === "request_timeout") {
         res.setHeader("Connection", "close");
       } else {
-        const linger = setTimeout(() => req.socket.destroy(), LINGER_MS);
-        linger.unref();
-        req.once("end", () => clearTimeout(linger));
-        req.resume();
+        drainRefusedBody(req);
       }
     }
     if (failure.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(failure.retryAfterSeconds));
     res.status(failure.status).json(shape(failure));
   };
+}
+
+function drainRefusedBody(req: IncomingMessage): void {
+  let drained = 0;
+  const cut = () => {
+    clearTimeout(idle);
+    req.socket.destroy();
+  };
+  const idle = setTimeout(cut, LINGER_IDLE_MS);
+  idle.unref();
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_MAX_BYTES) cut();
+    else idle.refresh();
+  });
+  req.once("end", () => clearTimeout(idle));
+  req.resume();
 }

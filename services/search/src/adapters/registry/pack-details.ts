@@ -43,15 +43,24 @@ export async function readPackDetails(http: RegistryHttp, id: string, known?: { 
   const install = installPathVersion(versions);
   if (!install) return { versions };
   if (known?.version === install.version && known?.classes?.length) return { versions, classes: known.classes, definitions: known.definitions };
+  const definitions = (await readVersionClasses(http, id, install.version!)) ?? [];
+  return { versions, classes: definitions.map((d) => d.comfy_node_name!), definitions };
+}
+
+/**
+ * One version's classes with their definitions (`GET /nodes/{id}/versions/{v}/comfy-nodes`, page
+ * by page), each name once. Undefined: the registry holds no class list for it (404: not
+ * extracted yet).
+ */
+export async function readVersionClasses(http: RegistryHttp, id: string, version: string): Promise<ComfyNode[] | undefined> {
   const byName = new Map<string, ComfyNode>();
   for (let page = 1, pages = 1; page <= Math.min(pages, MAX_CLASS_PAGES); page++) {
-    const q = `${path}/versions/${encodeURIComponent(install.version!)}/comfy-nodes?page=${page}&limit=${CLASS_PAGE}`;
+    const q = `/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes?page=${page}&limit=${CLASS_PAGE}`;
     let b: { comfy_nodes?: unknown; totalNumberOfPages?: unknown };
     try {
       b = (await http.get(q)) as typeof b;
     } catch (err) {
-      // No class list for this version (not extracted yet): the pack has no classes to offer.
-      if (err instanceof PermanentHttpError && err.status === 404) break;
+      if (err instanceof PermanentHttpError && err.status === 404) return page === 1 ? undefined : [...byName.values()];
       throw err;
     }
     if (!Array.isArray(b?.comfy_nodes)) throw new Error(`${http.base}${q}: answer has no comfy_nodes array`);
@@ -61,7 +70,7 @@ export async function readPackDetails(http: RegistryHttp, id: string, known?: { 
     }
     pages = Number.isInteger(b.totalNumberOfPages) ? (b.totalNumberOfPages as number) : 1;
   }
-  return { versions, classes: [...byName.keys()], definitions: [...byName.values()] };
+  return [...byName.values()];
 }
 
 /** A class with its definition in the registry's words; none without a name. Fields that do not parse are dropped. */

@@ -1,19 +1,22 @@
 import { ComfyNodesQuery, type ComfyNode, type ComfyNodesPage } from "@app/contracts";
-import type { Router } from "express";
+import type { Response, Router } from "express";
+import type { VersionClasses } from "../../adapters/registry/version-classes.ts";
 import type { SearchEngine } from "../../adapters/search-engine.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { bestProvider } from "../../domain/class-providers.ts";
 import { toApiNodeJson } from "../../domain/node-output.ts";
 import { parseParams } from "../../domain/query.ts";
 import { classesVersion, versionNamed } from "../../domain/versions.ts";
+import { describe } from "../../adapters/registry/http.ts";
 import { SearchErrorCode, sendError, sendJson, sendJsonText } from "../errors.ts";
 import { findPack, quoted } from "./pack.ts";
 
 /** A version's node classes, paged as the registry pages them, and the pack that provides a class. */
-export function comfyNodeRoutes(router: Router, engine: SearchEngine): void {
+export function comfyNodeRoutes(router: Router, engine: SearchEngine, versionClasses?: VersionClasses): void {
   // The catalog holds the classes of one version per pack (`app_node_names_version`, else the
-  // install-path version): that version's number or `latest` answers them; another version the
-  // catalog knows answers 404 saying so, as does an unknown one.
+  // install-path version): that version's number or `latest` answers them. Another version the
+  // catalog knows is read through from the mirrored registry and kept (`versionClasses`); without
+  // one, or when the registry holds none, it answers 404 saying so, as does an unknown one.
   router.get("/nodes/:nodeId/versions/:version/comfy-nodes", async (req, res) => {
     const parsed = parseParams(ComfyNodesQuery, req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
@@ -23,16 +26,14 @@ export function comfyNodeRoutes(router: Router, engine: SearchEngine): void {
     const asked = req.params.version;
     const known = classesVersion(pack);
     if (asked !== "latest" && asked !== known) {
+      const other = versionNamed(pack, asked) && versionClasses ? await readThrough(versionClasses, pack.id, asked, res) : undefined;
+      if (other === null) return;
+      if (other) return sendJson(res, classesPage(other, page, limit));
       const which = known ? `version ${known} (or \`latest\`) only` : "`latest` only";
       const exists = versionNamed(pack, asked) ? `version ${quoted(asked, 100)} exists, but ` : "";
       return sendError(res, 404, SearchErrorCode.notFound, `${exists}the catalog holds the node classes of ${quoted(pack.id)} for ${which}`);
     }
-    const classes = classesOf(pack);
-    const body: ComfyNodesPage = {
-      comfy_nodes: classes.slice((page - 1) * limit, page * limit),
-      totalNumberOfPages: Math.ceil(classes.length / limit),
-    };
-    sendJson(res, body);
+    sendJson(res, classesPage(classesOf(pack), page, limit));
   });
 
   // The frontend asks this for each node of a workflow it has no definition for.
@@ -53,4 +54,18 @@ export function comfyNodeRoutes(router: Router, engine: SearchEngine): void {
 function classesOf(pack: StoredNode): ComfyNode[] {
   const defs = new Map((pack.app_nodes ?? []).map((d) => [d.comfy_node_name, d]));
   return (pack.app_node_names ?? []).map((name) => defs.get(name) ?? { comfy_node_name: name });
+}
+
+function classesPage(classes: readonly ComfyNode[], page: number, limit: number): ComfyNodesPage {
+  return { comfy_nodes: classes.slice((page - 1) * limit, page * limit), totalNumberOfPages: Math.ceil(classes.length / limit) };
+}
+
+/** Another version's classes from the registry; null when a 503 has been sent (the registry cannot be reached). */
+async function readThrough(versionClasses: VersionClasses, id: string, version: string, res: Response): Promise<ComfyNode[] | undefined | null> {
+  try {
+    return await versionClasses.read(id, version);
+  } catch (err) {
+    sendError(res, 503, SearchErrorCode.unavailable, `the classes of ${quoted(id)} version ${quoted(version, 100)} are not held here and the registry could not be reached: ${describe(err)}`);
+    return null;
+  }
 }

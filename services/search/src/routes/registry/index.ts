@@ -1,4 +1,5 @@
 import { Router } from "express";
+import type { VersionClasses } from "../../adapters/registry/version-classes.ts";
 import type { SearchEngine } from "../../adapters/search-engine.ts";
 import { UPSTREAM_LINKS, type ArchiveLinks } from "../../domain/archive-links.ts";
 import { bulkRoute } from "./bulk.ts";
@@ -13,12 +14,12 @@ import { versionRoutes } from "./versions.ts";
  * and the ComfyUI frontend call, one file per resource. The list itself is `../search-list.ts`.
  * `links` decides each answered version's `downloadUrl` (this service's archive route, or upstream's).
  */
-export function registryReadRoutes(engine: SearchEngine, links: ArchiveLinks = UPSTREAM_LINKS): Router {
+export function registryReadRoutes(engine: SearchEngine, links: ArchiveLinks = UPSTREAM_LINKS, versionClasses?: VersionClasses): Router {
   const router = Router();
   nodeRoute(router, engine, links);
   installRoute(router, engine, links);
   versionRoutes(router, engine, links);
-  comfyNodeRoutes(router, engine);
+  comfyNodeRoutes(router, engine, versionClasses);
   bulkRoute(router, engine, links);
   publisherRoutes(router, engine);
   return router;

@@ -9,7 +9,7 @@ import { assetNotFound, findAsset } from "./find-asset.ts";
 export function assetRoutes(router: Router, prefix: string, { deps, library, access, jsonBody }: AssetRouteContext): void {
   const { references } = deps;
   router.get(`${prefix}/assets/:id`, access.read, async (req, res) => {
-    res.json(await toAsset(await findAsset(references, req, res), references));
+    res.json(await toAsset(await findAsset(references, req, res), references, deps.settings.previewUrls));
   });
 
   /** Name, tags, user_metadata, preview_id (null clears it). */
@@ -19,11 +19,12 @@ export function assetRoutes(router: Router, prefix: string, { deps, library, acc
     const updated = await library.update(ref, {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.tags !== undefined && { tags: body.tags }),
-      ...(body.user_metadata !== undefined && { userMetadata: body.user_metadata }),
+      // New user_metadata keeps the stored file's name unless it names its own (ComfyUI keeps `filename` in step).
+      ...(body.user_metadata !== undefined && { userMetadata: withFilename(body.user_metadata, ref.userMetadata) }),
       ...(body.preview_id !== undefined && { previewId: body.preview_id }),
     });
     if (!updated) throw assetNotFound(ref.id);
-    res.json(await toAsset(updated, references));
+    res.json(await toAsset(updated, references, deps.settings.previewUrls));
   });
 
   /**
@@ -36,4 +37,8 @@ export function assetRoutes(router: Router, prefix: string, { deps, library, acc
     if (!(await references.delete(ref.id, ref.owner))) throw assetNotFound(ref.id);
     res.status(204).end();
   });
+}
+
+function withFilename(next: Record<string, unknown>, previous: Record<string, unknown>): Record<string, unknown> {
+  return "filename" in next || !("filename" in previous) ? next : { ...next, filename: previous.filename };
 }

@@ -18,7 +18,7 @@ export function fromHashRoute(router: Router, prefix: string, { deps, library, a
       ...(body.mime_type && { mimeType: body.mime_type }),
       ...(body.preview_id && { previewId: body.preview_id }),
     });
-    const answer: AssetCreated = { ...(await toAsset(reference, deps.references)), created_new: false };
+    const answer: AssetCreated = { ...(await toAsset(reference, deps.references, deps.settings.previewUrls)), created_new: false };
     res.status(201).json(answer);
   });
 }

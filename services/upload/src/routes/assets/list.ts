@@ -15,7 +15,7 @@ export function listRoute(router: Router, prefix: string, { deps, access }: Asse
     const page = await references.list(query);
     const last = page.items.at(-1);
     const answer: AssetsList = {
-      assets: await Promise.all(page.items.map((ref) => toAsset(ref, references))),
+      assets: await Promise.all(page.items.map((ref) => toAsset(ref, references, deps.settings.previewUrls))),
       total: page.total,
       // A cursor page knows whether more follow; an offset page counts (both agree here, the page is read one past its limit).
       has_more: query.after ? page.hasMore : query.offset + page.items.length < page.total,

@@ -50,7 +50,7 @@ function storable(value: string, param: string): string {
   return value;
 }
 
-/** One tag parameter: comma-separated, trimmed, case kept, duplicates dropped, at most MAX_FILTER_TAGS. */
+/** One tag parameter: comma-separated, trimmed, case kept, duplicates dropped, at most MAX_FILTER_TAGS distinct (ComfyUI's cap, `details.parameter` naming it). */
 function tagList(raw: string | undefined, param: string): string[] {
   const tags = new Set<string>();
   for (const part of (raw ?? "").split(",")) {
@@ -61,7 +61,7 @@ function tagList(raw: string | undefined, param: string): string[] {
   }
   if (tags.size > MAX_FILTER_TAGS) {
     throw new ApiFailure("invalid_tag_filter", `${param}: names ${tags.size} tags; a filter takes at most ${MAX_FILTER_TAGS}`, {
-      details: { parameters: [param], limit: MAX_FILTER_TAGS },
+      details: { parameter: param, parameters: [param], max: MAX_FILTER_TAGS },
     });
   }
   return [...tags];

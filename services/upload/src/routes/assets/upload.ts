@@ -1,9 +1,10 @@
 import type { Router } from "express";
-import { AssetHash, MAX_TAGS_PER_ASSET, UploadAssetFields, type AssetCreated, type UploadAssetFields as Fields } from "@app/contracts";
+import { AssetHashInput, MAX_TAGS_PER_ASSET, UploadAssetFields, type AssetCreated, type UploadAssetFields as Fields } from "@app/contracts";
 import type { StagedBlob } from "@app/blobs";
 import { probeContent } from "../../adapters/probes/content-probe.ts";
-import { toAsset } from "../../domain/asset-view.ts";
+import { fileNames, toAsset, type PreviewUrls } from "../../domain/asset-view.ts";
 import { ApiFailure } from "../../domain/errors.ts";
+import { MODEL_FOLDERS } from "../../domain/model-folders.ts";
 import { ownerOf } from "../../http/auth.ts";
 import { describeIssue } from "../../http/json-body.ts";
 import { parseMultipart, type ParsedUpload } from "../../http/multipart.ts";
@@ -14,12 +15,12 @@ import type { AssetRouteContext } from "./context.ts";
 /** Where ComfyUI files new content; exactly one must be among the tags of an upload of new bytes. */
 const DESTINATIONS = ["input", "output", "models"];
 
-/** `hash` as sent (any case, surrounding spaces), or null when empty; 400 `INVALID_HASH` when it is not blake3. */
+/** `hash` as sent, read by the one hash rule (AssetHashInput), or null when empty; 400 `INVALID_HASH` when it is not blake3. */
 export function providedHash(raw: string | undefined): string | null {
-  const value = (raw ?? "").trim().toLowerCase();
-  if (value === "") return null;
-  if (!AssetHash.safeParse(value).success) throw new ApiFailure("invalid_hash", "hash must be like 'blake3:<64 hex>'");
-  return value.slice("blake3:".length);
+  if ((raw ?? "").trim() === "") return null;
+  const value = AssetHashInput.safeParse(raw);
+  if (!value.success) throw new ApiFailure("invalid_hash", "hash must be like 'blake3:<64 hex>'");
+  return value.data.slice("blake3:".length);
 }
 
 /** `tags` fields, each a JSON array or comma-separated, merged in order, duplicates dropped. */
@@ -72,20 +73,27 @@ export function fieldsOf(parsed: Pick<ParsedUpload, "fields" | "lists">): Fields
 
 /**
  * New bytes are filed by ComfyUI under their destination tag: exactly one of input, output or
- * models, and models with exactly one `model_type:<category>`. This service keeps every byte in
- * one content-addressed store, so the rule is kept for what clients rely on (the tags say what
- * the asset is for), not for a folder; which categories exist depends on a ComfyUI install and
- * is not checked. A record for known bytes needs no destination, as in ComfyUI.
+ * models, and models with exactly one `model_type:<category>` naming one of its model folders
+ * (MODEL_FOLDERS: not `configs` or `custom_nodes`, nor a category no loader reads). This service
+ * keeps every byte in one content-addressed store, so the rule is kept for what clients rely on
+ * (the tags say what the asset is for), not for a folder. A record for known bytes needs no
+ * destination, as in ComfyUI. Answers the model category (null for input and output).
  */
-export function checkDestination(tags: string[]): void {
+export function checkDestination(tags: string[]): string | null {
   const roles = tags.filter((t) => DESTINATIONS.includes(t));
   if (roles.length !== 1) {
     throw new ApiFailure("invalid_body", `tags: new content needs exactly one destination tag (${DESTINATIONS.join(", ")}); got ${roles.length}`);
   }
   const modelTypes = tags.filter((t) => t.startsWith("model_type:") && t.length > "model_type:".length);
-  if (roles[0] === "models" && modelTypes.length !== 1) {
+  if (roles[0] !== "models") return null;
+  if (modelTypes.length !== 1) {
     throw new ApiFailure("invalid_body", `tags: a models upload needs exactly one model_type:<category> tag; got ${modelTypes.length}`);
   }
+  const category = modelTypes[0]!.slice("model_type:".length);
+  if (!MODEL_FOLDERS.has(category)) {
+    throw new ApiFailure("invalid_body", `tags: model_type:${category.slice(0, 100)} is not a model folder (one of ${[...MODEL_FOLDERS].join(", ")})`);
+  }
+  return category;
 }
 
 /**
@@ -124,8 +132,8 @@ export function uploadRoute(router: Router, prefix: string, { deps, library, acc
       const hash = providedHash(parsed.fields.get("hash"));
       await library.checkPreview(owner, fields.preview_id);
       let answer: { created: AssetCreated; status: number };
-      if (parsed.file) answer = await storeNewUpload(library, owner, parsed, parsed.file, fields, hash);
-      else answer = await recordKnownHash(library, owner, parsed, fields, knownHash ?? hash);
+      if (parsed.file) answer = await storeNewUpload(library, deps.settings.previewUrls, owner, parsed, parsed.file, fields, hash);
+      else answer = await recordKnownHash(library, deps.settings.previewUrls, owner, parsed, fields, knownHash ?? hash);
       res.status(answer.status).json(answer.created);
     } finally {
       await parsed.file?.discard();
@@ -140,6 +148,7 @@ export function uploadRoute(router: Router, prefix: string, { deps, library, acc
  */
 export async function storeNewUpload(
   library: AssetLibrary,
+  previews: PreviewUrls,
   owner: string,
   parsed: Pick<ParsedUpload, "head" | "fileName">,
   file: StagedBlob,
@@ -152,23 +161,27 @@ export async function storeNewUpload(
       details: { expected: `blake3:${expected}`, actual: `blake3:${file.hash}` },
     });
   }
-  if (!(await library.blobs.stat(file.hash))) checkDestination(fields.tags);
+  const newBytes = !(await library.blobs.stat(file.hash));
+  const category = newBytes ? checkDestination(fields.tags) : null;
   const info = await probeContent(parsed.head, file.localPath ?? parsed.head, fields.mime_type);
   const filename = `${file.hash}.${info.ext}`;
+  const name = fields.name ?? (parsed.fileName?.trim() || filename);
   const { reference, bytesCreated } = await withinTagLimit(() =>
     library.commitUpload(file, info, fields.tags.slice(0, MAX_TAGS_PER_ASSET), {
       owner,
       tags: fields.tags,
-      name: fields.name ?? (parsed.fileName?.trim() || filename),
+      name,
       // As ComfyUI records it: the stored file's name, unless the client gave its own.
       userMetadata: "filename" in fields.user_metadata ? fields.user_metadata : { ...fields.user_metadata, filename },
       ...(fields.preview_id && { previewId: fields.preview_id }),
+      // The loader's file name, for a record whose upload wrote the file (not for known bytes).
+      ...(newBytes && { systemMetadata: fileNames(file.hash, name, category) }),
     }),
   );
-  return { created: { ...(await toAsset(reference, library.references)), created_new: bytesCreated }, status: bytesCreated ? 201 : 200 };
+  return { created: { ...(await toAsset(reference, library.references, previews)), created_new: bytesCreated }, status: bytesCreated ? 201 : 200 };
 }
 
-async function recordKnownHash(library: AssetLibrary, owner: string, parsed: ParsedUpload, fields: Fields, hash: string | null) {
+async function recordKnownHash(library: AssetLibrary, previews: PreviewUrls, owner: string, parsed: ParsedUpload, fields: Fields, hash: string | null) {
   if (!hash || (!parsed.filePresent && !(await library.blobs.stat(hash)))) {
     throw new ApiFailure("missing_file", "Form must include a 'file' part or a known 'hash'.");
   }
@@ -179,5 +192,5 @@ async function recordKnownHash(library: AssetLibrary, owner: string, parsed: Par
     ...(fields.mime_type && { mimeType: fields.mime_type }),
     ...(fields.preview_id && { previewId: fields.preview_id }),
   });
-  return { created: { ...(await toAsset(reference, library.references)), created_new: false }, status: 200 };
+  return { created: { ...(await toAsset(reference, library.references, previews)), created_new: false }, status: 200 };
 }

@@ -9,6 +9,7 @@ import { ApiFailure } from "../../domain/errors.ts";
 import { BlobDataStore } from "../../tus/blob-data-store.ts";
 import { UPLOAD_ID_RE, type PartialUpload } from "@app/blobs";
 import { ownerOf } from "../../http/auth.ts";
+import type { PreviewUrls } from "../../domain/asset-view.ts";
 import type { UploadDeps } from "../../http/deps.ts";
 import { assetShape, toApiFailure } from "../../http/error-handler.ts";
 import { HEAD_BYTES } from "../../http/multipart.ts";
@@ -114,7 +115,7 @@ function tusUploadHandler(deps: UploadDeps, library: AssetLibrary): RequestHandl
       return {};
     },
     async onUploadFinish(req, upload) {
-      const assetId = await makeAsset(library, data, upload, ownerOf(expressResponseOf(req)));
+      const assetId = await makeAsset(library, deps.settings.previewUrls, data, upload, ownerOf(expressResponseOf(req)));
       return { headers: { "Asset-Id": assetId } };
     },
     onResponseError(req, err) {
@@ -172,7 +173,7 @@ function bodyIdleTimer(req: IncomingMessage, ms: number): () => void {
  * (its bytes cannot become an asset: a resumed client starts over) and is answered as the
  * asset API answers it (e.g. 400 HASH_MISMATCH).
  */
-async function makeAsset(library: AssetLibrary, data: BlobDataStore, upload: Upload, owner: string): Promise<string> {
+async function makeAsset(library: AssetLibrary, previews: PreviewUrls, data: BlobDataStore, upload: Upload, owner: string): Promise<string> {
   const stored: PartialUpload | null = await data.partials.get(upload.id);
   if (!stored) throw new ApiFailure("not_found", `upload ${upload.id} is gone`);
   try {
@@ -182,7 +183,7 @@ async function makeAsset(library: AssetLibrary, data: BlobDataStore, upload: Upl
     const staged = assembled.stage(hash);
     try {
       const head = assembled.size === 0 ? Buffer.alloc(0) : await readAll(await assembled.read({ start: 0, end: Math.min(assembled.size, HEAD_BYTES) - 1 }));
-      const { created } = await storeNewUpload(library, owner, { head, fileName: asked.fileName }, staged, asked.fields, asked.hash);
+      const { created } = await storeNewUpload(library, previews, owner, { head, fileName: asked.fileName }, staged, asked.fields, asked.hash);
       await data.partials.finish(upload.id, created.id);
       return created.id;
     } finally {

@@ -4,17 +4,14 @@ import { validateSubfolder, validateType } from "../../domain/fields.ts";
 import { assetName } from "../../domain/naming.ts";
 import { ownerOf } from "../../http/auth.ts";
 import type { UploadDeps } from "../../http/deps.ts";
-import { parseMultipart } from "../../http/multipart.ts";
-import { byteBudgetOf } from "../../http/rate-limit.ts";
 import type { AssetLibrary } from "../../library/asset-library.ts";
 import { uploadOrigin, uploadTags } from "../../library/reference-fields.ts";
-import { probe, requireImage, storedImage } from "./image-part.ts";
+import { probe, requireImage, storedImage, withUploadForm } from "./upload-form.ts";
 
 /** POST /api/upload/image (and /upload/image). */
 export function uploadImageHandler(deps: UploadDeps, library: AssetLibrary) {
-  return async (req: Request, res: Response): Promise<void> => {
-    const parsed = await parseMultipart(req, deps.blobs, deps.settings, byteBudgetOf(res));
-    try {
+  return (req: Request, res: Response): Promise<void> =>
+    withUploadForm(req, res, deps, async (parsed) => {
       const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
       const type = validateType(parsed.fields.get("type"));
       const image = requireImage(parsed);
@@ -26,8 +23,5 @@ export function uploadImageHandler(deps: UploadDeps, library: AssetLibrary) {
       });
       const body: UploadResult = { name: assetName(image.hash, info.format.ext), subfolder, type };
       res.status(200).json(body);
-    } finally {
-      await parsed.file?.discard();
-    }
-  };
+    });
 }

@@ -6,17 +6,14 @@ import { assetName } from "../../domain/naming.ts";
 import { originalRefOfForm } from "../../domain/original-ref.ts";
 import { ownerOf } from "../../http/auth.ts";
 import type { UploadDeps } from "../../http/deps.ts";
-import { parseMultipart } from "../../http/multipart.ts";
-import { byteBudgetOf } from "../../http/rate-limit.ts";
 import type { AssetLibrary } from "../../library/asset-library.ts";
 import { uploadOrigin, uploadTags } from "../../library/reference-fields.ts";
-import { probe, requireImage, storedImage } from "./image-part.ts";
+import { probe, requireImage, storedImage, withUploadForm } from "./upload-form.ts";
 
 /** POST /api/upload/mask (and /upload/mask): stores the mask, waits for the `mask.derive` job, links the derivatives. */
 export function uploadMaskHandler(deps: UploadDeps, library: AssetLibrary) {
-  return async (req: Request, res: Response): Promise<void> => {
-    const parsed = await parseMultipart(req, deps.blobs, deps.settings, byteBudgetOf(res));
-    try {
+  return (req: Request, res: Response): Promise<void> =>
+    withUploadForm(req, res, deps, async (parsed) => {
       const subfolder = validateSubfolder(parsed.fields.get("subfolder"));
       const type = validateType(parsed.fields.get("type"));
       const originalHash = originalRefOfForm(parsed.fields);
@@ -46,8 +43,5 @@ export function uploadMaskHandler(deps: UploadDeps, library: AssetLibrary) {
       await library.recordMaskLinks(maskReference.id, metadata, { owner, type, subfolder, maskHash: image.hash });
       const body: MaskUploadResult = { name: result.painted, subfolder, type, metadata };
       res.status(200).json(body);
-    } finally {
-      await parsed.file?.discard();
-    }
-  };
+    });
 }
