@@ -69,6 +69,7 @@ const REGISTRY_READS = [
   "/nodes/no-such-pack", // an error the browser must be allowed to read
   "/nodes/banned-pack",
   "/channel/extension-node-map.json",
+  "/archives/no-such-pack/1.0.0/node.zip", // the archives, h24a's route, under the same CORS
 ];
 
 describe.each(["embedded", "proxied"] as const)("through the gateway, search %s", (mode) => {
@@ -115,7 +116,7 @@ describe.each(["embedded", "proxied"] as const)("through the gateway, search %s"
     expect((await post.json()).node_versions[0].status).toBe("success");
   });
 
-  it.each(["/nodes/comfyui-impact-pack", "/nodes/search", "/versions", "/nodes/no-such-pack/install"])("a preflight for GET %s answers 204 without reaching the route", async (path) => {
+  it.each(["/nodes/comfyui-impact-pack", "/nodes/search", "/versions", "/nodes/no-such-pack/install", "/archives/comfyui-impact-pack/8.8.1/node.zip"])("a preflight for GET %s answers 204 without reaching the route", async (path) => {
     const res = await fetch(`${base()}${path}`, { method: "OPTIONS", headers: { origin: ORIGIN, "access-control-request-method": "GET" } });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
@@ -132,6 +133,25 @@ describe.each(["embedded", "proxied"] as const)("through the gateway, search %s"
   it("the upload face is not the registry's: no CORS there", async () => {
     const res = await fetch(`${base()}/api/view?filename=x.png`, { headers: { origin: ORIGIN } });
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("through a gateway whose search service is down", () => {
+  it("its 502 carries the registry's CORS too, so the frontend can read why; its preflights still pass", async () => {
+    const logger = createLogger("registry-cors-down", "silent");
+    const gone = await serveOn((_req, res) => res.end());
+    await gone.close(); // a port nothing listens on any more
+    const composed = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "down"), SEARCH_URL: gone.url, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+    closables.push(...composed.closables);
+    const g = await serveOn(createGatewayApp({ services: composed.services, logger }));
+    servers.push(g.close);
+    const res = await fetch(`${g.url}/nodes/comfyui-impact-pack`, { headers: { origin: ORIGIN } });
+    expect(res.status).toBe(502);
+    expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
+    expect((await res.json()).error).toBe("service_unavailable");
+    const preflight = await fetch(`${g.url}/bulk/nodes/versions`, { method: "OPTIONS", headers: { origin: ORIGIN, "access-control-request-method": "POST" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("*");
   });
 });
 

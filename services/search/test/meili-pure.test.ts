@@ -28,9 +28,10 @@ describe("Meilisearch documents", () => {
       uid: meiliUid("comfyui-impact-pack"),
       rank: 7,
       banned: true,
-      identity_text: "comfyui impact pack comfyui impact pack comfyui impact pack",
+      identity_text: "comfyui impact pack impactpack",
       nodes_tags_text: "facedetailer face detailer face",
-      other_text: "detailers dr lt data ltdrdata dr lt data",
+      description_text: "detailers",
+      author_text: "dr lt data ltdrdata dr lt data",
       identity: ["comfyui impact pack"],
       app_names_lower: ["facedetailer"],
       repo_norm: "github.com/ltdrdata/comfyui-impact-pack",
@@ -147,9 +148,30 @@ describe("paging across segments", () => {
   });
 });
 
+describe("Meilisearch documents carry the words names are written in", () => {
+  it("split by case and digits, joined runs of the name, hyphenated words of the description, and the popularity figure", () => {
+    const doc = toMeiliDocument(
+      { id: "vhs", name: "ComfyUI-VideoHelperSuite", repository: "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite", description: "Lip-sync and video tools", author: "Kosinkadink" },
+      3,
+      0.8,
+    );
+    const words = doc.identity_text.split(" ");
+    for (const w of ["vhs", "comfyui", "videohelpersuite", "video", "helper", "suite", "videohelper", "helpersuite"]) expect(words).toContain(w);
+    expect(doc.description_text.split(" ")).toEqual(["lip", "sync", "and", "video", "tools", "lipsync"]);
+    expect(doc).toMatchObject({ rank: 3, popularity: 0.8, author_text: "kosinkadink" });
+  });
+});
+
 describe("Meilisearch settings", () => {
-  it("search the three tiers in relevance order, with our typo thresholds and popularity last", () => {
-    expect(MEILI_SETTINGS.searchableAttributes).toEqual(["identity_text", "nodes_tags_text", "other_text"]);
+  it("synonyms: the words for a need also search its abbreviation; stop words are English filler only, never the ecosystem's", () => {
+    expect(MEILI_SETTINGS.synonyms).toMatchObject({ "remove background": ["rmbg"], "text to speech": ["tts"], "image to video": ["i2v"] });
+    expect(MEILI_SETTINGS.stopWords).toContain("the");
+    for (const w of ["comfyui", "nodes", "node", "pack", "custom"]) expect(MEILI_SETTINGS.stopWords).not.toContain(w);
+  });
+
+  it("search the four fields in their order of meaning, with our typo thresholds, popularity before exactness and popularity order last", () => {
+    expect(MEILI_SETTINGS.searchableAttributes).toEqual(["identity_text", "nodes_tags_text", "description_text", "author_text"]);
+    expect(MEILI_SETTINGS.rankingRules).toEqual(["words", "typo", "proximity", "attribute", "popularity:desc", "exactness", "sort", "rank:asc"]);
     expect(MEILI_SETTINGS.typoTolerance).toMatchObject({ enabled: true, minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 } });
     expect(MEILI_SETTINGS.rankingRules?.at(-1)).toBe("rank:asc");
     expect(MEILI_SETTINGS.sortableAttributes).toContain("rank");

@@ -107,4 +107,22 @@ describe("a first mirror's versions", () => {
     await restarted.started;
     expect((await request(createApp(restarted)).get(old).expect(200)).body).toEqual(first);
   });
+
+  it("the fake registry's list routes answer as production's OpenAPI declares them (what the mirror relies on)", async () => {
+    const r = await harness.registry(NODES);
+    const get = async (path: string) => {
+      const res = await fetch(`${r.url}${path}`);
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    expect((await get("/versions?pageSize=101")).status).toBe(400);
+    const page = (await get("/versions?page=1&pageSize=100")).body;
+    expect(Object.keys(page).sort()).toEqual(["page", "pageSize", "total", "totalPages", "versions"]);
+    expect(page.versions).toHaveLength(100);
+    // Ordered by the version text, descending.
+    const texts = page.versions.map((v: { version: string }) => v.version);
+    expect(texts).toEqual([...texts].sort().reverse());
+    const many = (await get("/comfy-nodes?node_id=many-versions")).body;
+    expect(many).toEqual({ comfy_nodes: [comfyNodeDefinition("ManyElevenClass"), comfyNodeDefinition("ManyTenClass")], total: 2 });
+    expect((await get("/comfy-nodes?node_id=many-versions&node_version=1.0.0")).body.total).toBe(1);
+  });
 });

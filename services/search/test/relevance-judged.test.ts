@@ -20,8 +20,9 @@ describe("names as they are written", () => {
   ])("%s splits into %j", (name, parts) => {
     expect(nameParts(name)).toEqual(parts);
   });
-  it("joins runs of two to four neighbouring words, so a name typed as one word is found", () => {
+  it("joins runs of two to four neighbouring words, so a name typed as one word is found; none starts with the application name", () => {
     expect(joinedRuns(["video", "helper", "suite"])).toEqual(["videohelper", "videohelpersuite", "helpersuite"]);
+    expect(joinedRuns(["comfyui", "wan", "video", "wrapper"])).toEqual(["wanvideo", "wanvideowrapper", "videowrapper"]);
     expect(joinedRuns(nameParts("ComfyUI Easy Use"))).toContain("easyuse");
     expect(joinedRuns(nameParts("Hunyuan3D"))).toContain("3d");
   });

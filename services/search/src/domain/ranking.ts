@@ -38,7 +38,7 @@ export interface RankingWeights {
 
 /** Chosen by `bench/relevance-tune.ts` on the judged set (real catalog), from a hand-set start of field [1, 0.7, 0.5, 0.35], phrase 0.15, popularity 0.45, percentile share 0.5. */
 export const DEFAULT_WEIGHTS: RankingWeights = {
-  field: [1, 0.7, 0.5, 0.4],
+  field: [1, 0.6, 0.5, 0.4],
   kind: [1, 0.9, 0.9, 0.7, 0.5],
   noise: 0.15,
   phrase: 0.05,

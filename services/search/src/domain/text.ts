@@ -90,11 +90,13 @@ export function nameParts(name: string): string[] {
 /**
  * Every run of 2 to 4 neighbouring words of a name joined into one (`Video Helper Suite` →
  * videohelper, helpersuite, videohelpersuite), so a name typed as one word finds a name
- * written as several.
+ * written as several. Runs starting with the application's name (`comfyuivideo…`) are left
+ * out: nobody types them, and nearly every pack would add its own.
  */
 export function joinedRuns(parts: readonly string[], maxRun = 4): string[] {
   const out = new Set<string>();
   for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === "comfyui" || parts[i] === "comfy") continue;
     let joined = parts[i]!;
     for (let k = i + 1; k < Math.min(parts.length, i + maxRun); k++) {
       joined += parts[k]!;
@@ -102,6 +104,14 @@ export function joinedRuns(parts: readonly string[], maxRun = 4): string[] {
     }
   }
   return [...out];
+}
+
+/**
+ * The parts of a name worth indexing on their own (nameParts without single characters, which
+ * only ever served as a one-letter prefix that the whole words already answer).
+ */
+export function namePartsIndexed(name: string): string[] {
+  return nameParts(name).filter((p) => p.length > 1);
 }
 
 /**

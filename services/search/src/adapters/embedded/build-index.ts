@@ -2,8 +2,9 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, hyphenatedWords, joinedRuns, nameParts, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
+import { popularityLogScale, popularityPercentiles } from "../../domain/popularity.ts";
 
 /** Doc numbers share a float64 with the relevance key, so they get 24 bits. */
 export const MAX_DOCS = 1 << 24;
@@ -75,21 +76,6 @@ function buildIdentityIndex(hashes: Int32Array, n: number): Float64Array {
 
 const num = (v: number | undefined) => (v === undefined ? -Infinity : v);
 
-const samePopularity = (a: StoredNode, b: StoredNode) =>
-  num(a.search_ranking) === num(b.search_ranking) && num(a.downloads) === num(b.downloads) && num(a.repo_stars) === num(b.repo_stars);
-
-/** Docs are in popularity order: a doc's percentile is the share of the other docs strictly less popular. */
-function popularityPercentiles(docs: readonly StoredNode[]): Float32Array {
-  const n = docs.length;
-  const out = new Float32Array(n);
-  let groupEnd = n;
-  for (let d = n - 1; d >= 0; d--) {
-    if (d < n - 1 && !samePopularity(docs[d]!, docs[d + 1]!)) groupEnd = d + 1;
-    out[d] = n <= 1 ? 1 : (n - groupEnd) / (n - 1);
-  }
-  return out;
-}
-
 /** Popularity order: search_ranking, downloads, repo_stars (all descending), then id. */
 export function byPopularity(a: StoredNode, b: StoredNode): number {
   return (
@@ -98,24 +84,6 @@ export function byPopularity(a: StoredNode, b: StoredNode): number {
     num(b.repo_stars) - num(a.repo_stars) ||
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   ) || 0;
-}
-
-/**
- * The log-scaled count of what the catalog measures popularity by, in the order of
- * byPopularity: search_ranking where most packs carry one, else downloads (the registry),
- * else GitHub stars (ComfyUI-Manager's list has neither).
- */
-function popularityLogScale(docs: readonly StoredNode[]): Float32Array {
-  const n = docs.length;
-  const most = (get: (r: StoredNode) => number | undefined) => docs.reduce((k, r) => k + (get(r) !== undefined ? 1 : 0), 0) * 2 >= n;
-  const count = most((r) => r.search_ranking) ? (r: StoredNode) => r.search_ranking : most((r) => r.downloads) ? (r: StoredNode) => r.downloads : (r: StoredNode) => r.repo_stars;
-  let max = 0;
-  for (const r of docs) max = Math.max(max, count(r) ?? 0);
-  const out = new Float32Array(n);
-  if (max <= 0) return out;
-  const scale = Math.log1p(max);
-  for (let d = 0; d < n; d++) out[d] = Math.log1p(Math.max(0, count(docs[d]!) ?? 0)) / scale;
-  return out;
 }
 
 class GrowInt32 {
@@ -373,11 +341,11 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
-    add(nameParts(r.id), TIER_IDENTITY);
+    add(namePartsIndexed(r.id), TIER_IDENTITY);
     if (r.name) {
       identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
       const parts = nameParts(r.name);
-      add(parts, TIER_IDENTITY);
+      for (const p of parts) if (p.length > 1) table.add(table.id(p), d, TIER_IDENTITY, pairTerm, pairTier);
       add(joinedRuns(parts), TIER_IDENTITY);
     }
     // The repository name as written (its capitals are lost in the normalised URL).
@@ -385,7 +353,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     if (repoAlias) {
       identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
       const written = r.repository!.replace(/(\.git)?\/*$/, "");
-      add(nameParts(written.slice(written.lastIndexOf("/") + 1)), TIER_IDENTITY);
+      add(namePartsIndexed(written.slice(written.lastIndexOf("/") + 1)), TIER_IDENTITY);
     }
     if (r.app_node_names) {
       for (const name of r.app_node_names) {

@@ -30,13 +30,31 @@ const SCORE_SPACE = SCORE_CEILING * SCORE_STEPS;
 /** Above the score: [app-node whole/partial (2 bits)][not an exact id/name (1 bit)]. */
 const NOT_EXACT = 1;
 
-/** A match code: 0 = none, else 1 + tier * 8 + kind. */
-const code = (tier: number, kind: number) => 1 + tier * 8 + kind;
-/** What each match code is worth: field weight × match-kind weight. */
-function contributions(w: RankingWeights, field: readonly number[] = w.field): Float64Array {
-  const out = new Float64Array(32);
-  for (let tier = 0; tier < field.length; tier++) for (let kind = 0; kind < w.kind.length; kind++) out[code(tier, kind)] = field[tier]! * w.kind[kind]!;
-  return out;
+/**
+ * Match codes: 0 = none, else 1 + the (tier, kind) pair's place in the order of its worth, so a
+ * better match is a larger code and the hot loop compares bytes. `worth[code]` is what it adds.
+ */
+interface MatchCodes {
+  codeOf: Uint8Array; // by tier * 8 + kind
+  worth: Float64Array; // by code
+  worthClassLike: Float64Array; // by code, for a word typed like a class name
+}
+
+function matchCodes(w: RankingWeights): MatchCodes {
+  const classField = [...w.field];
+  classField[TIER_CLASSES] = classField[TIER_IDENTITY]!;
+  const pairs: { at: number; worth: number; classLike: number }[] = [];
+  for (let tier = 0; tier < w.field.length; tier++) {
+    for (let kind = 0; kind < w.kind.length; kind++) pairs.push({ at: tier * 8 + kind, worth: w.field[tier]! * w.kind[kind]!, classLike: classField[tier]! * w.kind[kind]! });
+  }
+  pairs.sort((a, b) => a.worth - b.worth || b.at - a.at);
+  const codes: MatchCodes = { codeOf: new Uint8Array(32), worth: new Float64Array(32), worthClassLike: new Float64Array(32) };
+  pairs.forEach((p, i) => {
+    codes.codeOf[p.at] = i + 1;
+    codes.worth[i + 1] = p.worth;
+    codes.worthClassLike[i + 1] = p.classLike;
+  });
+  return codes;
 }
 
 /** Joined neighbours and abbreviations of a query beyond its words: at most this many. */
@@ -57,8 +75,17 @@ interface QueryPlan {
   words: number;
 }
 
+const NO_WORDS: ReadonlySet<string> = new Set();
+const NO_PHRASES: typeof SYNONYM_PHRASES = [];
+const PHRASES_BY_FIRST_WORD = new Map<string, (typeof SYNONYM_PHRASES)[number][]>();
+for (const p of SYNONYM_PHRASES) {
+  const list = PHRASES_BY_FIRST_WORD.get(p.words[0]!) ?? [];
+  list.push(p);
+  PHRASES_BY_FIRST_WORD.set(p.words[0]!, list);
+}
+
 function planQuery(search: string, raw: readonly string[], noiseWeight: number): QueryPlan {
-  const camel = new Set(search.split(/\s+/).filter((w) => /\p{Ll}\p{Lu}/u.test(w)).map((w) => tokenise(w).join("")));
+  const camel = search === search.toLowerCase() ? NO_WORDS : new Set(search.split(/\s+/).filter((w) => /\p{Ll}\p{Lu}/u.test(w)).map((w) => tokenise(w).join("")));
   const slotOf = new Map<string, number>();
   const slots: QueryPlan["slots"] = [];
   const last = raw.length - 1;
@@ -84,7 +111,7 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
     covers.push([...covered]);
   };
   for (let i = 0; i < raw.length; i++) {
-    for (const { words: phrase, term } of SYNONYM_PHRASES) {
+    for (const { words: phrase, term } of PHRASES_BY_FIRST_WORD.get(raw[i]!) ?? NO_PHRASES) {
       if (i + phrase.length <= raw.length && phrase.every((w, k) => raw[i + k] === w)) extra(term, false, i, i + phrase.length);
     }
     let joined = raw[i]!;
@@ -114,9 +141,12 @@ export class IndexSearcher {
   private readonly cand: Int32Array;
   /** Per candidate, the best match code of each slot of the query (candidate × slots). */
   private codes = new Uint8Array(1 << 16);
+  private codesUsed = 0;
   private readonly repoStamp: Int32Array;
   private readonly appStamp: Int32Array;
   private readonly idStamp: Int32Array;
+  /** The docs equal to this search's identity key, stamped with its generation. */
+  private readonly exactStamp: Int32Array;
   private readonly appRel: Uint8Array;
   private readonly keys: Float64Array;
   /**
@@ -138,25 +168,37 @@ export class IndexSearcher {
    */
   private readonly results = new BoundedMemo("result", (r: EngineResult) => r.nodes.length + 1, 16_384, 50_000);
 
-  private readonly contrib: Float64Array;
-  /** For a word typed like a class name: a class match is worth a name match. */
-  private readonly contribClassLike: Float64Array;
+  private readonly match: MatchCodes;
+  /** Scratch, refilled per search: what each match code adds to the score in each word slot (slot * 32 + code), in score steps. */
+  private readonly slotGain = new Int32Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
+  /** Scratch, per search: each slot's worth of each match code (slot * 32 + code), for the extra slots' sums. */
+  private readonly slotWorth = new Float64Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
+  /** Per candidate, its score so far in score steps (popularity included). */
+  private readonly acc: Int32Array;
+  /** Per doc, popularity's part of the score in score steps. */
+  private readonly popularitySteps: Int32Array;
+  /** The plan of the search being collected (read by addPostings for the extra slots). */
+  private plan: QueryPlan | undefined;
+  private invTotal = 1;
   private readonly popularity: Float32Array;
 
   constructor(readonly data: IndexData, private readonly weights: RankingWeights = DEFAULT_WEIGHTS) {
-    this.contrib = contributions(weights);
-    const field = [...weights.field];
-    field[TIER_CLASSES] = field[TIER_IDENTITY]!;
-    this.contribClassLike = contributions(weights, field);
+    this.match = matchCodes(weights);
     this.popularity = new Float32Array(data.n);
-    for (let d = 0; d < data.n; d++) this.popularity[d] = weights.percentileShare * data.popularity[d]! + (1 - weights.percentileShare) * data.popularityLog[d]!;
+    this.popularitySteps = new Int32Array(data.n);
+    for (let d = 0; d < data.n; d++) {
+      this.popularity[d] = weights.percentileShare * data.popularity[d]! + (1 - weights.percentileShare) * data.popularityLog[d]!;
+      this.popularitySteps[d] = Math.round(weights.popularity * this.popularity[d]! * SCORE_STEPS);
+    }
     const n = Math.max(1, data.n);
     this.docStamp = new Int32Array(n);
     this.candOf = new Int32Array(n);
     this.cand = new Int32Array(n);
+    this.acc = new Int32Array(n);
     this.repoStamp = new Int32Array(n);
     this.appStamp = new Int32Array(n);
     this.idStamp = new Int32Array(n);
+    this.exactStamp = new Int32Array(n);
     this.appRel = new Uint8Array(n);
     this.keys = new Float64Array(n);
   }
@@ -169,6 +211,7 @@ export class IndexSearcher {
       this.repoStamp.fill(0);
       this.appStamp.fill(0);
       this.idStamp.fill(0);
+      this.exactStamp.fill(0);
     }
     return ++this.gen;
   }
@@ -221,34 +264,15 @@ export class IndexSearcher {
       const plan = planQuery(q.search, raw, this.weights.noise);
       const nc = this.collectText(plan, gen);
       const cand = this.cand;
-      const exact = new Set(this.isExactId(q.search));
-      const S = plan.slots.length;
-      const codes = this.codes;
-      const { weights, covers, words, totalWeight } = plan;
-      const popularity = this.popularity;
-      const { phrase: phraseWeight, popularity: popularityWeight } = this.weights;
-      const contrib = this.contrib;
-      const slotContrib = plan.slots.map((s) => (s.classLike ? this.contribClassLike : contrib));
+      const exactStamp = this.exactStamp;
+      for (const d of this.isExactId(q.search)) exactStamp[d] = gen;
+      const acc = this.acc;
+      const fastFilter = !restricted && !hasApp;
       for (let i = 0; i < nc; i++) {
         const d = cand[i]!;
-        if (!restricted && !hasApp ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
-        const row = i * S;
-        let text = 0;
-        for (let t = 0; t < words; t++) text += weights[t]! * slotContrib[t]![codes[row + t]!]!;
-        let phrase = 0;
-        for (let e = 0; e < covers.length; e++) {
-          const c = contrib[codes[row + words + e]!]!;
-          if (c === 0) continue;
-          phrase += c;
-          // An extra slot answers for each word it covers, where that word did worse on its own.
-          for (const t of covers[e]!) {
-            const own = slotContrib[t]![codes[row + t]!]!;
-            if (c > own) text += weights[t]! * (c - own);
-          }
-        }
-        const score = text / totalWeight + phraseWeight * Math.min(phrase, 4) + popularityWeight * popularity[d]!;
-        const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exact.has(d) ? 0 : NOT_EXACT);
-        keys[nk++] = (high * SCORE_SPACE + Math.round((SCORE_CEILING - score) * SCORE_STEPS)) * DOC_SPACE + d;
+        if (fastFilter ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
+        const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
+        keys[nk++] = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
       }
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
@@ -315,17 +339,26 @@ export class IndexSearcher {
     });
   }
 
-  /** The dictionary terms, outside [s, e), that share the token's stem: `removal` and `removing` for `remove`. */
-  private stemNeighbours(tok: string): number[] {
+  /** The Porter stem of each dictionary term, computed when first needed (queries share their dictionary words). */
+  private readonly termStems: (string | undefined)[] = [];
+
+  /** The dictionary terms that share the token's stem: `removal` and `removing` for `remove`. */
+  private stemNeighbours(tok: string, stem: string): number[] {
     return this.stemCache.getOrCompute(tok, () => {
       const terms = this.data.terms;
-      const stem = stemmer(tok);
       const out: number[] = [];
-      if (stem.length < 3) return out;
       const [s, e] = prefixRange(terms, stem);
       // A stem shared by hundreds of terms is too short to say much.
       if (e - s > 512) return out;
-      for (let i = s; i < e; i++) if (terms[i] !== tok && stemmer(terms[i]!) === stem) out.push(i);
+      // Porter strips at most a few letters: longer terms cannot share the stem.
+      const longest = stem.length + 5;
+      const stems = this.termStems;
+      for (let i = s; i < e; i++) {
+        const term = terms[i]!;
+        if (term.length > longest || term === tok) continue;
+        const st = (stems[i] ??= stemmer(term));
+        if (st === stem) out.push(i);
+      }
       return out;
     });
   }
@@ -342,6 +375,18 @@ export class IndexSearcher {
   private collectText(plan: QueryPlan, gen: number): number {
     const { terms, termStart } = this.data;
     const S = plan.slots.length;
+    // Rows are written only where a slot matched: clear what the last search used, once.
+    this.codes.fill(0, 0, this.codesUsed);
+    this.plan = plan;
+    const invTotal = (this.invTotal = 1 / plan.totalWeight);
+    const { worth, worthClassLike } = this.match;
+    for (let t = 0; t < S; t++) {
+      const slot = plan.slots[t]!;
+      const table = slot.classLike ? worthClassLike : worth;
+      this.slotWorth.set(table, t * 32);
+      // A word adds its weighted share; an extra slot's gain depends on the words it covers (addPostings).
+      if (slot.word) for (let c = 0; c < 32; c++) this.slotGain[t * 32 + c] = Math.round(plan.weights[t]! * table[c]! * invTotal * SCORE_STEPS);
+    }
     let nc = 0;
     for (let slot = 0; slot < S; slot++) {
       const { term: tok, prefix, word } = plan.slots[slot]!;
@@ -363,8 +408,10 @@ export class IndexSearcher {
       }
       // Joined neighbours and abbreviations match as written; a word also by stem and typos.
       if (!word) continue;
-      if (tok.length >= 4 && !NOISE_WORDS.has(tok)) {
-        for (const i of this.stemNeighbours(tok)) if (i < s || i >= e) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
+      // A word still being typed whose stem is itself has no stem neighbours beyond its prefix range.
+      const stem = tok.length >= 4 && !NOISE_WORDS.has(tok) ? stemmer(tok) : "";
+      if (stem.length >= 3 && !(prefix && stem === tok)) {
+        for (const i of this.stemNeighbours(tok, stem)) if (i < s || i >= e) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
       }
       const typos = allowedTypos(tok.length);
       if (typos > 0) {
@@ -378,16 +425,23 @@ export class IndexSearcher {
         }
       }
     }
+    this.codesUsed = nc * S;
     return nc;
   }
 
   /**
    * Record the postings [from, end) for one slot: a doc seen for the first time this search
-   * becomes a candidate (its codes row cleared), and each slot keeps its best match code.
+   * becomes a candidate (starting from its popularity), and where the slot's best match code for
+   * it improves, its score moves by the difference (word slots: a table lookup; extra slots:
+   * `extraGain`).
    */
   private addPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
     const { postDoc, postTier } = this.data;
-    const { docStamp, candOf, cand, contrib } = this;
+    const { docStamp, candOf, cand, acc, popularitySteps } = this;
+    const codeOf = this.match.codeOf;
+    const word = slot < this.plan!.words;
+    const gain = this.slotGain;
+    const base = slot * 32;
     let codes = this.codes;
     for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
@@ -397,18 +451,41 @@ export class IndexSearcher {
         c = nc++;
         cand[c] = d;
         candOf[d] = c;
+        acc[c] = popularitySteps[d]!;
         if ((c + 1) * S > codes.length) {
           const grown = new Uint8Array(Math.max(codes.length * 2, (c + 1) * S));
           grown.set(codes);
           this.codes = codes = grown;
         }
-        codes.fill(0, c * S, (c + 1) * S);
       } else c = candOf[d]!;
-      const m = code(postTier[p]!, kind);
+      const m = codeOf[(postTier[p]! << 3) | kind]!;
       const at = c * S + slot;
-      if (contrib[m]! > contrib[codes[at]!]!) codes[at] = m;
+      const old = codes[at]!;
+      if (m > old) {
+        codes[at] = m;
+        acc[c] = acc[c]! + (word ? gain[base + m]! - gain[base + old]! : this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old));
+      }
     }
     return nc;
+  }
+
+  /**
+   * What an extra slot (joined neighbours, an abbreviation) matched with `code` adds for the
+   * candidate whose codes row starts at `row`: a phrase bonus, and for each word it covers the
+   * part of its worth that word's own match fell short of. Word slots come first in a plan, so
+   * their codes are final when an extra slot is read.
+   */
+  private extraGain(row: number, slot: number, code: number): number {
+    if (code === 0) return 0;
+    const plan = this.plan!;
+    const worth = this.slotWorth;
+    const c = worth[slot * 32 + code]!;
+    let text = 0;
+    for (const t of plan.covers[slot - plan.words]!) {
+      const own = worth[t * 32 + this.codes[row + t]!]!;
+      if (c > own) text += plan.weights[t]! * (c - own);
+    }
+    return Math.round((text * this.invTotal + this.weights.phrase * c) * SCORE_STEPS);
   }
 
   /** The docs of these ids (the list's `node_id`), stamped with this generation. */

@@ -1,21 +1,25 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { OS_INDEPENDENT, platformLevels } from "../../domain/platform-values.ts";
-import { appNodeNameTokens, identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, hyphenatedWords, identityKey, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { classNamesOf } from "../../domain/class-providers.ts";
 
 /**
- * One Meilisearch document per node. Searchable text is split into three attributes in
- * relevance order (identity, app node names and tags, the rest); everything the filters need
- * is precomputed here, in the same normal forms as the embedded engine uses.
+ * One Meilisearch document per node. Searchable text is split into four attributes in the
+ * order of meaning (identity, node classes and tags, description, author), carrying the same
+ * words as the embedded index (names split by case and digits, joined runs, hyphenated words);
+ * everything the filters need is precomputed here, in the same normal forms.
  */
 export interface MeiliDocument {
   uid: string;
   /** Popularity order (0 = most popular), the last tie-break. */
   rank: number;
+  /** Popularity from 0 to 1 (domain/popularity.ts), the custom ranking rule `popularity:desc`. */
+  popularity: number;
   banned: boolean;
   identity_text: string;
   nodes_tags_text: string;
-  other_text: string;
+  description_text: string;
+  author_text: string;
   /** identityKey of id, name and repository name: the "exact match" rule. */
   identity: string[];
   app_names_lower: string[];
@@ -61,7 +65,20 @@ function paths(values: string[] | undefined, kind: "os" | "accelerator") {
   return { any, prefixes: [...prefixes], values: [...new Set(levels.map((l) => l.join(" :: ")))] };
 }
 
-export function toMeiliDocument(r: StoredNode, rank: number): MeiliDocument {
+/** The words of the identity attribute: id, name and repository name, as typed and split, and the name's joined runs. */
+export function identityWords(r: StoredNode): string[] {
+  const repo = r.repository ? r.repository.replace(/(\.git)?\/*$/, "").split("/").pop() : undefined;
+  const words = new Set<string>();
+  for (const s of [r.id, r.name, repo]) {
+    if (!s) continue;
+    for (const t of tokenise(s)) words.add(t);
+    for (const t of namePartsIndexed(s)) words.add(t);
+  }
+  if (r.name) for (const t of joinedRuns(nameParts(r.name))) words.add(t);
+  return [...words];
+}
+
+export function toMeiliDocument(r: StoredNode, rank: number, popularity = 0): MeiliDocument {
   const repoName = r.repository ? repositoryName(r.repository) : undefined;
   const os = paths(r.supported_os, "os");
   const acc = paths(r.supported_accelerators, "accelerator");
@@ -69,10 +86,12 @@ export function toMeiliDocument(r: StoredNode, rank: number): MeiliDocument {
   return {
     uid: meiliUid(r.id),
     rank,
+    popularity,
     banned: r.status === "NodeStatusBanned",
-    identity_text: [...tokenise(r.id), ...tokenise(r.name ?? ""), ...tokenise(repoName ?? "")].join(" "),
+    identity_text: identityWords(r).join(" "),
     nodes_tags_text: [...appTokens, ...(r.tags ?? []).flatMap(tokenise)].join(" "),
-    other_text: [r.description, r.author, r.publisher?.id, r.publisher?.name].filter(Boolean).map((s) => tokenise(s!).join(" ")).join(" "),
+    description_text: r.description ? [...tokenise(r.description), ...hyphenatedWords(r.description)].join(" ") : "",
+    author_text: [r.author, r.publisher?.id, r.publisher?.name].filter(Boolean).map((s) => tokenise(s!).join(" ")).join(" "),
     identity: [...new Set([r.id, r.name, repoName].filter((s): s is string => !!s).map(identityKey).filter(Boolean))],
     app_names_lower: [...new Set((r.app_node_names ?? []).map((n) => n.toLowerCase()))],
     id_lower: r.id.toLowerCase(),

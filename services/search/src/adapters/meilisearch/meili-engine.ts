@@ -5,6 +5,8 @@ import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../
 import { meiliUid, toMeiliDocument, type MeiliDocument } from "./documents.ts";
 import { lookupFilters, planMeiliQuery, sliceSegments } from "./query.ts";
 import { MEILI_SETTINGS } from "./settings.ts";
+import { blendedPopularity } from "../../domain/popularity.ts";
+import { DEFAULT_WEIGHTS } from "../../domain/ranking.ts";
 
 const LOOKUP_PAGE = 1000;
 
@@ -58,6 +60,9 @@ export class MeiliSearchEngine implements SearchEngine {
     const params = (filters: string[], extra: SearchParams): SearchParams => ({
       filter: [...plan.base, ...filters],
       sort: plan.sort,
+      // Drop the most frequent words first (comfyui, nodes, ...) when not every word matches,
+      // as the embedded engine weighs them least.
+      matchingStrategy: "frequency",
       attributesToRetrieve: ["record"],
       ...extra,
     });
@@ -116,6 +121,7 @@ export class MeiliSearchEngine implements SearchEngine {
   async replaceAll(records: readonly StoredNode[], onProgress?: (p: IndexProgress) => void): Promise<void> {
     await this.prepare();
     const live = records.filter((r) => r.status !== "NodeStatusDeleted").sort(byPopularity);
+    const popularity = blendedPopularity(live, DEFAULT_WEIGHTS.percentileShare);
     const fresh = `${this.opts.index}_build_${Date.now()}`;
     await this.client.createIndex(fresh, { primaryKey: "uid" }).waitTask();
     try {
@@ -123,7 +129,7 @@ export class MeiliSearchEngine implements SearchEngine {
       await index.updateSettings(MEILI_SETTINGS).waitTask();
       const batch = this.opts.batchSize ?? 5000;
       for (let i = 0; i < live.length; i += batch) {
-        const docs = live.slice(i, i + batch).map((r, j) => toMeiliDocument(r, i + j));
+        const docs = live.slice(i, i + batch).map((r, j) => toMeiliDocument(r, i + j, popularity[i + j]!));
         const task = await index.addDocuments(docs).waitTask({ timeout: 600_000 });
         if (task.status !== "succeeded") throw new Error(`Meilisearch refused documents: ${JSON.stringify(task.error)}`);
         onProgress?.({ indexed: Math.min(i + batch, live.length), total: live.length });
