@@ -44,7 +44,11 @@ function createExpressApp(deps: GatewayDeps): express.Express {
       app.use(mount.router);
     } else {
       const proxy = serviceProxy({ ...service, mount }, deps.logger);
-      app.use((req, res, next) => (matchesPrefix(req.path, service.paths) ? proxy(req, res, next) : next()));
+      app.use((req, res, next) => {
+        if (!matchesPrefix(req.path, service.paths)) return next();
+        if (service.cors?.(req, res)) return;
+        proxy(req, res, next);
+      });
     }
   }
 

@@ -22,7 +22,7 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   const handlers: Partial<JobHandlers> = {};
 
   // Each service declares the paths it owns and its error shape (`routePrefixes`, `unavailableBody`).
-  const searchRoutes: Omit<GatewayService, "mount"> = { name: "search", paths: search.routePrefixes, unavailableBody: search.unavailableBody };
+  const searchRoutes: Omit<GatewayService, "mount"> = { name: "search", paths: search.routePrefixes, unavailableBody: search.unavailableBody, cors: search.applyRegistryCors };
   if (config.SEARCH_URL) {
     services.push({ ...searchRoutes, mount: { kind: "proxy", url: config.SEARCH_URL } });
   } else {

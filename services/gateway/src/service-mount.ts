@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Router } from "express";
 import type { DirectRoute } from "@app/platform";
 
@@ -24,4 +25,10 @@ export interface GatewayService {
   mount: ServiceMount;
   /** The body a client gets when the service cannot be reached, in that service's error shape. */
   unavailableBody: (message: string) => Record<string, string>;
+  /**
+   * The service's CORS (search: the registry's), applied by the gateway before proxying, so a
+   * browser can also read the gateway's own 502 when the service is down; true when it has
+   * answered the request (a preflight). Mounted services apply their own.
+   */
+  cors?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }

@@ -53,6 +53,6 @@ describe("comfy-cli with ENVIRONMENT=dev", () => {
 
     const install = await fetch(`${DEV_URL}/nodes/comfyui-impact-pack/install`);
     expect(install.status).toBe(200);
-    expect(mapNodeVersion((await install.json()) as Record<string, unknown>)).toMatchObject({ version: "8.8.1", download_url: "https://cdn.comfy.org/comfyui-impact-pack/8.8.1/node.zip" });
+    expect(mapNodeVersion((await install.json()) as Record<string, unknown>)).toMatchObject({ version: "8.8.1", download_url: `${DEV_URL}/archives/comfyui-impact-pack/8.8.1/node.zip` }); // the service's archive route (MIRROR_ARCHIVES defaults to on-demand), at the address comfy-cli used
   }, 120_000);
 });

@@ -136,6 +136,25 @@ describe.each(["embedded", "proxied"] as const)("through the gateway, search %s"
   });
 });
 
+describe("through a gateway whose search service is down", () => {
+  it("its 502 carries the registry's CORS too, so the frontend can read why; its preflights still pass", async () => {
+    const logger = createLogger("registry-cors-down", "silent");
+    const gone = await serveOn((_req, res) => res.end());
+    await gone.close(); // a port nothing listens on any more
+    const composed = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "down"), SEARCH_URL: gone.url, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+    closables.push(...composed.closables);
+    const g = await serveOn(createGatewayApp({ services: composed.services, logger }));
+    servers.push(g.close);
+    const res = await fetch(`${g.url}/nodes/comfyui-impact-pack`, { headers: { origin: ORIGIN } });
+    expect(res.status).toBe(502);
+    expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
+    expect((await res.json()).error).toBe("service_unavailable");
+    const preflight = await fetch(`${g.url}/bulk/nodes/versions`, { method: "OPTIONS", headers: { origin: ORIGIN, "access-control-request-method": "POST" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("*");
+  });
+});
+
 const chromium = await startChromium();
 if (!chromium.ok) console.log(`browser CORS test skipped: ${chromium.reason}`);
 

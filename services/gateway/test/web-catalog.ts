@@ -47,6 +47,20 @@ export const WEB_CATALOG: CatalogRecord[] = [
     supported_accelerators: ["GPU :: NVIDIA CUDA"],
     // A large pack: the real one has about 200 classes, and its versions must still be on the first screen.
     app_node_names: IMPACT_CLASSES,
+    // Whole definitions for two of them, as a mirror keeps them (the registry's JSON text).
+    app_nodes: [
+      {
+        comfy_node_name: "FaceDetailer",
+        category: "ImpactPack/Simple",
+        description: "Detects faces and redraws them at a higher resolution.",
+        input_types: JSON.stringify({ required: { image: ["IMAGE"], model: ["MODEL"], guide_size: ["FLOAT", { default: 512, min: 64, max: 8192 }] }, optional: { detailer_hook: ["DETAILER_HOOK"] } }),
+        return_types: JSON.stringify(["IMAGE", "IMAGE", "MASK"]),
+        return_names: JSON.stringify(["image", "cropped_refined", "mask"]),
+        output_is_list: [false, true, false],
+        function: "doit",
+      },
+      { comfy_node_name: "SAMLoader", category: "ImpactPack", input_types: JSON.stringify({ required: { model_name: [["sam_vit_b.pth", "sam_vit_l.pth"]] } }), return_types: JSON.stringify(["SAM_MODEL"]), return_names: JSON.stringify(["SAM_MODEL"]), output_is_list: [false], function: "load_model" },
+    ],
   },
   {
     id: "comfyui_controlnet_aux",

@@ -61,9 +61,20 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
     await waitFor(page, `document.querySelectorAll("li.class").length === 1`);
     expect(await page.$eval("li.class", (l) => l.getAttribute("data-class"))).toBe("FaceDetailer");
     await page.click("li.class summary");
-    // This server's catalog holds class names only: the class says so rather than showing nothing.
     await waitFor(page, `document.querySelector("li.class details")?.open === true`);
-    expect(await page.$eval("li.class .class-body", (b) => b.textContent ?? "")).toMatch(/inputs and outputs|Inputs/);
+    // Its inputs and outputs as the catalog's definition gives them.
+    const io = await page.$eval("li.class .class-body", (b) => ({
+      inputs: Array.from(b.querySelectorAll("[data-input]")).map((r) => r.textContent),
+      outputs: Array.from(b.querySelectorAll("[data-output]")).map((r) => r.textContent),
+    }));
+    expect(io.inputs).toEqual(["imageIMAGE", "modelMODEL", 'guide_sizeFLOAT {"default":512,"min":64,"max":8192}', "detailer_hookDETAILER_HOOK optional"]);
+    expect(io.outputs).toEqual(["imageIMAGE", "cropped_refinedIMAGE list", "maskMASK"]);
+    // A class the catalog holds by name only says so rather than showing nothing.
+    await page.$eval(".class-filter input", (i) => ((i as HTMLInputElement).value = ""));
+    await page.type(".class-filter input", "ImpactNode007");
+    await waitFor(page, `document.querySelectorAll("li.class").length === 1 && document.querySelector("li.class")?.getAttribute("data-class") === "ImpactNode007"`);
+    await page.click("li.class summary");
+    expect(await page.$eval("li.class .class-body", (b) => b.textContent ?? "")).toContain("only the class's name");
     await page.$eval(".class-filter input", (i) => (i as HTMLInputElement).blur());
   }, 60_000);
 

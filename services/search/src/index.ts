@@ -14,3 +14,4 @@ export { catalogSource, loadCatalog, type CatalogSource } from "./adapters/catal
 // What a gateway mounts or proxies here, and answers when it cannot reach this service (upload exports the same two names).
 export { SEARCH_PATHS as routePrefixes } from "./routes/paths.ts";
 export { unavailableBody } from "./routes/errors.ts";
+export { applyRegistryCors } from "./routes/cors.ts";

@@ -1,7 +1,9 @@
-import { expect } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
+import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
 import { metadataConditions } from "../src/domain/metadata-index.ts";
-import { NO_FILTER, OWNER } from "./reference-store-conformance.ts";
+import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 
 // A filtered page of many matches walks the sort index instead of reading each match (from
 // WALK_FROM_MATCHES on): the same suite with every filtered page walked holds the same answers.
@@ -9,6 +11,32 @@ export const PAGINGS = [
   ["", {}],
   [", every filtered page walked", { walkFromMatches: 1 }],
 ] as const;
+
+/** The conformance suite on PostgreSQL with one paging, in a database of its own (a file per paging, so they run at once). */
+export function describePostgresConformance([paging, options]: (typeof PAGINGS)[number]): void {
+  describe("PostgreSQL", () => {
+    let db: TestDatabase;
+    beforeAll(async () => {
+      db = await createTestDatabase("refs");
+    });
+    afterAll(async () => {
+      await db.drop();
+    });
+
+    describeReferenceStoreConformance(`PostgreSQL (DATABASE_URL)${paging}`, async () => {
+      const store = createPgReferenceStore(db.url, options);
+      await store.init();
+      return {
+        store,
+        async cleanup() {
+          await store.close();
+          // The next test starts from empty tables of this run's own database.
+          await db.run("TRUNCATE asset_refs, asset_tags, asset_tag_names, asset_meta");
+        },
+      };
+    });
+  });
+}
 
 /** A record holding a tag the database folded onto `folded`: adding, replacing and removing around it (see the test files). */
 export async function addsTheFoldedTag(store: ReferenceStore, kept: string, folded: string) {

@@ -1,37 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
+import { describe, expect, it } from "vitest";
+import { createTestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import { ReferenceStoreUnavailableError } from "../src/adapters/references/reference-store.ts";
 import { toApiFailure } from "../src/http/error-handler.ts";
-import { addsTheFoldedTag, OLD_SCHEMA, PAGINGS, upgrades } from "./reference-store-cases.ts";
-import { describeReferenceStoreConformance, OWNER } from "./reference-store-conformance.ts";
+import { addsTheFoldedTag, describePostgresConformance, OLD_SCHEMA, PAGINGS, upgrades } from "./reference-store-cases.ts";
+import { OWNER } from "./reference-store-conformance.ts";
 
-// The ReferenceStore on PostgreSQL (DATABASE_URL); the same on a SQLite file: reference-store-sqlite.test.ts.
+// The ReferenceStore on PostgreSQL (DATABASE_URL); every filtered page walked: reference-store-postgres-walked.test.ts;
+// the same on a SQLite file: reference-store-sqlite.test.ts.
 
-describe("PostgreSQL", () => {
-  let db: TestDatabase;
-  beforeAll(async () => {
-    db = await createTestDatabase("refs");
-  });
-  afterAll(async () => {
-    await db.drop();
-  });
-
-  for (const [paging, options] of PAGINGS) {
-    describeReferenceStoreConformance(`PostgreSQL (DATABASE_URL)${paging}`, async () => {
-      const store = createPgReferenceStore(db.url, options);
-      await store.init();
-      return {
-        store,
-        async cleanup() {
-          await store.close();
-          // The next test starts from empty tables of this run's own database.
-          await db.run("TRUNCATE asset_refs, asset_tags, asset_tag_names, asset_meta");
-        },
-      };
-    });
-  }
-});
+describePostgresConformance(PAGINGS[0]);
 
 describe("PostgreSQL going away", () => {
   it("reads as unavailable (503 at the routes), not as an internal error, and ping says so", async () => {

@@ -44,6 +44,11 @@ afterAll(async () => {
     a.server.closeAllConnections();
     a.server.close();
   }
+  // The second instance shares the first's reference store: only its own queue and DATA_DIR are its to close.
+  if (apps[1]) {
+    await apps[1].t.deps.queue.close();
+    await rm(apps[1].t.dataDir, { recursive: true, force: true });
+  }
   await apps[0]?.t.close();
   await s3?.stop();
   await rm(dbDir, { recursive: true, force: true });

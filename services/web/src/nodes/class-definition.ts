@@ -1,20 +1,12 @@
+import type { ComfyNode } from "@app/contracts";
+
 /**
- * One node class as the registry's comfy-nodes route answers it (spec: ComfyNode). The lists
+ * One node class as the registry's comfy-nodes route answers it (contracts' ComfyNode). The lists
  * come as text: `input_types` a JSON object ({required, optional, hidden}), `return_types` and
- * `return_names` JSON arrays (older records wrote Python's repr, with single quotes).
+ * `return_names` JSON arrays (older records wrote Python's repr, with single quotes). An older
+ * server sends the name alone.
  */
-export interface ComfyNodeDefinition {
-  comfy_node_name?: string;
-  category?: string;
-  description?: string;
-  input_types?: string;
-  return_types?: string;
-  return_names?: string;
-  output_is_list?: boolean[];
-  function?: string;
-  deprecated?: boolean;
-  experimental?: boolean;
-}
+export type ComfyNodeDefinition = ComfyNode;
 
 export interface ClassInput {
   name: string;
