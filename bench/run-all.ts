@@ -8,7 +8,7 @@ import { repoRoot } from "@app/testkit/processes";
  * the same run. Results go to stdout and bench/results/latest.json.
  * `pnpm bench <name>` runs only the benchmarks whose file name contains <name>.
  */
-const benches = ["search-inprocess.ts", "relevance.ts", "gateway-search-http.ts", "gateway-first-sight.ts", "gateway-registry-reads.ts", "gateway-asset-head.ts", "asset-list.ts", "asset-store-event-loop.ts", "asset-upload-1gb.ts", "tus-upload-1gb.ts", "asset-download-1gb.ts", "upload-throughput.ts", "mask-derive.ts", "catalog-mirror.ts"];
+const benches = ["search-inprocess.ts", "relevance.ts", "gateway-search-http.ts", "gateway-first-sight.ts", "gateway-registry-reads.ts", "gateway-asset-head.ts", "asset-list.ts", "asset-store-event-loop.ts", "asset-upload-1gb.ts", "tus-upload-1gb.ts", "asset-download-1gb.ts", "upload-throughput.ts", "mask-derive.ts", "catalog-mirror.ts", "archive-pull-through.ts"];
 const only = process.argv[2];
 const results: Record<string, unknown> = {};
 const summaries: string[] = [];

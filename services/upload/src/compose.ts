@@ -1,20 +1,18 @@
 import { join } from "node:path";
-import { createJobQueue, type JobHandler, type JobQueue } from "@app/jobs";
+import { createJobQueue, serveJobs, type JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { keyFilePath } from "./adapters/keys/api-keys.ts";
 import { createBlobStore } from "@app/blobs";
 import type { ReferenceStore } from "./adapters/references/reference-store.ts";
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from "./adapters/limits/rate-limiter.ts";
 import { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
-import { createMaskDeriveHandler } from "./jobs/mask-derive.ts";
+import { uploadJobs } from "./jobs/upload-jobs.ts";
 import { previewUrlSecret } from "./adapters/keys/preview-url-secret.ts";
 import type { UploadDeps } from "./http/deps.ts";
 import { sweepExpiredUploads } from "./routes/assets/uploads.ts";
 
 export interface UploadRuntime extends UploadDeps {
   isReady(): Promise<boolean>;
-  /** The mask job handler over these blobs (for a worker that serves this store's jobs). */
-  maskHandler: JobHandler<"mask.derive">;
   close(): Promise<void>;
 }
 
@@ -41,8 +39,8 @@ export async function createRateLimiter(config: Config, logger: Logger): Promise
  * Compose the upload service from validated config: blob store (swept of crash temporaries before
  * serving), keys (the key file is read again when it changes), the per-key rate limiter, and a job queue. A queue passed in is used as is (the gateway's); otherwise
  * one is created from config (BullMQ when REDIS_URL is set, the worker service then runs the
- * mask jobs; in-process otherwise). When the queue runs jobs in this process, the mask handler
- * is registered on it.
+ * mask jobs; in-process otherwise). A queue it creates serves its own jobs where `serveJobs` says they run; the
+ * gateway serves the jobs of the queue it passes in.
  */
 export async function createUploadRuntime(config: Config, logger: Logger, opts: { queue?: JobQueue } = {}): Promise<UploadRuntime> {
   const blobs = await createBlobStore(config);
@@ -62,10 +60,13 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
     logger.warn({ keyFile: keyFilePath(config) }, "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)");
   }
 
-  const maskHandler = createMaskDeriveHandler({ store: blobs, logger, concurrency: config.WORKER_CONCURRENCY });
   const ownQueue = !opts.queue;
   const queue = opts.queue ?? createJobQueue(config, { logger: logger.child({ component: "jobs" }) });
-  if (queue.kind === "in-process") await queue.work({ "mask.derive": maskHandler }, { concurrency: config.WORKER_CONCURRENCY });
+  // A queue passed in belongs to a process that mounts this service (the gateway), which serves its jobs.
+  if (ownQueue) {
+    const jobs = uploadJobs({ store: blobs, logger, concurrency: config.WORKER_CONCURRENCY });
+    await serveJobs(queue, jobs, { runner: "service", concurrency: config.WORKER_CONCURRENCY });
+  }
 
   const limiter = await createRateLimiter(config, logger);
 
@@ -76,7 +77,6 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
     limiter,
     queue,
     logger,
-    maskHandler,
     settings: {
       maxBytes: config.UPLOAD_MAX_BYTES,
       assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES,
