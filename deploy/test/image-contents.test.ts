@@ -77,7 +77,9 @@ function imageFolder(name: ServiceName): string {
   // The image's build stage compiles better-sqlite3 in the deployed folder (`npm rebuild`); a
   // compile takes minutes on these machines, so the workspace's own build of the same version is copied.
   const sqlite = join(out, "node_modules/better-sqlite3");
-  if (existsSync(sqlite)) {
+  // pnpm's side-effects cache may already have put the build in the deployed folder, as links to
+  // the very files the workspace holds (copying them onto themselves fails).
+  if (existsSync(sqlite) && !existsSync(join(sqlite, "build/Release/better_sqlite3.node"))) {
     const built = dirname(createRequire(join(repoRoot, "services/upload/package.json")).resolve("better-sqlite3/package.json"));
     cpSync(join(built, "build"), join(sqlite, "build"), { recursive: true });
   }
