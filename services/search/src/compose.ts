@@ -1,7 +1,7 @@
 import type { Config, Logger } from "@app/platform";
-import { join } from "node:path";
 import type { MirrorOptions } from "./adapters/registry/mirror-options.ts";
-import { RegistryVersionClasses, type VersionClasses } from "./adapters/registry/version-classes.ts";
+import { bundleCatalogPath } from "./adapters/bundle/bundle-import.ts";
+import { KeptVersionClasses, versionClassesDir, type VersionClasses } from "./adapters/registry/version-classes.ts";
 import { isRegistryUrl } from "./adapters/catalog-source.ts";
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 import type { SearchEngine } from "./adapters/search-engine.ts";
@@ -22,7 +22,7 @@ export interface SearchRuntime {
   catalogStatus(): CatalogStatus;
   /** Read a source, swap the new index in (and, embedded, persist it for restarts and other processes). */
   reindex: Reindex;
-  /** Other versions' classes, read through from the mirrored registry (none for a file catalog). */
+  /** Other versions' classes: kept, and read through from the mirrored registry; kept only for a bundle's catalog; none for another file. */
   versionClasses?: VersionClasses;
   close(): Promise<void>;
 }
@@ -49,7 +49,9 @@ export async function createSearchRuntime(config: Config, logger: Logger, opts: 
   const engine = opts.engine ?? (await createSearchEngine(config));
   const catalog = new Catalog({ config, logger, engine, role: opts.role ?? "server", mirror: opts.mirror });
   const source = config.CATALOG_SOURCE;
-  const versionClasses = source && isRegistryUrl(source) ? new RegistryVersionClasses(source, join(config.DATA_DIR, "search", "version-classes")) : undefined;
+  const kept = versionClassesDir(config.DATA_DIR);
+  // A bundle's catalog (CATALOG_SOURCE=<bundle.tar>, imported) answers the classes the bundle carried.
+  const versionClasses = source && isRegistryUrl(source) ? new KeptVersionClasses(kept, source) : source === bundleCatalogPath(config.DATA_DIR) ? new KeptVersionClasses(kept) : undefined;
   return {
     engine,
     logger,

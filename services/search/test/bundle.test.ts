@@ -1,26 +1,31 @@
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig, type Config } from "@app/platform";
 import { archiveBytes, archiveReprDigest } from "@app/testkit/fake-archives";
+import { comfyNodeDefinition } from "@app/testkit/fake-registry-lists";
 import type { RegistryNode } from "@app/testkit/catalog";
 import { runScript, waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { catalogVersionOf, createArchiveService, type ArchiveService } from "../src/adapters/archives/archive-service.ts";
 import { withBundleImported } from "../src/adapters/bundle/bundle-source.ts";
+import { versionClassesDir } from "../src/adapters/registry/version-classes.ts";
 import { createSearchRuntime, type SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
 
 /**
  * Issue 24, section 2: `pnpm mirror export` writes a running mirror's catalog and archives to one
  * tar; a fresh instance started with CATALOG_SOURCE=<bundle.tar> and no upstream at all answers the
- * same installs with the same bytes; a newer bundle replaces the catalog and adds archives.
+ * same installs with the same bytes, and the classes of other versions the mirror had kept; a newer
+ * bundle replaces the catalog and adds archives.
  */
 const v = (version: string, status: string, createdAt: string) => ({ version, status, createdAt });
 const PACKS: RegistryNode[] = [
-  { id: "alpha-pack", name: "Alpha", status: "NodeStatusActive", app_node_names: ["AlphaNode"], versions: [v("1.1.0", "NodeVersionStatusActive", "2024-05-01T00:00:00Z"), v("1.0.0", "NodeVersionStatusActive", "2024-03-01T00:00:00Z")] },
+  { id: "alpha-pack", name: "Alpha", status: "NodeStatusActive", app_node_names: ["AlphaNode"], versions: [v("1.1.0", "NodeVersionStatusActive", "2024-05-01T00:00:00Z"), { ...v("1.0.0", "NodeVersionStatusActive", "2024-03-01T00:00:00Z"), classes: ["AlphaOldNode", "AlphaOlderNode"] }] },
   { id: "beta-pack", name: "Beta", status: "NodeStatusActive", versions: [v("2.0.0", "NodeVersionStatusBanned", "2024-06-01T00:00:00Z"), v("1.9.0", "NodeVersionStatusActive", "2024-04-01T00:00:00Z")] },
-  { id: "delta-pack", name: "Delta", status: "NodeStatusActive", versions: [v("0.3.0", "NodeVersionStatusPending", "2024-07-01T00:00:00Z"), v("0.1.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z")] },
+  { id: "delta-pack", name: "Delta", status: "NodeStatusActive", versions: [v("0.3.0", "NodeVersionStatusPending", "2024-07-01T00:00:00Z"), v("0.2.0", "NodeVersionStatusActive", "2024-02-01T00:00:00Z"), v("0.1.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z")] },
 ];
 const harness = mirrorHarness("search-bundle", { pageSize: 25, retryDelayMs: 10, headersTimeoutMs: 30_000 });
 const closing: { close(): Promise<void> }[] = [];
@@ -63,14 +68,23 @@ describe("a bundle carried into a network with no way out", () => {
   it("export while the mirror runs, import on a fresh DATA_DIR with upstream stopped: the same catalog, installs and bytes", async () => {
     const registry = await harness.registry(PACKS);
     const mirror = await start({ DATA_DIR: harness.path("mirror"), CATALOG_SOURCE: registry.url, MIRROR_ARCHIVES: "all" });
-    const servable = [["alpha-pack", "1.1.0"], ["alpha-pack", "1.0.0"], ["beta-pack", "1.9.0"], ["delta-pack", "0.3.0"], ["delta-pack", "0.1.0"]] as const;
+    const servable = [["alpha-pack", "1.1.0"], ["alpha-pack", "1.0.0"], ["beta-pack", "1.9.0"], ["delta-pack", "0.3.0"], ["delta-pack", "0.2.0"], ["delta-pack", "0.1.0"]] as const;
     await waitUntil(() => mirror.runtime.catalogStatus().mirror?.phase === "done" && mirror.archives.status().stored === servable.length, "the mirror and its archives", { tries: 1200 });
+
+    // A version other than the install path's, read through on the mirror and kept there.
+    const older = "/nodes/alpha-pack/versions/1.0.0/comfy-nodes";
+    const olderClasses = await json(mirror.app, older);
+    expect(olderClasses).toEqual({ comfy_nodes: [comfyNodeDefinition("AlphaOldNode"), comfyNodeDefinition("AlphaOlderNode")], totalNumberOfPages: 1 });
+    expect(olderClasses.comfy_nodes[0].input_types).toBeTruthy();
+    // A file kept before kept files named their version (the classes alone, named by the hash of "id@version").
+    const keptBefore = [comfyNodeDefinition("DeltaOldNode")];
+    writeFileSync(join(versionClassesDir(harness.path("mirror")), `${createHash("sha256").update("delta-pack@0.1.0").digest("hex")}.json`), JSON.stringify(keptBefore));
 
     const bundle = harness.path("mirror-1.tar");
     const exported = await exportWith(harness.path("mirror"), bundle);
     expect(exported.stderr).not.toMatch(/failed/);
     expect(exported.code).toBe(0);
-    expect(JSON.parse(exported.stdout)).toMatchObject({ nodes: PACKS.length, archives: servable.length, source: registry.url });
+    expect(JSON.parse(exported.stdout)).toMatchObject({ nodes: PACKS.length, archives: servable.length, versionClasses: 2, source: registry.url });
     await registry.stop();
 
     const airGapped = await start({ DATA_DIR: harness.path("air-gapped"), CATALOG_SOURCE: bundle });
@@ -79,6 +93,13 @@ describe("a bundle carried into a network with no way out", () => {
     for (const path of ["/nodes?limit=50", "/nodes/alpha-pack", "/nodes/alpha-pack/install", "/nodes/delta-pack/install", "/nodes/beta-pack/versions", "/nodes/alpha-pack/versions/latest/comfy-nodes", "/nodes/delta-pack/install?version=0.1.0"]) {
       expect(await json(airGapped.app, path), path).toEqual(await json(mirror.app, path));
     }
+    expect(await json(airGapped.app, older)).toEqual(olderClasses);
+    expect(await json(airGapped.app, `${older}?limit=1&page=2`)).toEqual({ comfy_nodes: [comfyNodeDefinition("AlphaOlderNode")], totalNumberOfPages: 2 });
+    expect((await json(airGapped.app, "/nodes/delta-pack/versions/0.1.0/comfy-nodes")).comfy_nodes).toEqual(keptBefore);
+    // A version the mirror never kept: a 404 naming it, asked of nobody.
+    const neverKept = await request(airGapped.app).get("/nodes/delta-pack/versions/0.2.0/comfy-nodes");
+    expect(neverKept.status).toBe(404);
+    expect(neverKept.body.message).toContain("0.2.0");
     for (const [id, version] of servable) {
       const install = await json(airGapped.app, `/nodes/${id}/install?version=${version}`);
       expect(install.downloadUrl).toBe(`http://mirror.lan/archives/${id}/${version}/node.zip`);

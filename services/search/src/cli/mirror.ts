@@ -4,8 +4,8 @@ import { createArchiveBlobs } from "../adapters/archives/archive-blobs.ts";
 import { exportBundle } from "../adapters/bundle/bundle-export.ts";
 
 /**
- * `pnpm mirror export <bundle.tar>`: DATA_DIR's catalog (packs, versions, classes) and every
- * stored archive in one tar, for a network with no way out, where a service started with
+ * `pnpm mirror export <bundle.tar>`: DATA_DIR's catalog (packs, versions, classes), the other
+ * versions' classes it kept and every stored archive in one tar, for a network with no way out, where a service started with
  * `CATALOG_SOURCE=<bundle.tar>` serves them. The instance may be running meanwhile.
  */
 const [command, out] = process.argv.slice(2);
@@ -24,7 +24,7 @@ try {
       process.stderr.write(`archives ${done}/${of}\n`);
     }
   });
-  console.log(JSON.stringify({ bundle: target, nodes: r.nodes, archives: r.archives, bytes: r.bytes, source: r.source, createdAt: r.createdAt }));
+  console.log(JSON.stringify({ bundle: target, nodes: r.nodes, archives: r.archives, versionClasses: r.versionClasses, bytes: r.bytes, source: r.source, createdAt: r.createdAt }));
 } catch (err) {
   console.error(`mirror export failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;

@@ -1,20 +1,24 @@
 import { createWriteStream } from "node:fs";
 import { open, rename, rm, stat } from "node:fs/promises";
+import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { pack as tarPack, type Pack } from "tar-stream";
 import type { ArchiveBlobs } from "../archives/archive-blobs.ts";
 import { ArchiveIndex, type ArchiveEntry } from "../archives/archive-index.ts";
 import { archiveIndexPath } from "../archives/archive-service.ts";
+import { allKeptVersionClasses, versionClassesDir } from "../registry/version-classes.ts";
 import { CatalogSnapshot } from "../snapshot.ts";
-import { ARCHIVES, BUNDLE_FORMAT, CATALOG, MANIFEST, type BundleManifest } from "./bundle-format.ts";
+import type { StoredNode } from "../../domain/catalog-record.ts";
+import { versionsOf } from "../../domain/versions.ts";
+import { ARCHIVES, BUNDLE_FORMAT, CATALOG, MANIFEST, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
 
 export interface ExportResult extends BundleManifest {
   bytes: number;
 }
 
 /**
- * Write DATA_DIR's catalog snapshot and every stored archive to one tar, while the instance
+ * Write DATA_DIR's catalog snapshot, the other versions' classes it kept and every stored archive to one tar, while the instance
  * may be running: the snapshot is replaced by rename, so the file opened here stays whole; the
  * bundle is written beside `out` and renamed into place when complete.
  */
@@ -32,13 +36,17 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
       if (st) entries.push({ entry, size: st.size });
     }
     const nodes = meta?.nodes ?? (await countLines(catalog.createReadStream({ autoClose: false, start: 0 })));
-    const manifest: BundleManifest = { format: BUNDLE_FORMAT, createdAt: new Date().toISOString(), source: meta?.source ?? null, nodes, archives: entries.length };
+    const kept: string[] = [];
+    const catalogVersions = () => versionKeys(catalog.createReadStream({ autoClose: false, start: 0 }));
+    for await (const k of allKeptVersionClasses(versionClassesDir(dataDir), catalogVersions)) kept.push(`${JSON.stringify(k)}\n`);
+    const manifest: BundleManifest = { format: BUNDLE_FORMAT, createdAt: new Date().toISOString(), source: meta?.source ?? null, nodes, archives: entries.length, versionClasses: kept.length };
     const tmp = `${out}.${process.pid}.tmp`;
     const tar = tarPack();
     const written = pipeline(tar, createWriteStream(tmp));
     try {
       await addText(tar, MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
       await addText(tar, ARCHIVES, entries.map((e) => `${JSON.stringify(e.entry)}\n`).join(""));
+      await addText(tar, VERSION_CLASSES, kept.join(""));
       await addStream(tar, CATALOG, catalogSize, catalog.createReadStream({ autoClose: false, start: 0, end: Math.max(0, catalogSize - 1) }));
       const blobsDone = new Set<string>();
       for (const [i, { entry, size }] of entries.entries()) {
@@ -69,6 +77,17 @@ function addText(tar: Pack, name: string, text: string): Promise<void> {
 async function addStream(tar: Pack, name: string, size: number, body: Readable): Promise<void> {
   const sink = tar.entry({ name, size, mtime: new Date() });
   await pipeline(body, sink);
+}
+
+/** Every pack's versions in a catalog snapshot, as `{id, version}`. */
+async function versionKeys(s: Readable): Promise<{ id: string; version: string }[]> {
+  const keys: { id: string; version: string }[] = [];
+  for await (const line of createInterface({ input: s, crlfDelay: Infinity })) {
+    if (line.trim() === "") continue;
+    const pack = JSON.parse(line) as StoredNode;
+    for (const v of versionsOf(pack)) if (v.version) keys.push({ id: pack.id, version: v.version });
+  }
+  return keys;
 }
 
 async function countLines(s: Readable): Promise<number> {

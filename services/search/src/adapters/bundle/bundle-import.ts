@@ -1,13 +1,15 @@
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { extract as tarExtract } from "tar-stream";
 import { archiveSidecar, type ArchiveBlobs } from "../archives/archive-blobs.ts";
 import { ArchiveIndex, isArchiveEntry, type ArchiveEntry } from "../archives/archive-index.ts";
 import { archiveIndexPath } from "../archives/archive-service.ts";
-import { ARCHIVES, BLOB_RE, BUNDLE_FORMAT, CATALOG, MANIFEST, type BundleManifest } from "./bundle-format.ts";
+import { keepVersionClasses, KeptClasses, versionClassesDir } from "../registry/version-classes.ts";
+import { ARCHIVES, BLOB_RE, BUNDLE_FORMAT, CATALOG, MANIFEST, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
 
 export interface ImportResult {
   manifest: BundleManifest;
@@ -16,6 +18,8 @@ export interface ImportResult {
   /** Archives the bundle carried, and how many of them were new here. */
   archives: number;
   added: number;
+  /** Versions whose kept classes the bundle carried (written into DATA_DIR's kept folder). */
+  versionClasses: number;
 }
 
 export class BundleError extends Error {}
@@ -25,7 +29,8 @@ export const bundleCatalogPath = (dataDir: string): string => join(dataDir, "sea
 /**
  * Bring a bundle into DATA_DIR: its catalog replaces the last bundle's (written beside, then
  * renamed), its archives are added to the blob store (each blob checked against its name: the
- * hash of the bytes it holds) and to the archive index. Archives already here stay.
+ * hash of the bytes it holds) and to the archive index; the other versions' classes it carries are
+ * kept as a read through keeps them. Archives and kept classes already here stay.
  */
 export async function importBundle(bundle: string, dataDir: string, blobs: ArchiveBlobs): Promise<ImportResult> {
   const catalogPath = bundleCatalogPath(dataDir);
@@ -34,6 +39,7 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
   let manifest: BundleManifest | undefined;
   let listed: ArchiveEntry[] = [];
   let catalogSeen = false;
+  let versionClasses = 0;
   const stored = new Set<string>();
   const extract = tarExtract();
   const reading = pipeline(createReadStream(bundle), extract).catch((err: Error) => {
@@ -50,6 +56,14 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
         if (manifest.format !== BUNDLE_FORMAT) throw new BundleError(`${bundle}: bundle format ${manifest.format}, this service reads format ${BUNDLE_FORMAT}`);
       } else if (name === ARCHIVES) {
         listed = (await text(entry)).split("\n").filter((l) => l.trim() !== "").map((l): unknown => JSON.parse(l)).filter(isArchiveEntry);
+      } else if (name === VERSION_CLASSES) {
+        for await (const line of createInterface({ input: entry, crlfDelay: Infinity })) {
+          if (line.trim() === "") continue;
+          const kept = KeptClasses.safeParse(JSON.parse(line));
+          if (!kept.success) throw new BundleError(`${bundle}: ${VERSION_CLASSES} holds a line that is not {id, version, classes}: ${kept.error.issues[0]?.message ?? ""}`);
+          await keepVersionClasses(versionClassesDir(dataDir), kept.data);
+          versionClasses++;
+        }
       } else if (name === CATALOG) {
         await pipeline(entry, createWriteStream(catalogTmp));
         catalogSeen = true;
@@ -77,7 +91,7 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
       added++;
     }
     await rename(catalogTmp, catalogPath);
-    return { manifest, catalogPath, archives: listed.length, added };
+    return { manifest, catalogPath, archives: listed.length, added, versionClasses };
   } catch (err) {
     extract.destroy();
     await rm(catalogTmp, { force: true });

@@ -15,7 +15,7 @@ export async function withBundleImported(config: Config, logger: Logger): Promis
   try {
     const t0 = performance.now();
     const r = await importBundle(source, config.DATA_DIR, blobs);
-    logger.info({ bundle: source, createdAt: r.manifest.createdAt, mirroredFrom: r.manifest.source, nodes: r.manifest.nodes, archives: r.archives, added: r.added, ms: Math.round(performance.now() - t0) }, "mirror bundle imported");
+    logger.info({ bundle: source, createdAt: r.manifest.createdAt, mirroredFrom: r.manifest.source, nodes: r.manifest.nodes, archives: r.archives, added: r.added, versionClasses: r.versionClasses, ms: Math.round(performance.now() - t0) }, "mirror bundle imported");
     return { ...config, CATALOG_SOURCE: r.catalogPath };
   } finally {
     await blobs.close();

@@ -15,8 +15,8 @@ import { findPack, quoted } from "./pack.ts";
 export function comfyNodeRoutes(router: Router, engine: SearchEngine, versionClasses?: VersionClasses): void {
   // The catalog holds the classes of one version per pack (`app_node_names_version`, else the
   // install-path version): that version's number or `latest` answers them. Another version the
-  // catalog knows is read through from the mirrored registry and kept (`versionClasses`); without
-  // one, or when the registry holds none, it answers 404 saying so, as does an unknown one.
+  // catalog knows is read through from the mirrored registry and kept, or was carried in by a bundle
+  // (`versionClasses`); when none is kept or held upstream, it answers 404 saying so, as does an unknown one.
   router.get("/nodes/:nodeId/versions/:version/comfy-nodes", async (req, res) => {
     const parsed = parseParams(ComfyNodesQuery, req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
