@@ -31,6 +31,7 @@ const start = () => startService(SCRIPTS.upload, { DATA_DIR: dataDir, API_KEYS: 
 async function audit(base: string, acknowledged: Map<string, Buffer>): Promise<void> {
   const store = await readStore(dataDir);
   expect(store.temporaries, "temporaries after the start-up sweep").toEqual([]);
+  expect(store.partials).toEqual([]);
   expect(store.strays).toEqual([]);
   expect(await misnamedObjects(store)).toEqual([]);
   for (const path of store.records.values()) expect(() => JSON.parse(text(path)), path).not.toThrow();

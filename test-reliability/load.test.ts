@@ -66,6 +66,7 @@ function loadSuite(mode: "embedded" | "proxied"): void {
     expect([...store.records.keys()].sort()).toEqual([...distinctHashes].sort());
     expect(await misnamedObjects(store)).toEqual([]);
     expect(store.temporaries).toEqual([]);
+    expect(store.partials).toEqual([]);
     expect(store.strays).toEqual([]);
 
     // A sample reads back byte for byte.

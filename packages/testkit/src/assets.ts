@@ -64,18 +64,20 @@ export interface StoreContents {
   records: Map<string, string>;
   /** Files left in the store's temporary directory. */
   temporaries: string[];
+  /** Resumable (tus) uploads not yet complete, in the store's `uploads/` directory. */
+  partials: string[];
   /** Anything else found under the store's root (there should be nothing). */
   strays: string[];
 }
 
-/** Walk the filesystem store (`DATA_DIR/blobs/ab/cd/<hash>[.json]`, `DATA_DIR/blobs/tmp/`) as an auditor would. */
+/** Walk the filesystem store (`DATA_DIR/blobs/ab/cd/<hash>[.json]`, `DATA_DIR/blobs/tmp/`, `DATA_DIR/blobs/uploads/`) as an auditor would. */
 export async function readStore(dataDir: string): Promise<StoreContents> {
   const root = join(dataDir, "blobs");
-  const out: StoreContents = { blobs: new Map(), records: new Map(), temporaries: [], strays: [] };
+  const out: StoreContents = { blobs: new Map(), records: new Map(), temporaries: [], partials: [], strays: [] };
   const list = (d: string) => readdir(d).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? [] : Promise.reject(err)));
   for (const a of await list(root)) {
-    if (a === "tmp") {
-      out.temporaries.push(...(await list(join(root, a))));
+    if (a === "tmp" || a === "uploads") {
+      (a === "tmp" ? out.temporaries : out.partials).push(...(await list(join(root, a))));
       continue;
     }
     if (!/^[0-9a-f]{2}$/.test(a)) {
