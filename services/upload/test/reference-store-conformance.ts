@@ -249,6 +249,10 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       const ids = async (f: Partial<ReferenceFilter>) => (await store.list({ ...NO_FILTER, ...page, ...f })).items.map((r) => r.name);
       expect(await ids({ tagsAny: ["Alpha", "beta"], tagsAll: ["scope"] })).toEqual(["a", "b", "c"]);
       expect(await ids({ tagsAny: ["Alpha"], tagsNone: ["beta"] })).toEqual(["a", "d"]);
+      // c matches both tags of tags_any: still one record, counted once, in the total as on the page.
+      const either = await store.list({ ...NO_FILTER, ...page, tagsAny: ["Alpha", "beta"] });
+      expect([either.items.map((r) => r.name).sort(), either.total]).toEqual([["a", "b", "c", "d"], 4]);
+      expect((await store.list({ ...NO_FILTER, ...page, tagsAny: ["Alpha", "beta"], tagsAll: ["scope", "Alpha"] })).total).toBe(2);
       expect(await ids({ tagsAll: ["alpha"] })).toEqual([]);
       expect(await ids({ tagsAll: ["scope", "Alpha", "beta"] })).toEqual(["c"]);
       const many = Array.from({ length: MAX_FILTER_TAGS }, (_, i) => `t${i}`);

@@ -17,7 +17,7 @@ export interface SqlDriver extends SqlExecutor {
   readonly columnsQuery: string;
   /** The dialect's `(haystack, needle)` substring position: 1-based, 0 when absent. */
   readonly positionFunction: "instr" | "strpos";
-  /** The ids (column `id`) every one of `sets` holds, each once: sets are SELECTs of a column `id`. */
+  /** The ids (column `id`) every one of `sets` holds, each once: sets are SELECTs of a column `id`, each naming an id once. */
   intersection(sets: string[]): string;
   /** `asset_refs r`, read through its sort index `index` in that index's order (see SqlReferenceStore.list). */
   walkedInOrder(index: string): string;

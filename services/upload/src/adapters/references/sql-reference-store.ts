@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { MAX_TAGS_PER_ASSET, type AssetSort } from "@app/contracts";
 import { uniqueTags, type AssetReference, type NewReference, type ReferencePatch } from "../../domain/asset-reference.ts";
 import { TooManyTagsError, type ReferenceFilter, type ReferencePage, type ReferenceQuery, type ReferenceStore, type TagCountQuery } from "./reference-store.ts";
-import type { SqlDriver, SqlExecutor } from "./sql-driver.ts";
+import { distinct, type SqlDriver, type SqlExecutor } from "./sql-driver.ts";
 import { insertMetadata, insertTags } from "./sql-index-rows.ts";
 import { migrateSchema } from "./sql-schema.ts";
 
@@ -200,9 +200,13 @@ export class SqlReferenceStore implements ReferenceStore {
       sets.push("SELECT t.ref_id AS id FROM asset_tags t WHERE t.owner = ? AND t.tag = ?");
       setParams.push(filter.owner, tag);
     }
+    // A set names a record once per row it matches, and the index rows are unique per (record,
+    // tag) and (record, entry): only a set of several tags or values can name one twice, and only
+    // such a set pays for DISTINCT (a quarter of the intersection's time on PostgreSQL otherwise).
+    const once = (set: string, values: unknown[]) => (new Set(values).size > 1 ? distinct(set) : set);
     const any = uniqueTags(filter.tagsAny);
     if (any.length > 0) {
-      sets.push(`SELECT t.ref_id AS id FROM asset_tags t WHERE t.owner = ? AND t.tag IN (${list(any)})`);
+      sets.push(once(`SELECT t.ref_id AS id FROM asset_tags t WHERE t.owner = ? AND t.tag IN (${list(any)})`, any));
       setParams.push(filter.owner, ...any);
     }
     const none = uniqueTags(filter.tagsNone);
@@ -218,7 +222,7 @@ export class SqlReferenceStore implements ReferenceStore {
       const values = "SELECT m.ref_id AS id FROM asset_meta m WHERE m.owner = ? AND m.entry IN";
       if (!condition.orMissing) {
         // No values (an empty list) matches nothing: an empty set.
-        sets.push(condition.anyOf.length > 0 ? `${values} (${list(condition.anyOf)})` : "SELECT r.id FROM asset_refs r WHERE 1 = 0");
+        sets.push(condition.anyOf.length > 0 ? once(`${values} (${list(condition.anyOf)})`, condition.anyOf) : "SELECT r.id FROM asset_refs r WHERE 1 = 0");
         if (condition.anyOf.length > 0) setParams.push(filter.owner, ...condition.anyOf);
         continue;
       }
