@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import { link, mkdir, mkdtemp, open, rm, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
@@ -17,6 +18,9 @@ import { SINK_DURABILITIES, type SinkDurability } from "../lib/upload-sinks.ts";
  * - `sync`: as `write`, then the file fsynced, linked under its hash name and the directory
  *   fsynced before answering, which is what the filesystem BlobStore does for new content.
  * It answers `{hash, size}`; files are removed after the answer (the disk is not filled by rounds).
+ * `GET /loop` answers its own event-loop delay since the last `GET /loop` (p99 and max, ms),
+ * measured as the gateway's `/metrics` measures it, so a bench can read what the same uploads do
+ * to a loop that does nothing else.
  */
 const durability = process.env.SINK_DURABILITY as SinkDurability;
 if (!SINK_DURABILITIES.includes(durability)) throw new Error(`SINK_DURABILITY must be one of ${SINK_DURABILITIES.join(", ")}`);
@@ -28,6 +32,10 @@ process.once("SIGTERM", () => {
 });
 await mkdir(join(dir, "tmp"), { recursive: true });
 let seq = 0;
+// prom-client's resolution (the gateway's `nodejs_eventloop_lag_*`): the histogram records each 10 ms timer's whole interval.
+const LOOP_RESOLUTION_MS = 10;
+const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+loop.enable();
 
 async function take(req: IncomingMessage): Promise<{ hash: string; size: number; path?: string }> {
   const hasher = new Blake3Hasher();
@@ -43,7 +51,7 @@ async function take(req: IncomingMessage): Promise<{ hash: string; size: number;
   const handle = await open(tmp, "wx");
   try {
     const hashing = new Writable({
-      highWaterMark: 1024 * 1024,
+      highWaterMark: 256 * 1024, // the service's writer's queue (packages/blobs/src/writeback-file-writer.ts)
       writev(chunks, done) {
         const buffers = chunks.map((c) => c.chunk as Buffer);
         for (const b of buffers) hasher.update(b);
@@ -76,6 +84,13 @@ async function take(req: IncomingMessage): Promise<{ hash: string; size: number;
 }
 
 createServer((req, res) => {
+  if (req.method === "GET" && req.url === "/loop") {
+    const ms = (ns: number) => ns / 1e6;
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), resolutionMs: LOOP_RESOLUTION_MS }));
+    loop.reset();
+    return;
+  }
   if (req.method === "GET" || req.method === "HEAD") {
     res.end("ready");
     return;

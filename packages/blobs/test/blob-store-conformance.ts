@@ -169,6 +169,25 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       expect((await bytesOf(await store.read(h, { start: 50_000, end: 99_999 }))).equals(bytes.subarray(50_000))).toBe(true);
     });
 
+    it("reads of one blob at once, whole and by ranges, some abandoned midway, each get their own bytes", async () => {
+      const bytes = randomBytes(3 * 1024 * 1024 + 17); // several of the store's reads each
+      const staged = await store.stage(chunked(bytes));
+      await staged.commit(recordFor(bytes, []));
+      const h = staged.hash;
+      const abandoned = await store.read(h, { start: 5, end: 2_000_000 });
+      abandoned.destroy(); // as a HEAD answer does
+      const ranges: [number, number][] = [[0, bytes.length - 1], [1, 1_048_577], [2_000_000, 3_000_000], [bytes.length - 10, bytes.length - 1]];
+      const halfRead = (async () => {
+        for await (const chunk of await store.read(h)) if ((chunk as Buffer).length > 0) break; // a client that goes away
+      })();
+      const reads = await Promise.all([...ranges.map(([start, end]) => store.read(h, { start, end })), store.read(h), store.read(h)]);
+      const got = await Promise.all(reads.map(bytesOf));
+      await halfRead;
+      ranges.forEach(([start, end], i) => expect(got[i]!.equals(bytes.subarray(start, end + 1))).toBe(true));
+      expect(got[4]!.equals(bytes) && got[5]!.equals(bytes)).toBe(true);
+      expect((await bytesOf(await store.read(h, { start: 7, end: 7 }))).equals(bytes.subarray(7, 8))).toBe(true);
+    });
+
     it("localPath: a file holding a committed blob's bytes, or null where the store has none (then read); never a path from something that is not a hash", async () => {
       const bytes = randomBytes(50_000);
       const staged = await store.stage(chunked(bytes));

@@ -175,7 +175,7 @@ export function describeComfyAssetApi(mode: Mode): void {
       const unknownHash = await post([["hash", `blake3:${"1".repeat(64)}`], ["tags", JSON.stringify(MODEL)]]);
       expect([unknownHash.status, errorCode(unknownHash)]).toEqual([400, "MISSING_FILE"]);
       const badHash = await post([["hash", "sha256:abc"], ["tags", JSON.stringify(MODEL)]], { name: "x.bin", data: bytes("x") });
-      expect([badHash.status, errorCode(badHash)]).toEqual([400, "INVALID_HASH"]);
+      expect([badHash.status, errorCode(badHash), (badHash.body as Json).error?.message]).toEqual([400, "INVALID_HASH", "hash must be like 'blake3:<hex>'"]);
       const mismatch = await post([["hash", `blake3:${"2".repeat(64)}`], ["tags", JSON.stringify(MODEL)]], { name: "m.bin", data: bytes("mismatch") });
       expect([mismatch.status, errorCode(mismatch)]).toEqual([400, "HASH_MISMATCH"]);
       expect(await objects()).toBe(stored);

@@ -231,7 +231,7 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(await store.addTags(id, OWNER, ["x"])).toBeNull();
       expect(await store.removeTags(id, OWNER, ["theirs"])).toBeNull();
       expect(await store.delete(id, OWNER)).toBe(false);
-      await store.touch(id, OWNER);
+      expect(await store.touch(id, OWNER)).toBeNull();
       expect(await store.get(id, OTHER)).toEqual(theirs.reference);
       expect((await store.list({ ...NO_FILTER, ...page })).items.map((r) => r.id)).toEqual([mine.reference.id]);
       expect((await store.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([{ name: "shared-tag", count: 1 }]);
@@ -310,7 +310,10 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(b.reference.previewId).toBe(a.reference.id);
       expect(a.reference.lastAccessTime).toBe(a.reference.createdAt);
       await new Promise((r) => setTimeout(r, 5));
-      await store.touch(a.reference.id, OWNER);
+      const touched = await store.touch(a.reference.id, OWNER);
+      expect({ ...touched, lastAccessTime: a.reference.lastAccessTime }).toEqual(a.reference); // the record as it now is
+      expect(touched!.lastAccessTime > a.reference.lastAccessTime).toBe(true);
+      expect(await store.get(a.reference.id, OWNER)).toEqual(touched);
       const byAccess = await store.list({ ...NO_FILTER, sort: "last_access_time", order: "desc", limit: 10, offset: 0 });
       expect(byAccess.items.map((r) => r.name)).toEqual(["a", "b"]);
       expect(await walk(store, "last_access_time", "desc", 1)).toEqual(byAccess.items.map((r) => r.id));

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import request from "supertest";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NO_LIMITS } from "../src/domain/key-limits.ts";
@@ -97,6 +98,26 @@ describe("tus uploads", () => {
     } finally {
       replicaServer.close();
     }
+  });
+
+  it("every byte landed but the process stopped before making the asset: the client's resume gets it (Asset-Id, hash right), one asset for racing HEADs", async () => {
+    const { t, base } = await start();
+    const bytes = randomBytes(768 * 1024 + 5);
+    const begun = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 256 * 1024, stopAfter: 256 * 1024, metadata: MODEL });
+    // What a crash between the last byte and the asset leaves: the store holds every byte, no asset.
+    const id = new URL(begun.url).pathname.split("/").pop()!;
+    const stored = (await t.blobs.partials.get(id))!;
+    const end = await t.blobs.partials.append(id, stored.offset, Readable.from([bytes.subarray(stored.offset)]), () => undefined);
+    expect([end, (await t.blobs.partials.get(id))?.assetId]).toEqual([bytes.length, undefined]);
+
+    const [a, b] = await Promise.all([head(t, begun.url), head(t, begun.url)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(a.headers["asset-id"]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b.headers["asset-id"]).toBe(a.headers["asset-id"]);
+    const resumed = await tusUpload(bytes, { uploadUrl: begun.url, key: KEY, chunkSize: 256 * 1024, metadata: MODEL });
+    expect([resumed.assetId, resumed.patchOffsets]).toEqual([a.headers["asset-id"], []]);
+    const listed = await keyedClient(t.app, KEY).get("/api/assets");
+    expect(listed.body.assets.map((x: { id: string; asset_hash: string }) => [x.id, x.asset_hash])).toEqual([[a.headers["asset-id"], `blake3:${blake3Hex(bytes)}`]]);
   });
 
   it("a terminated upload is gone: 404 on HEAD, nothing left in the store", async () => {

@@ -28,8 +28,12 @@ export interface ReferenceStore {
   removeTags(id: string, owner: string, tags: string[]): Promise<{ reference: AssetReference; removed: string[]; notPresent: string[] } | null>;
   /** Remove the record (the bytes stay, as ComfyUI keeps content); false when the owner has no such record. */
   delete(id: string, owner: string): Promise<boolean>;
-  /** The content was just read: moves last_access_time (the sort of that name). */
-  touch(id: string, owner: string): Promise<void>;
+  /**
+   * The content is being read: moves last_access_time (the sort of that name) and answers the
+   * record as it now is, or null as `get` would. One statement, so a download (each range of a
+   * video) pays one trip to the database for finding the record and touching it.
+   */
+  touch(id: string, owner: string): Promise<AssetReference | null>;
   list(query: ReferenceQuery): Promise<ReferencePage>;
   tagCounts(query: TagCountQuery): Promise<{ tags: { name: string; count: number }[]; total: number }>;
   /** How many of the filtered records carry each tag, most used first (GET /api/assets/tags/refine). */

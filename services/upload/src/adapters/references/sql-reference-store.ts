@@ -177,8 +177,9 @@ export class SqlReferenceStore implements ReferenceStore {
     });
   }
 
-  async touch(id: string, owner: string): Promise<void> {
-    await this.db.run("UPDATE asset_refs SET last_access_time = ? WHERE id = ? AND owner = ?", [new Date().toISOString(), id, owner]);
+  async touch(id: string, owner: string): Promise<AssetReference | null> {
+    const rows = await this.db.all("UPDATE asset_refs SET last_access_time = ? WHERE id = ? AND owner = ? RETURNING *", [new Date().toISOString(), id, owner]);
+    return rows.length > 0 ? toReference(rows[0]!) : null;
   }
 
 

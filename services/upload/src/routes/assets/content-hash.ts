@@ -1,6 +1,5 @@
 import type { Router } from "express";
-import { AssetHashInput } from "@app/contracts";
-import { ApiFailure } from "../../domain/errors.ts";
+import { assetHashHex } from "../../domain/asset-hash.ts";
 import type { AssetRouteContext } from "./context.ts";
 
 /**
@@ -11,9 +10,7 @@ import type { AssetRouteContext } from "./context.ts";
  */
 export function contentHashRoute(router: Router, prefix: string, { deps, access }: AssetRouteContext): void {
   router.head(`${prefix}/assets/hash/:hash`, access.read, async (req, res) => {
-    const hash = AssetHashInput.safeParse(String(req.params.hash ?? ""));
-    if (!hash.success) throw new ApiFailure("invalid_hash", "hash must be 'blake3:' followed by 64 hex digits");
-    const exists = (await deps.blobs.stat(hash.data.slice("blake3:".length))) !== null;
+    const exists = (await deps.blobs.stat(assetHashHex(String(req.params.hash ?? "")))) !== null;
     // An explicit empty length, as ComfyUI's server answers: a client reading it as a GET-shaped reply is not left waiting.
     res.status(exists ? 200 : 404).setHeader("Content-Length", "0").end();
   });

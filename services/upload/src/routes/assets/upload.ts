@@ -1,7 +1,8 @@
 import type { Router } from "express";
-import { AssetHashInput, MAX_TAGS_PER_ASSET, UploadAssetFields, type AssetCreated, type UploadAssetFields as Fields } from "@app/contracts";
+import { MAX_TAGS_PER_ASSET, UploadAssetFields, type AssetCreated, type UploadAssetFields as Fields } from "@app/contracts";
 import type { StagedBlob } from "@app/blobs";
 import { probeContent } from "../../adapters/probes/content-probe.ts";
+import { assetHashHex } from "../../domain/asset-hash.ts";
 import { fileNames, toAsset, type PreviewUrls } from "../../domain/asset-view.ts";
 import { ApiFailure } from "../../domain/errors.ts";
 import { MODEL_FOLDERS } from "../../domain/model-folders.ts";
@@ -15,12 +16,10 @@ import type { AssetRouteContext } from "./context.ts";
 /** Where ComfyUI files new content; exactly one must be among the tags of an upload of new bytes. */
 const DESTINATIONS = ["input", "output", "models"];
 
-/** `hash` as sent, read by the one hash rule (AssetHashInput), or null when empty; 400 `INVALID_HASH` when it is not blake3. */
+/** `hash` as sent, or null when empty; 400 `INVALID_HASH` when it is not blake3 (assetHashHex). */
 export function providedHash(raw: string | undefined): string | null {
-  if ((raw ?? "").trim() === "") return null;
-  const value = AssetHashInput.safeParse(raw);
-  if (!value.success) throw new ApiFailure("invalid_hash", "hash must be like 'blake3:<64 hex>'");
-  return value.data.slice("blake3:".length);
+  if (raw === undefined || raw.trim() === "") return null;
+  return assetHashHex(raw);
 }
 
 /** `tags` fields, each a JSON array or comma-separated, merged in order, duplicates dropped. */

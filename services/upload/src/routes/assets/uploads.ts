@@ -3,7 +3,6 @@ import type { Readable } from "node:stream";
 import type { Request, RequestHandler, Response, Router } from "express";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { Server } from "@tus/server";
-import type { Upload } from "@tus/utils";
 import type { UploadAssetFields } from "@app/contracts";
 import { ApiFailure } from "../../domain/errors.ts";
 import { BlobDataStore } from "../../tus/blob-data-store.ts";
@@ -96,6 +95,16 @@ export function uploadsRoutes(router: Router, prefix: string, context: AssetRout
  */
 function tusUploadHandler(deps: UploadDeps, library: AssetLibrary): RequestHandler {
   const data = dataStoreOf(deps);
+  // One asset per upload in this process: the completing PATCH and a HEAD racing it share the work.
+  const finishing = new Map<string, Promise<string>>();
+  const finish = (id: string, owner: string): Promise<string> => {
+    let running = finishing.get(id);
+    if (!running) {
+      running = makeAsset(library, deps.settings.previewUrls, data, id, owner).finally(() => finishing.delete(id));
+      finishing.set(id, running);
+    }
+    return running;
+  };
   const options: ConstructorParameters<typeof Server>[0] = {
     path: "/api/assets/uploads",
     datastore: data,
@@ -115,7 +124,7 @@ function tusUploadHandler(deps: UploadDeps, library: AssetLibrary): RequestHandl
       return {};
     },
     async onUploadFinish(req, upload) {
-      const assetId = await makeAsset(library, deps.settings.previewUrls, data, upload, ownerOf(expressResponseOf(req)));
+      const assetId = await finish(upload.id, ownerOf(expressResponseOf(req)));
       return { headers: { "Asset-Id": assetId } };
     },
     onResponseError(req, err) {
@@ -136,6 +145,9 @@ function tusUploadHandler(deps: UploadDeps, library: AssetLibrary): RequestHandl
         throw new ApiFailure("not_found", `no upload ${id.slice(0, 64)} of yours`);
       }
       if (upload.assetId) res.setHeader("Asset-Id", upload.assetId);
+      // Every byte landed but no asset was made (the process stopped in between): the next
+      // HEAD or PATCH makes it, so a resuming client gets its Asset-Id as if nothing happened.
+      else if (upload.offset === upload.size && req.method !== "DELETE") res.setHeader("Asset-Id", await finish(id, upload.owner));
     }
     const withBody = req.method === "PATCH" || (req.method === "POST" && req.headers["content-type"] === "application/offset+octet-stream");
     if (!withBody) return void (await tus.handle(req, res));
@@ -173,25 +185,26 @@ function bodyIdleTimer(req: IncomingMessage, ms: number): () => void {
  * (its bytes cannot become an asset: a resumed client starts over) and is answered as the
  * asset API answers it (e.g. 400 HASH_MISMATCH).
  */
-async function makeAsset(library: AssetLibrary, previews: PreviewUrls, data: BlobDataStore, upload: Upload, owner: string): Promise<string> {
-  const stored: PartialUpload | null = await data.partials.get(upload.id);
-  if (!stored) throw new ApiFailure("not_found", `upload ${upload.id} is gone`);
+async function makeAsset(library: AssetLibrary, previews: PreviewUrls, data: BlobDataStore, id: string, owner: string): Promise<string> {
+  const stored: PartialUpload | null = await data.partials.get(id);
+  if (!stored) throw new ApiFailure("not_found", `upload ${id} is gone`);
+  if (stored.assetId) return stored.assetId;
   try {
     const asked = assetRequestOf(stored.metadata);
-    const assembled = await data.partials.assemble(upload.id);
-    const hash = data.hashOf(upload.id, assembled.size) ?? (await hashStream(await assembled.read()));
+    const assembled = await data.partials.assemble(id);
+    const hash = data.hashOf(id, assembled.size) ?? (await hashStream(await assembled.read()));
     const staged = assembled.stage(hash);
     try {
       const head = assembled.size === 0 ? Buffer.alloc(0) : await readAll(await assembled.read({ start: 0, end: Math.min(assembled.size, HEAD_BYTES) - 1 }));
       const { created } = await storeNewUpload(library, previews, owner, { head, fileName: asked.fileName }, staged, asked.fields, asked.hash);
-      await data.partials.finish(upload.id, created.id);
+      await data.partials.finish(id, created.id);
       return created.id;
     } finally {
       await staged.discard();
     }
   } catch (err) {
-    data.forget(upload.id);
-    await data.partials.remove(upload.id).catch(() => undefined);
+    data.forget(id);
+    await data.partials.remove(id).catch(() => undefined);
     throw err;
   }
 }
