@@ -43,11 +43,18 @@ function expectedOrder(refs: AssetReference[], sort: AssetSort, order: SortOrder
   return sorted.map((r) => r.id);
 }
 
-async function walk(store: ReferenceStore, sort: AssetSort, order: SortOrder, limit: number, between?: (page: number) => Promise<void>): Promise<string[]> {
+async function walk(
+  store: ReferenceStore,
+  sort: AssetSort,
+  order: SortOrder,
+  limit: number,
+  between?: (page: number) => Promise<void>,
+  filter: Partial<ReferenceFilter> = {},
+): Promise<string[]> {
   const seen: string[] = [];
   let after: { value: string | number; id: string } | undefined;
   for (let page = 0; page < 100; page++) {
-    const result = await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], sort, order, limit, offset: 0, ...(after && { after }) });
+    const result = await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], ...filter, sort, order, limit, offset: 0, ...(after && { after }) });
     seen.push(...result.items.map((r) => r.id));
     if (!result.hasMore) return seen;
     const last = result.items.at(-1)!;
@@ -176,6 +183,28 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
           const all = await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], sort, order, limit: 500, offset: 0 });
           expect(all.items.map((r) => r.id), `${sort} ${order}`).toEqual(expectedOrder(made, sort, order));
           expect(await walk(store, sort, order, 2), `${sort} ${order} by key`).toEqual(expectedOrder(made, sort, order));
+        }
+      }
+    });
+
+    it("a filtered list sorts, pages by key and by offset as the unfiltered one, its total kept past the last page", async () => {
+      const names = ["b", "a", "B", "é", "a", "z z", "A", "c"];
+      const matching: AssetReference[] = [];
+      for (const [i, name] of names.entries()) {
+        const made = await store.create(ref({ name, size: [5, 1, 5, 3, 1, 9, 2, 4][i]!, tags: i % 4 !== 3 ? ["x", "keep"] : ["x"], userMetadata: { k: i % 3 === 0 ? "no" : "yes" } }));
+        if (i % 4 !== 3 && i % 3 !== 0) matching.push(made.reference);
+      }
+      const filter = { tagsAll: ["keep"], metadata: metadataConditions({ k: "yes" }) };
+      for (const sort of ["created_at", "updated_at", "name", "size", "last_access_time"] as const) {
+        for (const order of ["asc", "desc"] as const) {
+          const expected = expectedOrder(matching, sort, order);
+          const all = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 500, offset: 0 });
+          expect([all.items.map((r) => r.id), all.total, all.hasMore], `${sort} ${order}`).toEqual([expected, matching.length, false]);
+          expect(await walk(store, sort, order, 1, undefined, filter), `${sort} ${order} by key`).toEqual(expected);
+          const second = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 1, offset: 1 });
+          expect([second.items.map((r) => r.id), second.total, second.hasMore], `${sort} ${order} offset 1`).toEqual([[expected[1]], matching.length, true]);
+          const past = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 5, offset: 10 });
+          expect([past.items, past.total, past.hasMore], `${sort} ${order} past the end`).toEqual([[], matching.length, false]);
         }
       }
     });

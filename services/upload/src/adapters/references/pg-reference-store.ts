@@ -71,6 +71,8 @@ class PgDriver implements SqlDriver {
   memberRowByRow = (id: string, ids: string) => `(${id} IN (${ids}) OR false)`;
   // The ids first (an InitPlan), then an index lookup of each: never a scan of every record.
   memberByLookup = (id: string, ids: string) => `${id} = ANY (ARRAY(${ids}))`;
+  // The total and the page each built the same intersection (18 ms of a 35 ms list at load 7).
+  readonly sharesMatches = true;
   private readonly pool: pg.Pool;
   private readonly lockPool: pg.Pool;
   private readonly direct: SqlExecutor;

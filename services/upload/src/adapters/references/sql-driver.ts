@@ -25,6 +25,12 @@ export interface SqlDriver extends SqlExecutor {
   memberRowByRow(id: string, ids: string): string;
   /** `id` is one of the subquery's `ids`, answered by looking up each of those ids. */
   memberByLookup(id: string, ids: string): string;
+  /**
+   * Whether a filtered list answers its total and its page in one statement over one
+   * materialized set of matches (a MATERIALIZED CTE and a LATERAL join): PostgreSQL, where it
+   * halves the list; SQLite keeps two statements.
+   */
+  readonly sharesMatches: boolean;
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
