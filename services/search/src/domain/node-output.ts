@@ -59,11 +59,11 @@ function pageTail(total: number, page: number, limit: number): string {
 
 const bytesCache = new WeakMap<StoredNode, Buffer>();
 
-/** A node's JSON as UTF-8, encoded once per record (kept instead of its text: pages need only the bytes). */
+/** A node's JSON as UTF-8, encoded once per record. */
 function toApiNodeBytes(r: StoredNode): Buffer {
   let bytes = bytesCache.get(r);
   if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(toApiNode(r)));
+    bytes = Buffer.from(toApiNodeJson(r));
     bytesCache.set(r, bytes);
   }
   return bytes;
