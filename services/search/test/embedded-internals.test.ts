@@ -119,6 +119,28 @@ describe("embedded index internals", () => {
     );
   });
 
+  it("names and descriptions split the same by their ASCII patterns as by the Unicode ones", () => {
+    // A no-break space at the end is a separator that sends the text down the Unicode path.
+    const ascii = fc.string({ unit: fc.constantFrom(..."aZb9Y0-_ .Cc"), minLength: 0, maxLength: 24 });
+    fc.assert(
+      fc.property(ascii, (s) => {
+        expect(nameParts(s)).toEqual(nameParts(`${s}\u00a0`));
+        expect(hyphenatedWords(s)).toEqual(hyphenatedWords(`${s} \u00a0`));
+      }),
+    );
+    const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "COMFYUI", "comfy", "UI", "Comfy", "ui", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "a", "B", "9"), { maxLength: 10 });
+    fc.assert(
+      fc.property(fragments, (parts) => {
+        expect(nameParts(parts.join(""))).toEqual(nameParts(`${parts.join("")}\u00a0`));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(nameParts("VAEcomfyui")).toEqual(["vae", "comfyui"]);
+    expect(nameParts("SeedVR2_VideoUpscaler")).toEqual(["seed", "vr", "2", "video", "upscaler"]);
+    expect(nameParts("ComfyUI-WanVideoWrapper")).toEqual(["comfyui", "wan", "video", "wrapper"]);
+    expect(hyphenatedWords("lip-sync and image_to-3D")).toEqual(["lipsync", "imageto3d"]);
+  });
+
   it("selectTop returns the k smallest keys in order", () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 1e6 }), { maxLength: 300 }), fc.integer({ min: 0, max: 320 }), (xs, k) => {

@@ -43,11 +43,18 @@ function expectedOrder(refs: AssetReference[], sort: AssetSort, order: SortOrder
   return sorted.map((r) => r.id);
 }
 
-async function walk(store: ReferenceStore, sort: AssetSort, order: SortOrder, limit: number, between?: (page: number) => Promise<void>): Promise<string[]> {
+async function walk(
+  store: ReferenceStore,
+  sort: AssetSort,
+  order: SortOrder,
+  limit: number,
+  between?: (page: number) => Promise<void>,
+  filter: Partial<ReferenceFilter> = {},
+): Promise<string[]> {
   const seen: string[] = [];
   let after: { value: string | number; id: string } | undefined;
   for (let page = 0; page < 100; page++) {
-    const result = await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], sort, order, limit, offset: 0, ...(after && { after }) });
+    const result = await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], ...filter, sort, order, limit, offset: 0, ...(after && { after }) });
     seen.push(...result.items.map((r) => r.id));
     if (!result.hasMore) return seen;
     const last = result.items.at(-1)!;
@@ -180,6 +187,28 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       }
     });
 
+    it("a filtered list sorts, pages by key and by offset as the unfiltered one, its total kept past the last page", async () => {
+      const names = ["b", "a", "B", "é", "a", "z z", "A", "c"];
+      const matching: AssetReference[] = [];
+      for (const [i, name] of names.entries()) {
+        const made = await store.create(ref({ name, size: [5, 1, 5, 3, 1, 9, 2, 4][i]!, tags: i % 4 !== 3 ? ["x", "keep"] : ["x"], userMetadata: { k: i % 3 === 0 ? "no" : "yes" } }));
+        if (i % 4 !== 3 && i % 3 !== 0) matching.push(made.reference);
+      }
+      const filter = { tagsAll: ["keep"], metadata: metadataConditions({ k: "yes" }) };
+      for (const sort of ["created_at", "updated_at", "name", "size", "last_access_time"] as const) {
+        for (const order of ["asc", "desc"] as const) {
+          const expected = expectedOrder(matching, sort, order);
+          const all = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 500, offset: 0 });
+          expect([all.items.map((r) => r.id), all.total, all.hasMore], `${sort} ${order}`).toEqual([expected, matching.length, false]);
+          expect(await walk(store, sort, order, 1, undefined, filter), `${sort} ${order} by key`).toEqual(expected);
+          const second = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 1, offset: 1 });
+          expect([second.items.map((r) => r.id), second.total, second.hasMore], `${sort} ${order} offset 1`).toEqual([[expected[1]], matching.length, true]);
+          const past = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 5, offset: 10 });
+          expect([past.items, past.total, past.hasMore], `${sort} ${order} past the end`).toEqual([[], matching.length, false]);
+        }
+      }
+    });
+
     it("keyset paging sees every earlier record exactly once while records are added between pages", async () => {
       const before: string[] = [];
       for (let i = 0; i < 9; i++) before.push((await store.create(ref({ name: `n${i}`, tags: ["x"] }))).reference.id);
@@ -249,6 +278,10 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       const ids = async (f: Partial<ReferenceFilter>) => (await store.list({ ...NO_FILTER, ...page, ...f })).items.map((r) => r.name);
       expect(await ids({ tagsAny: ["Alpha", "beta"], tagsAll: ["scope"] })).toEqual(["a", "b", "c"]);
       expect(await ids({ tagsAny: ["Alpha"], tagsNone: ["beta"] })).toEqual(["a", "d"]);
+      // c matches both tags of tags_any: still one record, counted once, in the total as on the page.
+      const either = await store.list({ ...NO_FILTER, ...page, tagsAny: ["Alpha", "beta"] });
+      expect([either.items.map((r) => r.name).sort(), either.total]).toEqual([["a", "b", "c", "d"], 4]);
+      expect((await store.list({ ...NO_FILTER, ...page, tagsAny: ["Alpha", "beta"], tagsAll: ["scope", "Alpha"] })).total).toBe(2);
       expect(await ids({ tagsAll: ["alpha"] })).toEqual([]);
       expect(await ids({ tagsAll: ["scope", "Alpha", "beta"] })).toEqual(["c"]);
       const many = Array.from({ length: MAX_FILTER_TAGS }, (_, i) => `t${i}`);

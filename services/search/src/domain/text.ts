@@ -78,12 +78,20 @@ const COMFYUI = /comfyui/gi;
  * vr, 2, video, upscaler). Only the parts: the joined forms come from tokenise().
  */
 export function nameParts(name: string): string[] {
-  const spaced = name
-    .replace(COMFYUI, " comfyui ")
-    .replace(/([\p{Ll}])(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-    .replace(/(\p{L})(\p{N})/gu, "$1 $2")
-    .replace(/(\p{N})(\p{L})/gu, "$1 $2");
+  // The ASCII patterns split an ASCII name exactly as the Unicode ones do, several times faster (a 1M-pack build runs this 3M times).
+  const spaced = ASCII.test(name)
+    ? name
+        .replace(COMFYUI, " comfyui ")
+        .replace(/([a-z])([A-Z])/g, "$1 $2")
+        .replace(/([A-Z])([A-Z][a-z])/g, "$1 $2")
+        .replace(/([A-Za-z])([0-9])/g, "$1 $2")
+        .replace(/([0-9])([A-Za-z])/g, "$1 $2")
+    : name
+        .replace(COMFYUI, " comfyui ")
+        .replace(/([\p{Ll}])(\p{Lu})/gu, "$1 $2")
+        .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+        .replace(/(\p{L})(\p{N})/gu, "$1 $2")
+        .replace(/(\p{N})(\p{L})/gu, "$1 $2");
   return tokenise(spaced);
 }
 
@@ -124,8 +132,11 @@ export const NOISE_WORDS: ReadonlySet<string> = new Set([
 
 /** Words joined by hyphens or underscores in running text (`lip-sync`, `image-to-3D`), as one word. */
 const JOINED_IN_TEXT = /[\p{L}\p{N}]+(?:[-_][\p{L}\p{N}]+)+/gu;
+const JOINED_IN_ASCII = /[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+/g;
 export function hyphenatedWords(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(JOINED_IN_TEXT)) out.push(tokenise(m[0]).join(""));
+  // Most descriptions join no words, and most are ASCII, where the Unicode classes cost far more than they decide (a tenth of a 1M-pack build).
+  if (!text.includes("-") && !text.includes("_")) return out;
+  for (const m of text.matchAll(ASCII.test(text) ? JOINED_IN_ASCII : JOINED_IN_TEXT)) out.push(tokenise(m[0]).join(""));
   return out;
 }

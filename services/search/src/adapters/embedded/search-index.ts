@@ -408,8 +408,9 @@ export class IndexSearcher {
       }
       // Joined neighbours and abbreviations match as written; a word also by stem and typos.
       if (!word) continue;
+      // A word of the dictionary keeps its stem from the last query that stemmed it (Porter's rules are regular expressions, a few µs a word).
+      const stem = tok.length < 4 || NOISE_WORDS.has(tok) ? "" : s < e && terms[s] === tok ? (this.termStems[s] ??= stemmer(tok)) : stemmer(tok);
       // A word still being typed whose stem is itself has no stem neighbours beyond its prefix range.
-      const stem = tok.length >= 4 && !NOISE_WORDS.has(tok) ? stemmer(tok) : "";
       if (stem.length >= 3 && !(prefix && stem === tok)) {
         for (const i of this.stemNeighbours(tok, stem)) if (i < s || i >= e) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
       }
@@ -436,13 +437,21 @@ export class IndexSearcher {
    * `extraGain`).
    */
   private addPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
+    if (from >= end) return nc;
     const { postDoc, postTier } = this.data;
     const { docStamp, candOf, cand, acc, popularitySteps } = this;
     const codeOf = this.match.codeOf;
     const word = slot < this.plan!.words;
     const gain = this.slotGain;
     const base = slot * 32;
-    let codes = this.codes;
+    // Make room for every doc of the run becoming a candidate (a doc is one candidate however many of its postings come), so the loop never checks.
+    const need = Math.min(nc + end - from, this.data.n) * S;
+    if (need > this.codes.length) {
+      const grown = new Uint8Array(Math.max(this.codes.length * 2, need));
+      grown.set(this.codes);
+      this.codes = grown;
+    }
+    const codes = this.codes;
     for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
       let c: number;
@@ -452,17 +461,13 @@ export class IndexSearcher {
         cand[c] = d;
         candOf[d] = c;
         acc[c] = popularitySteps[d]!;
-        if ((c + 1) * S > codes.length) {
-          const grown = new Uint8Array(Math.max(codes.length * 2, (c + 1) * S));
-          grown.set(codes);
-          this.codes = codes = grown;
-        }
       } else c = candOf[d]!;
       const m = codeOf[(postTier[p]! << 3) | kind]!;
       const at = c * S + slot;
       const old = codes[at]!;
       if (m > old) {
         codes[at] = m;
+        // A word moves the score by a table lookup; a joined run or abbreviation by what it adds over its words.
         acc[c] = acc[c]! + (word ? gain[base + m]! - gain[base + old]! : this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old));
       }
     }

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { ReferenceStoreUnavailableError } from "./reference-store.ts";
-import { distinct, type SqlDriver, type SqlExecutor } from "./sql-driver.ts";
+import type { SqlDriver, SqlExecutor } from "./sql-driver.ts";
 import { SqlReferenceStore, type SqlStoreOptions } from "./sql-reference-store.ts";
 
 /** The tables' current shape (sql-schema.ts brings an older store's up to it, then makes the indexes). */
@@ -63,7 +63,7 @@ class PgDriver implements SqlDriver {
   readonly positionFunction = "strpos" as const;
   // The first set, kept where the others hold it: the planner merge-joins index ranges already
   // in id order (5 ms for 10,000 of 20,000 ids, where INTERSECT hashed both in 15-20 ms).
-  intersection = (sets: string[]) => `SELECT s.id FROM (${distinct(sets[0]!)}) s${sets.length > 1 ? ` WHERE ${sets.slice(1).map((set) => `s.id IN (${set})`).join(" AND ")}` : ""}`;
+  intersection = (sets: string[]) => `SELECT s.id FROM (${sets[0]!}) s${sets.length > 1 ? ` WHERE ${sets.slice(1).map((set) => `s.id IN (${set})`).join(" AND ")}` : ""}`;
   walkedInOrder = () => "asset_refs r";
   // A top-level IN subquery becomes a join, and for 10,000 ids of 1,000,000 the planner joins a
   // scan of every record and sorts; inside an OR it stays a hashed filter of the ordered index
@@ -71,6 +71,8 @@ class PgDriver implements SqlDriver {
   memberRowByRow = (id: string, ids: string) => `(${id} IN (${ids}) OR false)`;
   // The ids first (an InitPlan), then an index lookup of each: never a scan of every record.
   memberByLookup = (id: string, ids: string) => `${id} = ANY (ARRAY(${ids}))`;
+  // The total and the page each built the same intersection (18 ms of a 35 ms list at load 7).
+  readonly sharesMatches = true;
   private readonly pool: pg.Pool;
   private readonly lockPool: pg.Pool;
   private readonly direct: SqlExecutor;

@@ -17,7 +17,7 @@ export interface SqlDriver extends SqlExecutor {
   readonly columnsQuery: string;
   /** The dialect's `(haystack, needle)` substring position: 1-based, 0 when absent. */
   readonly positionFunction: "instr" | "strpos";
-  /** The ids (column `id`) every one of `sets` holds, each once: sets are SELECTs of a column `id`. */
+  /** The ids (column `id`) every one of `sets` holds, each once: sets are SELECTs of a column `id`, each naming an id once. */
   intersection(sets: string[]): string;
   /** `asset_refs r`, read through its sort index `index` in that index's order (see SqlReferenceStore.list). */
   walkedInOrder(index: string): string;
@@ -25,6 +25,12 @@ export interface SqlDriver extends SqlExecutor {
   memberRowByRow(id: string, ids: string): string;
   /** `id` is one of the subquery's `ids`, answered by looking up each of those ids. */
   memberByLookup(id: string, ids: string): string;
+  /**
+   * Whether a filtered list answers its total and its page in one statement over one
+   * materialized set of matches (a MATERIALIZED CTE and a LATERAL join): PostgreSQL, where it
+   * halves the list; SQLite keeps two statements.
+   */
+  readonly sharesMatches: boolean;
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   withHashLock<T>(hash: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
