@@ -128,7 +128,16 @@ describe("embedded index internals", () => {
         expect(hyphenatedWords(s)).toEqual(hyphenatedWords(`${s} \u00a0`));
       }),
     );
+    const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "COMFYUI", "comfy", "UI", "Comfy", "ui", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "a", "B", "9"), { maxLength: 10 });
+    fc.assert(
+      fc.property(fragments, (parts) => {
+        expect(nameParts(parts.join(""))).toEqual(nameParts(`${parts.join("")}\u00a0`));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(nameParts("VAEcomfyui")).toEqual(["vae", "comfyui"]);
     expect(nameParts("SeedVR2_VideoUpscaler")).toEqual(["seed", "vr", "2", "video", "upscaler"]);
+    expect(nameParts("ComfyUI-WanVideoWrapper")).toEqual(["comfyui", "wan", "video", "wrapper"]);
     expect(hyphenatedWords("lip-sync and image_to-3D")).toEqual(["lipsync", "imageto3d"]);
   });
 

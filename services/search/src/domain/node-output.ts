@@ -48,48 +48,13 @@ export function toApiNodeJson(r: StoredNode): string {
 
 /** The page as JSON text, byte for byte what `JSON.stringify(toPage(...))` gives. */
 export function toPageJson(nodes: readonly StoredNode[], total: number, page: number, limit: number): string {
-  return `{"nodes":[${nodes.map(toApiNodeJson).join(",")}${pageTail(total, page, limit)}`;
-}
-
-/** What follows the page's nodes: `],"page":…}`. */
-function pageTail(total: number, page: number, limit: number): string {
   const { nodes: _nodes, ...rest } = toPage([], total, page, limit);
-  return `],${JSON.stringify(rest).slice(1)}`;
+  return `{"nodes":[${nodes.map(toApiNodeJson).join(",")}],${JSON.stringify(rest).slice(1)}`;
 }
 
-const bytesCache = new WeakMap<StoredNode, Buffer>();
-
-/** A node's JSON as UTF-8, encoded once per record. */
-function toApiNodeBytes(r: StoredNode): Buffer {
-  let bytes = bytesCache.get(r);
-  if (bytes === undefined) {
-    bytes = Buffer.from(toApiNodeJson(r));
-    bytesCache.set(r, bytes);
-  }
-  return bytes;
-}
-
-const PAGE_HEAD = Buffer.from('{"nodes":[');
-const COMMA = Buffer.from(",");
-
-/**
- * The page as UTF-8, the bytes of `toPageJson`: its nodes' bytes are encoded once per record,
- * so a page is one copy of them. As a string, every page was joined, flattened, measured twice
- * (here for Content-Length, and again by Node's write) and encoded to UTF-8 on the way out.
- */
-export function toPageBytes(nodes: readonly StoredNode[], total: number, page: number, limit: number): Buffer {
-  const parts: Buffer[] = [PAGE_HEAD];
-  for (let i = 0; i < nodes.length; i++) {
-    if (i > 0) parts.push(COMMA);
-    parts.push(toApiNodeBytes(nodes[i]!));
-  }
-  parts.push(Buffer.from(pageTail(total, page, limit)));
-  return Buffer.concat(parts);
-}
-
-/** JSON with its length in bytes, which the response's Content-Length needs: as text, or already as UTF-8. */
+/** JSON text with its UTF-8 length, which the response's Content-Length needs. */
 export interface JsonText {
-  json: string | Buffer;
+  json: string;
   bytes: number;
 }
 
@@ -97,14 +62,14 @@ const pageCache = new WeakMap<object, JsonText & { page: number; limit: number }
 
 /**
  * The page of an engine result. An engine that hands the same result object to equal queries
- * (the embedded one memoises them) gets the same bytes back without building them again; they
- * live exactly as long as the result does.
+ * (the embedded one memoises them) gets the same text back without building or measuring it
+ * again; the text lives exactly as long as the result does.
  */
 export function resultPage(result: { nodes: readonly StoredNode[]; total: number }, page: number, limit: number): JsonText {
   const hit = pageCache.get(result);
   if (hit && hit.page === page && hit.limit === limit) return hit;
-  const json = toPageBytes(result.nodes, result.total, page, limit);
-  const entry = { page, limit, json, bytes: json.length };
+  const json = toPageJson(result.nodes, result.total, page, limit);
+  const entry = { page, limit, json, bytes: Buffer.byteLength(json) };
   pageCache.set(result, entry);
   return entry;
 }

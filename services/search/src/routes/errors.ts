@@ -24,8 +24,8 @@ export function sendError(res: ServerResponse, status: number, error: string, me
 }
 
 /**
- * JSON already built, as text or UTF-8. Node writes headers and the body in one write; Express's
- * send would copy a text into a Buffer and write the two apart, which costs a fifth of a cached
+ * JSON text already built. Node writes headers and a string body in one write; Express's send
+ * would copy the text into a Buffer and write the two apart, which costs a fifth of a cached
  * search. HEAD gets the same headers and no body.
  */
 export function sendJsonText(res: ServerResponse, { json, bytes }: JsonText): void {

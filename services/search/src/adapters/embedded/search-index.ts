@@ -444,9 +444,10 @@ export class IndexSearcher {
     const word = slot < this.plan!.words;
     const gain = this.slotGain;
     const base = slot * 32;
-    // Make room for every doc of the run becoming a candidate, so the loop never checks.
-    if ((nc + end - from) * S > this.codes.length) {
-      const grown = new Uint8Array(Math.max(this.codes.length * 2, (nc + end - from) * S));
+    // Make room for every doc of the run becoming a candidate (a doc is one candidate however many of its postings come), so the loop never checks.
+    const need = Math.min(nc + end - from, this.data.n) * S;
+    if (need > this.codes.length) {
+      const grown = new Uint8Array(Math.max(this.codes.length * 2, need));
       grown.set(this.codes);
       this.codes = grown;
     }
