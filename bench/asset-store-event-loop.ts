@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { beyondResolution, scrapeEventLoopDelay } from "./lib/event-loop-delay.ts";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,16 +43,6 @@ export interface EventLoopFigures {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 const round = (x: number) => Math.round(x * 100) / 100;
-/** prom-client's `eventLoopMonitoringPrecision` default, the sink's too: the timer period each sample includes. */
-const RESOLUTION_MS = 10;
-const beyondResolution = (ms: number) => round(Math.max(0, ms - RESOLUTION_MS));
-
-async function eventLoopDelay(base: string): Promise<{ p99Ms: number; maxMs: number }> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const ms = (name: string) => beyondResolution(Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? NaN) * 1000);
-  return { p99Ms: ms("nodejs_eventloop_lag_p99_seconds"), maxMs: ms("nodejs_eventloop_lag_max_seconds") };
-}
-
 /** The sink's own loop since its last `/loop` (bench/servers/upload-sink.ts), measured as the gateway's. */
 async function sinkLoopDelay(sink: string): Promise<{ p99Ms: number; maxMs: number }> {
   const { p99Ms, maxMs } = (await (await fetch(`${sink}/loop`)).json()) as { p99Ms: number; maxMs: number };
@@ -113,9 +104,9 @@ export async function run(): Promise<EventLoopFigures> {
     const filter = encodeURIComponent(JSON.stringify({ group: "g7" }));
     const listPath = `/api/assets?include_tags=t7&metadata_filter=${filter}&limit=20&sort=created_at&order=desc`;
     if ((await getStatus(base + listPath)) !== 200) throw new Error(`${listPath} did not answer 200`);
-    await eventLoopDelay(base);
+    await scrapeEventLoopDelay(base);
     await sleep(5_000);
-    const idle = await eventLoopDelay(base);
+    const idle = await scrapeEventLoopDelay(base);
 
     let stop = false;
     const lists: number[] = [];
@@ -129,9 +120,9 @@ export async function run(): Promise<EventLoopFigures> {
       }
     });
     const uploads = uploadLoops(base, "/api/assets", uploaderCount, () => stop);
-    await eventLoopDelay(base);
+    await scrapeEventLoopDelay(base);
     await sleep(WINDOW_MS);
-    const loaded = await eventLoopDelay(base);
+    const loaded = await scrapeEventLoopDelay(base);
     stop = true;
     const [uploaded] = await Promise.all([uploads, ...readers]);
     const seconds = (performance.now() - started) / 1000;

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { scrapeEventLoopDelay } from "./lib/event-loop-delay.ts";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,16 +82,6 @@ function summarise(ms: number[]): ProbeFigures {
   return { requests: s.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: round(s[s.length - 1]!) };
 }
 
-/**
- * The gateway's own event-loop delay (prom-client's histogram on `/metrics`, which starts afresh
- * at each scrape): pauses of its event loop alone, whatever the probes' own process suffered.
- */
-async function eventLoopDelay(base: string): Promise<{ p99Ms: number; maxMs: number }> {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const ms = (name: string) => round(Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1] ?? NaN) * 1000);
-  return { p99Ms: ms("nodejs_eventloop_lag_p99_seconds"), maxMs: ms("nodejs_eventloop_lag_max_seconds") };
-}
-
 interface Window {
   healthz: ProbeFigures;
   search: ProbeFigures;
@@ -101,13 +92,13 @@ interface Window {
 async function probing<T>(base: string, searchPath: () => string, work: () => Promise<T>): Promise<Window & { result: T }> {
   let end!: () => void;
   const stop = new Promise<void>((r) => (end = r));
-  await eventLoopDelay(base);
+  await scrapeEventLoopDelay(base);
   const loops = Promise.all([probe(base, () => "/healthz", stop), probe(base, searchPath, stop)]);
   try {
     const result = await work();
     end();
     const [healthz, search] = await loops;
-    return { healthz: summarise(healthz), search: summarise(search), eventLoopDelay: await eventLoopDelay(base), result };
+    return { healthz: summarise(healthz), search: summarise(search), eventLoopDelay: await scrapeEventLoopDelay(base), result };
   } finally {
     end();
   }

@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
+import { LOOP_RESOLUTION_MS } from "../lib/event-loop-delay.ts";
 import { SINK_DURABILITIES, type SinkDurability } from "../lib/upload-sinks.ts";
 
 /**
@@ -33,7 +34,6 @@ process.once("SIGTERM", () => {
 await mkdir(join(dir, "tmp"), { recursive: true });
 let seq = 0;
 // prom-client's resolution (the gateway's `nodejs_eventloop_lag_*`): the histogram records each 10 ms timer's whole interval.
-const LOOP_RESOLUTION_MS = 10;
 const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
 loop.enable();
 
