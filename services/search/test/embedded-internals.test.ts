@@ -4,7 +4,7 @@ import { buildIndex, identityHash } from "../src/adapters/embedded/build-index.t
 import { TermTrie } from "../src/adapters/embedded/term-trie.ts";
 import { TrigramIndex } from "../src/adapters/embedded/trigram-index.ts";
 import { selectTop } from "../src/adapters/embedded/search-index.ts";
-import { hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, tokenise } from "../src/domain/text.ts";
+import { forEachNamePartAscii, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, tokenise } from "../src/domain/text.ts";
 
 /** Damerau's optimal string alignment distance, the slow obvious way. */
 function osa(a: string, b: string): number {
@@ -135,6 +135,18 @@ describe("embedded index internals", () => {
       }),
       { numRuns: 3000 },
     );
+    // The in-place splitter the build uses gives the same parts as nameParts.
+    const inPlace = (s: string) => {
+      const out: string[] = [];
+      forEachNamePartAscii(s, (start, end) => out.push(s.slice(start, end).toLowerCase()));
+      return out;
+    };
+    fc.assert(fc.property(ascii, (s) => {
+      expect(inPlace(s)).toEqual(nameParts(s));
+    }), { numRuns: 3000 });
+    fc.assert(fc.property(fragments, (parts) => {
+      expect(inPlace(parts.join(""))).toEqual(nameParts(parts.join("")));
+    }), { numRuns: 3000 });
     expect(nameParts("VAEcomfyui")).toEqual(["vae", "comfyui"]);
     expect(nameParts("SeedVR2_VideoUpscaler")).toEqual(["seed", "vr", "2", "video", "upscaler"]);
     expect(nameParts("ComfyUI-WanVideoWrapper")).toEqual(["comfyui", "wan", "video", "wrapper"]);
