@@ -2,7 +2,7 @@ import { registerCollectedCounter } from "@app/platform";
 import { memoLookups } from "./domain/bounded-memo.ts";
 
 /**
- * `search_memo_lookups_total{memo, outcome}`: how often each memo (parse, result, typo,
+ * `search_memo_lookups_total{memo, outcome}`: how often each memo (parse, result, text, typo,
  * app_name) answered from memory. The first-sight benchmark reads it to prove that its
  * traffic was never remembered; an operator reads it to see how much traffic repeats.
  */

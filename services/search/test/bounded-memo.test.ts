@@ -24,6 +24,20 @@ describe("BoundedMemo", () => {
     expect(calls).toBe(2);
   });
 
+  it("remembers keep's copy, not the computed value, and copies only what it remembers", () => {
+    const memo = new BoundedMemo("test", byLength);
+    const scratch = [1, 2];
+    let copies = 0;
+    const keep = (v: number[]) => { copies++; return [...v]; };
+    expect(memo.getOrCompute("a", () => scratch, keep)).toBe(scratch); // asked once: not copied
+    expect(copies).toBe(0);
+    const kept = memo.getOrCompute("a", () => scratch, keep);
+    expect(kept).not.toBe(scratch);
+    expect(copies).toBe(1);
+    scratch[0] = 9; // the scratch space is reused by the next computation
+    expect(memo.getOrCompute("a", () => scratch, keep)).toEqual([1, 2]);
+  });
+
   it("keys asked once are never remembered, however many there are", () => {
     const memo = new BoundedMemo("test", byLength);
     let calls = 0;

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { buildIndex, identityHash } from "../src/adapters/embedded/build-index.ts";
 import { TermTrie } from "../src/adapters/embedded/term-trie.ts";
 import { TrigramIndex } from "../src/adapters/embedded/trigram-index.ts";
-import { selectTop } from "../src/adapters/embedded/search-index.ts";
+import { IndexSearcher, selectTop } from "../src/adapters/embedded/search-index.ts";
+import { loadCatalog } from "../src/adapters/catalog-source.ts";
+import { testCatalog } from "@app/testkit/catalog";
 import { forEachNamePartAscii, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, tokenise } from "../src/domain/text.ts";
 
 /** Damerau's optimal string alignment distance, the slow obvious way. */
@@ -151,6 +153,21 @@ describe("embedded index internals", () => {
     expect(nameParts("SeedVR2_VideoUpscaler")).toEqual(["seed", "vr", "2", "video", "upscaler"]);
     expect(nameParts("ComfyUI-WanVideoWrapper")).toEqual(["comfyui", "wan", "video", "wrapper"]);
     expect(hyphenatedWords("lip-sync and image_to-3D")).toEqual(["lipsync", "imageto3d"]);
+  });
+
+  it("a search string's remembered matches answer its other filters and pages as a fresh search does", async () => {
+    const data = await buildIndex((await loadCatalog(testCatalog().path)).records);
+    const warm = new IndexSearcher(data);
+    const variants = [{}, { os: "Windows" }, { offset: 10 }, { accelerator: "CUDA", limit: 20 }, { includeBanned: true }, {}];
+    for (const search of ["c", "co", "image", "ComfyUI-Impact", "controlnet upscale", "imgae"]) {
+      for (const v of variants) {
+        const q = { search, includeBanned: false, offset: 0, limit: 10, ...v };
+        const fresh = new IndexSearcher(data).search(q);
+        const answer = warm.search(q);
+        expect(answer.total).toBe(fresh.total);
+        expect(answer.nodes.map((n) => n.id)).toEqual(fresh.nodes.map((n) => n.id));
+      }
+    }
   });
 
   it("selectTop returns the k smallest keys in order", () => {

@@ -47,15 +47,20 @@ export class BoundedMemo<V> {
     this.lookups = lookupsOf(name);
   }
 
-  getOrCompute(key: string, compute: () => V): V {
+  /**
+   * `keep` makes the copy that is remembered, when it is: a value computed into scratch space
+   * is returned as it is, and copied only for the keys asked before.
+   */
+  getOrCompute(key: string, compute: () => V, keep?: (value: V) => V): V {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       this.lookups.hits++;
       return hit;
     }
     this.lookups.misses++;
-    const value = compute();
+    let value = compute();
     if (!this.seen.offer(key)) return value;
+    if (keep) value = keep(value);
     const weight = this.weigh(value, key);
     if (this.entries.size >= this.maxEntries || this.held + weight > this.maxWeight) {
       this.entries.clear();

@@ -19,6 +19,15 @@ function resultKey(q: EngineQuery): string {
   return `${f(q.search)}|${f(q.repositoryUrl)}|${f(q.appNode)}|${f(q.os)}|${f(q.accelerator)}|${q.includeBanned ? 1 : 0}|${ids}|${q.offset}|${q.limit}`;
 }
 
+/** A search string's candidates (doc numbers), their scores in score steps, and the docs it names exactly. */
+interface TextMatches {
+  cand: Int32Array;
+  acc: Int32Array;
+  exact: readonly number[];
+}
+
+const copyTextMatches = (m: TextMatches): TextMatches => ({ cand: m.cand.slice(), acc: m.acc.slice(), exact: m.exact });
+
 /** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
 export const MAX_QUERY_TOKENS = 16;
 
@@ -167,6 +176,13 @@ export class IndexSearcher {
    * that text too, to some 25 MiB.
    */
   private readonly results = new BoundedMemo("result", (r: EngineResult) => r.nodes.length + 1, 16_384, 50_000);
+  /**
+   * What a search string matches, by the string: its candidates with their scores, and its
+   * exact-name docs. Filters, pages and limits change the query but not these, and the short
+   * prefixes a search box sends (`c`, `co`) come with every filter and page: a one-character
+   * prefix reads 12k postings. Weighed by candidates (8 bytes each): at most 8 MiB.
+   */
+  private readonly textMatches = new BoundedMemo("text", (m: TextMatches) => m.cand.length + 1, 16_384, 1_000_000);
 
   private readonly match: MatchCodes;
   /** Scratch, refilled per search: what each match code adds to the score in each word slot (slot * 32 + code), in score steps. */
@@ -261,12 +277,11 @@ export class IndexSearcher {
 
     const raw = q.search !== undefined ? tokenise(q.search).slice(0, MAX_QUERY_TOKENS) : [];
     if (q.search !== undefined && raw.length > 0) {
-      const plan = planQuery(q.search, raw, this.weights.noise);
-      const nc = this.collectText(plan, gen);
-      const cand = this.cand;
+      const search = q.search;
+      const { cand, acc, exact } = this.textMatches.getOrCompute(search, () => this.matchText(search, raw, gen), copyTextMatches);
+      const nc = cand.length;
       const exactStamp = this.exactStamp;
-      for (const d of this.isExactId(q.search)) exactStamp[d] = gen;
-      const acc = this.acc;
+      for (const d of exact) exactStamp[d] = gen;
       const fastFilter = !restricted && !hasApp;
       for (let i = 0; i < nc; i++) {
         const d = cand[i]!;
@@ -300,6 +315,12 @@ export class IndexSearcher {
     const nodes = [];
     for (let i = q.offset; i < top.length; i++) nodes.push(D.docs[top[i]! % DOC_SPACE]!);
     return { nodes, total };
+  }
+
+  /** The search's candidates and their scores, in the scratch arrays (copied only if remembered). */
+  private matchText(search: string, raw: string[], gen: number): TextMatches {
+    const nc = this.collectText(planQuery(search, raw, this.weights.noise), gen);
+    return { cand: this.cand.subarray(0, nc), acc: this.acc.subarray(0, nc), exact: this.isExactId(search) };
   }
 
   /**

@@ -1,0 +1,630 @@
+import type { EngineQuery, EngineResult } from "../search-engine.ts";
+import { passesPlatformFilter } from "../../domain/platform-values.ts";
+import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
+import { identityHash, type IndexData } from "./build-index.ts";
+import { partitionPoint } from "./binary-search.ts";
+import { BoundedMemo } from "../../domain/bounded-memo.ts";
+import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
+import { stemmer } from "stemmer";
+import { NOISE_WORDS } from "../../domain/text.ts";
+import { SYNONYM_PHRASES } from "../../domain/synonyms.ts";
+import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, TIER_CLASSES, TIER_IDENTITY, type RankingWeights } from "../../domain/ranking.ts";
+
+const byLength = (v: number[]) => v.length;
+
+/** Every field of the query in a fixed order; strings are length-prefixed, so no value can spell another query's key. */
+function resultKey(q: EngineQuery): string {
+  const f = (v: string | undefined) => (v === undefined ? "-" : `${v.length}:${v}`);
+  const ids = q.ids === undefined ? "-" : `${q.ids.length}:${q.ids.map(f).join("")}`;
+  return `${f(q.search)}|${f(q.repositoryUrl)}|${f(q.appNode)}|${f(q.os)}|${f(q.accelerator)}|${q.includeBanned ? 1 : 0}|${ids}|${q.offset}|${q.limit}`;
+}
+
+/** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
+export const MAX_QUERY_TOKENS = 16;
+
+const DOC_SPACE = 2 ** 24;
+/** Relevance is quantised to this many steps per unit of score (the score stays under SCORE_CEILING). */
+const SCORE_STEPS = 2 ** 18;
+const SCORE_CEILING = 4;
+const SCORE_SPACE = SCORE_CEILING * SCORE_STEPS;
+/** Above the score: [app-node whole/partial (2 bits)][not an exact id/name (1 bit)]. */
+const NOT_EXACT = 1;
+
+/**
+ * Match codes: 0 = none, else 1 + the (tier, kind) pair's place in the order of its worth, so a
+ * better match is a larger code and the hot loop compares bytes. `worth[code]` is what it adds.
+ */
+interface MatchCodes {
+  codeOf: Uint8Array; // by tier * 8 + kind
+  worth: Float64Array; // by code
+  worthClassLike: Float64Array; // by code, for a word typed like a class name
+}
+
+function matchCodes(w: RankingWeights): MatchCodes {
+  const classField = [...w.field];
+  classField[TIER_CLASSES] = classField[TIER_IDENTITY]!;
+  const pairs: { at: number; worth: number; classLike: number }[] = [];
+  for (let tier = 0; tier < w.field.length; tier++) {
+    for (let kind = 0; kind < w.kind.length; kind++) pairs.push({ at: tier * 8 + kind, worth: w.field[tier]! * w.kind[kind]!, classLike: classField[tier]! * w.kind[kind]! });
+  }
+  pairs.sort((a, b) => a.worth - b.worth || b.at - a.at);
+  const codes: MatchCodes = { codeOf: new Uint8Array(32), worth: new Float64Array(32), worthClassLike: new Float64Array(32) };
+  pairs.forEach((p, i) => {
+    codes.codeOf[p.at] = i + 1;
+    codes.worth[i + 1] = p.worth;
+    codes.worthClassLike[i + 1] = p.classLike;
+  });
+  return codes;
+}
+
+/** Joined neighbours and abbreviations of a query beyond its words: at most this many. */
+const MAX_EXTRA_SLOTS = 16;
+
+/**
+ * What a query asks of the dictionary: its words (slots 0..words-1, each with a weight) and
+ * extra slots that stand for several neighbouring words at once (their joined form, or an
+ * abbreviation), each covering those words' slots.
+ */
+interface QueryPlan {
+  /** `classLike`: typed in CamelCase (`FaceDetailer`), so a node class of that name answers as well as a pack name. */
+  slots: { term: string; prefix: boolean; word: boolean; classLike: boolean }[];
+  weights: Float64Array;
+  totalWeight: number;
+  /** Per extra slot (index from `words`), the word slots it covers. */
+  covers: number[][];
+  words: number;
+}
+
+const NO_WORDS: ReadonlySet<string> = new Set();
+const NO_PHRASES: typeof SYNONYM_PHRASES = [];
+const PHRASES_BY_FIRST_WORD = new Map<string, (typeof SYNONYM_PHRASES)[number][]>();
+for (const p of SYNONYM_PHRASES) {
+  const list = PHRASES_BY_FIRST_WORD.get(p.words[0]!) ?? [];
+  list.push(p);
+  PHRASES_BY_FIRST_WORD.set(p.words[0]!, list);
+}
+
+function planQuery(search: string, raw: readonly string[], noiseWeight: number): QueryPlan {
+  const camel = search === search.toLowerCase() ? NO_WORDS : new Set(search.split(/\s+/).filter((w) => /\p{Ll}\p{Lu}/u.test(w)).map((w) => tokenise(w).join("")));
+  const slotOf = new Map<string, number>();
+  const slots: QueryPlan["slots"] = [];
+  const last = raw.length - 1;
+  for (const t of raw) {
+    if (!slotOf.has(t)) {
+      slotOf.set(t, slots.length);
+      slots.push({ term: t, prefix: false, word: true, classLike: camel.has(t) });
+    }
+  }
+  // Only the query's last word is still being typed; it alone matches as a prefix.
+  slots[slotOf.get(raw[last]!)!]!.prefix = true;
+  const words = slots.length;
+  const weights = new Float64Array(words);
+  let totalWeight = 0;
+  for (let i = 0; i < words; i++) totalWeight += weights[i] = NOISE_WORDS.has(slots[i]!.term) ? noiseWeight : 1;
+  const covers: number[][] = [];
+  const extra = (term: string, prefix: boolean, from: number, to: number) => {
+    if (covers.length >= MAX_EXTRA_SLOTS || slotOf.has(term)) return;
+    slotOf.set(term, slots.length);
+    slots.push({ term, prefix, word: false, classLike: false });
+    const covered = new Set<number>();
+    for (let k = from; k < to; k++) covered.add(slotOf.get(raw[k]!)!);
+    covers.push([...covered]);
+  };
+  for (let i = 0; i < raw.length; i++) {
+    for (const { words: phrase, term } of PHRASES_BY_FIRST_WORD.get(raw[i]!) ?? NO_PHRASES) {
+      if (i + phrase.length <= raw.length && phrase.every((w, k) => raw[i + k] === w)) extra(term, false, i, i + phrase.length);
+    }
+    let joined = raw[i]!;
+    for (let k = i + 1; k < Math.min(raw.length, i + 4); k++) {
+      joined += raw[k]!;
+      extra(joined, k === last, i, k + 1);
+    }
+  }
+  return { slots, weights, totalWeight, covers, words };
+}
+
+/**
+ * Search over one immutable IndexData. Scratch arrays are reused between queries (stamped by a
+ * generation counter instead of cleared); that is safe because a search runs synchronously.
+ *
+ * Sort key, smaller first, one float64: [app-node whole/partial (2 bits)][not exact id/name (1 bit)]
+ * [score ceiling − relevance score, quantised (20 bits)][doc number (24 bits)]. The score:
+ * the weighted share of the query's words found (each word by its best field and match kind;
+ * filler words weigh little), phrase bonuses for neighbouring words found joined, and a bounded
+ * popularity term (see domain/ranking.ts).
+ */
+export class IndexSearcher {
+  private gen = 0;
+  private readonly docStamp: Int32Array;
+  /** Per doc stamped this search, its candidate number. */
+  private readonly candOf: Int32Array;
+  private readonly cand: Int32Array;
+  /** Per candidate, the best match code of each slot of the query (candidate × slots). */
+  private codes = new Uint8Array(1 << 16);
+  private codesUsed = 0;
+  private readonly repoStamp: Int32Array;
+  private readonly appStamp: Int32Array;
+  private readonly idStamp: Int32Array;
+  /** The docs equal to this search's identity key, stamped with its generation. */
+  private readonly exactStamp: Int32Array;
+  private readonly appRel: Uint8Array;
+  private readonly keys: Float64Array;
+  /**
+   * Typo expansions by token: [term index, edits, …]. Real traffic repeats its words, and the
+   * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
+   * so a reindex starts with an empty cache.
+   */
+  private readonly fuzzyCache = new BoundedMemo("typo", byLength);
+  /** The same for app node name scans (a substring scan over every name). */
+  private readonly appNameCache = new BoundedMemo("app_name", byLength);
+  /** The dictionary terms sharing a token's stem (`removal` for `remove`), by token. */
+  private readonly stemCache = new BoundedMemo("stem", byLength);
+  /**
+   * Whole results by query: the same few hundred queries make most of a registry's traffic
+   * (the Manager's list pages, popular names), and a result over this immutable index never
+   * changes. Weighed by the nodes held (the nodes themselves are shared with the index): the
+   * route keeps each result's page text for as long as the result lives, so 50,000 nodes bound
+   * that text too, to some 25 MiB.
+   */
+  private readonly results = new BoundedMemo("result", (r: EngineResult) => r.nodes.length + 1, 16_384, 50_000);
+
+  private readonly match: MatchCodes;
+  /** Scratch, refilled per search: what each match code adds to the score in each word slot (slot * 32 + code), in score steps. */
+  private readonly slotGain = new Int32Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
+  /** Scratch, per search: each slot's worth of each match code (slot * 32 + code), for the extra slots' sums. */
+  private readonly slotWorth = new Float64Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
+  /** Per candidate, its score so far in score steps (popularity included). */
+  private readonly acc: Int32Array;
+  /** Per doc, popularity's part of the score in score steps. */
+  private readonly popularitySteps: Int32Array;
+  /** The plan of the search being collected (read by addPostings for the extra slots). */
+  private plan: QueryPlan | undefined;
+  private invTotal = 1;
+  private readonly popularity: Float32Array;
+
+  constructor(readonly data: IndexData, private readonly weights: RankingWeights = DEFAULT_WEIGHTS) {
+    this.match = matchCodes(weights);
+    this.popularity = new Float32Array(data.n);
+    this.popularitySteps = new Int32Array(data.n);
+    for (let d = 0; d < data.n; d++) {
+      this.popularity[d] = weights.percentileShare * data.popularity[d]! + (1 - weights.percentileShare) * data.popularityLog[d]!;
+      this.popularitySteps[d] = Math.round(weights.popularity * this.popularity[d]! * SCORE_STEPS);
+    }
+    const n = Math.max(1, data.n);
+    this.docStamp = new Int32Array(n);
+    this.candOf = new Int32Array(n);
+    this.cand = new Int32Array(n);
+    this.acc = new Int32Array(n);
+    this.repoStamp = new Int32Array(n);
+    this.appStamp = new Int32Array(n);
+    this.idStamp = new Int32Array(n);
+    this.exactStamp = new Int32Array(n);
+    this.appRel = new Uint8Array(n);
+    this.keys = new Float64Array(n);
+  }
+
+  /** A search uses one generation plus one per token; start over long before int32 runs out. */
+  private nextGen(): number {
+    if (this.gen >= 0x7fff0000) {
+      this.gen = 0;
+      this.docStamp.fill(0);
+      this.repoStamp.fill(0);
+      this.appStamp.fill(0);
+      this.idStamp.fill(0);
+      this.exactStamp.fill(0);
+    }
+    return ++this.gen;
+  }
+
+  /** The result is shared between equal queries: callers read it and never change it. */
+  search(q: EngineQuery): EngineResult {
+    return this.results.getOrCompute(resultKey(q), () => this.compute(q));
+  }
+
+  private compute(q: EngineQuery): EngineResult {
+    const D = this.data;
+    const n = D.n;
+    const gen = this.nextGen();
+
+    // Filters first: each one is a per-doc test that costs a lookup.
+    const banned = D.banned;
+    const includeBanned = q.includeBanned;
+    const osPass = q.os !== undefined ? D.osSets.map((s) => (passesPlatformFilter(s, q.os!, "os") ? 1 : 0)) : undefined;
+    const accPass = q.accelerator !== undefined ? D.accSets.map((s) => (passesPlatformFilter(s, q.accelerator!, "accelerator") ? 1 : 0)) : undefined;
+    const osSetOf = D.osSetOf;
+    const accSetOf = D.accSetOf;
+
+    let repoDocs: number[] | undefined;
+    if (q.repositoryUrl !== undefined) repoDocs = this.markRepository(q.repositoryUrl, gen);
+    let appDocs: number[] | undefined;
+    if (q.appNode !== undefined) appDocs = this.markAppNode(q.appNode, gen);
+    let idDocs: number[] | undefined;
+    if (q.ids !== undefined) idDocs = this.markIds(q.ids, gen);
+    const repoStamp = this.repoStamp;
+    const appStamp = this.appStamp;
+    const idStamp = this.idStamp;
+    const appRel = this.appRel;
+    const hasApp = appDocs !== undefined;
+
+    const restricted = osPass !== undefined || accPass !== undefined || repoDocs !== undefined || appDocs !== undefined || idDocs !== undefined;
+    const passes = (d: number): boolean =>
+      (includeBanned || banned[d] === 0) &&
+      (!restricted ||
+        ((osPass === undefined || osPass[osSetOf[d]!] === 1) &&
+          (accPass === undefined || accPass[accSetOf[d]!] === 1) &&
+          (repoDocs === undefined || repoStamp[d] === gen) &&
+          (appDocs === undefined || appStamp[d] === gen) &&
+          (idDocs === undefined || idStamp[d] === gen)));
+
+    const keys = this.keys;
+    let nk = 0;
+
+    const raw = q.search !== undefined ? tokenise(q.search).slice(0, MAX_QUERY_TOKENS) : [];
+    if (q.search !== undefined && raw.length > 0) {
+      const plan = planQuery(q.search, raw, this.weights.noise);
+      const nc = this.collectText(plan, gen);
+      const cand = this.cand;
+      const exactStamp = this.exactStamp;
+      for (const d of this.isExactId(q.search)) exactStamp[d] = gen;
+      const acc = this.acc;
+      const fastFilter = !restricted && !hasApp;
+      for (let i = 0; i < nc; i++) {
+        const d = cand[i]!;
+        if (fastFilter ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
+        const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
+        keys[nk++] = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
+      }
+    } else if (q.search !== undefined) {
+      // A search made only of separators matches nothing that a person could mean.
+      return { nodes: [], total: 0 };
+    } else {
+      const source = appDocs ?? repoDocs ?? idDocs;
+      if (source) {
+        for (const d of source) if (passes(d)) keys[nk++] = (hasApp ? 2 - appRel[d]! : 0) * DOC_SPACE + d;
+      } else {
+        // Popularity order is doc order: no sort needed, only count and slice.
+        let total = 0;
+        const out: number[] = [];
+        const end = q.offset + q.limit;
+        for (let d = 0; d < n; d++) {
+          if (!passes(d)) continue;
+          if (total >= q.offset && total < end) out.push(d);
+          total++;
+        }
+        return { nodes: out.map((d) => D.docs[d]!), total };
+      }
+    }
+
+    const total = nk;
+    const top = selectTop(keys, nk, q.offset + q.limit);
+    const nodes = [];
+    for (let i = q.offset; i < top.length; i++) nodes.push(D.docs[top[i]! % DOC_SPACE]!);
+    return { nodes, total };
+  }
+
+  /**
+   * The docs whose id, name or repository name equals the query once case and separators are
+   * set aside: found by the identity hash, then verified. (Such a doc always is a candidate:
+   * it holds every query token exactly in its identity tier.)
+   */
+  private isExactId(search: string): number[] {
+    const D = this.data;
+    const queryTokens = tokenise(search);
+    const key = queryTokens.join(" ");
+    const h = identityHash(queryTokens);
+    const index = D.identityIndex;
+    const lo = (h >>> 8) * DOC_SPACE;
+    const out: number[] = [];
+    for (let i = lowerBoundF64(index, lo); i < index.length && index[i]! < lo + DOC_SPACE; i++) {
+      const d = index[i]! - lo;
+      const hashes = D.identityHashes;
+      const r = D.docs[d]!;
+      if (
+        (hashes[d * 3] === h && identityKey(r.id) === key) ||
+        (hashes[d * 3 + 1] === h && identityKey(r.name ?? "") === key) ||
+        (hashes[d * 3 + 2] === h && identityKey(repositoryName(r.repository ?? "") ?? "") === key)
+      ) {
+        // Two slots of one doc may share the top hash bits: count the doc once.
+        if (out[out.length - 1] !== d) out.push(d);
+      }
+    }
+    return out;
+  }
+
+  private typoNeighbours(tok: string, typos: number): number[] {
+    return this.fuzzyCache.getOrCompute(tok, () => {
+      const near: number[] = [];
+      this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, dist));
+      return near;
+    });
+  }
+
+  /** The Porter stem of each dictionary term, computed when first needed (queries share their dictionary words). */
+  private readonly termStems: (string | undefined)[] = [];
+
+  /** The dictionary terms that share the token's stem: `removal` and `removing` for `remove`. */
+  private stemNeighbours(tok: string, stem: string): number[] {
+    return this.stemCache.getOrCompute(tok, () => {
+      const terms = this.data.terms;
+      const out: number[] = [];
+      const [s, e] = prefixRange(terms, stem);
+      // A stem shared by hundreds of terms is too short to say much.
+      if (e - s > 512) return out;
+      // Porter strips at most a few letters: longer terms cannot share the stem.
+      const longest = stem.length + 5;
+      const stems = this.termStems;
+      for (let i = s; i < e; i++) {
+        const term = terms[i]!;
+        if (term.length > longest || term === tok) continue;
+        const st = (stems[i] ??= stemmer(term));
+        if (st === stem) out.push(i);
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Match every slot of the plan against the dictionary; returns the number of candidate docs
+   * in `cand`, with each candidate's best match code per slot in `codes`. A word's terms are a
+   * contiguous range of the sorted dictionary (the last word: every term it prefixes; the
+   * others: the term itself) plus its stem and typo neighbours outside that range. Postings are
+   * stored in term order, so the range's postings are one run, read in place with no per-term
+   * work: a one-character prefix spans thousands of terms (`c`: 4,900 of 63k at 5.9k nodes).
+   * Only the range's first term can equal the token (it sorts before every longer term it prefixes).
+   */
+  private collectText(plan: QueryPlan, gen: number): number {
+    const { terms, termStart } = this.data;
+    const S = plan.slots.length;
+    // Rows are written only where a slot matched: clear what the last search used, once.
+    this.codes.fill(0, 0, this.codesUsed);
+    this.plan = plan;
+    const invTotal = (this.invTotal = 1 / plan.totalWeight);
+    const { worth, worthClassLike } = this.match;
+    for (let t = 0; t < S; t++) {
+      const slot = plan.slots[t]!;
+      const table = slot.classLike ? worthClassLike : worth;
+      this.slotWorth.set(table, t * 32);
+      // A word adds its weighted share; an extra slot's gain depends on the words it covers (addPostings).
+      if (slot.word) for (let c = 0; c < 32; c++) this.slotGain[t * 32 + c] = Math.round(plan.weights[t]! * table[c]! * invTotal * SCORE_STEPS);
+    }
+    let nc = 0;
+    for (let slot = 0; slot < S; slot++) {
+      const { term: tok, prefix, word } = plan.slots[slot]!;
+      let s: number;
+      let e: number;
+      if (prefix) [s, e] = prefixRange(terms, tok);
+      else {
+        s = exactIndex(terms, tok);
+        e = s + 1;
+        if (s < 0) s = e = 0;
+      }
+      if (s < e) {
+        let from = termStart[s]!;
+        if (terms[s] === tok) {
+          nc = this.addPostings(from, termStart[s + 1]!, KIND_EXACT, gen, slot, S, nc);
+          from = termStart[s + 1]!;
+        }
+        nc = this.addPostings(from, termStart[e]!, KIND_PREFIX, gen, slot, S, nc);
+      }
+      // Joined neighbours and abbreviations match as written; a word also by stem and typos.
+      if (!word) continue;
+      // A word of the dictionary keeps its stem from the last query that stemmed it (Porter's rules are regular expressions, a few µs a word).
+      const stem = tok.length < 4 || NOISE_WORDS.has(tok) ? "" : s < e && terms[s] === tok ? (this.termStems[s] ??= stemmer(tok)) : stemmer(tok);
+      // A word still being typed whose stem is itself has no stem neighbours beyond its prefix range.
+      if (stem.length >= 3 && !(prefix && stem === tok)) {
+        for (const i of this.stemNeighbours(tok, stem)) if (i < s || i >= e) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
+      }
+      const typos = allowedTypos(tok.length);
+      if (typos > 0) {
+        const near = this.typoNeighbours(tok, typos);
+        for (let j = 0; j < near.length; j += 2) {
+          const i = near[j]!;
+          // A term in the range already counted at least as well (exact or prefix beats any typo).
+          if (i >= s && i < e) continue;
+          const kind = near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO1 - 1 + near[j + 1]!;
+          nc = this.addPostings(termStart[i]!, termStart[i + 1]!, kind, gen, slot, S, nc);
+        }
+      }
+    }
+    this.codesUsed = nc * S;
+    return nc;
+  }
+
+  /**
+   * Record the postings [from, end) for one slot: a doc seen for the first time this search
+   * becomes a candidate (starting from its popularity), and where the slot's best match code for
+   * it improves, its score moves by the difference (word slots: a table lookup; extra slots:
+   * `extraGain`).
+   */
+  private addPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
+    if (from >= end) return nc;
+    const { postDoc, postTier } = this.data;
+    const { docStamp, candOf, cand, acc, popularitySteps } = this;
+    const codeOf = this.match.codeOf;
+    const word = slot < this.plan!.words;
+    const gain = this.slotGain;
+    const base = slot * 32;
+    // Make room for every doc of the run becoming a candidate (a doc is one candidate however many of its postings come), so the loop never checks.
+    const need = Math.min(nc + end - from, this.data.n) * S;
+    if (need > this.codes.length) {
+      const grown = new Uint8Array(Math.max(this.codes.length * 2, need));
+      grown.set(this.codes);
+      this.codes = grown;
+    }
+    const codes = this.codes;
+    for (let p = from; p < end; p++) {
+      const d = postDoc[p]!;
+      let c: number;
+      if (docStamp[d] !== gen) {
+        docStamp[d] = gen;
+        c = nc++;
+        cand[c] = d;
+        candOf[d] = c;
+        acc[c] = popularitySteps[d]!;
+      } else c = candOf[d]!;
+      const m = codeOf[(postTier[p]! << 3) | kind]!;
+      const at = c * S + slot;
+      const old = codes[at]!;
+      if (m > old) {
+        codes[at] = m;
+        // A word moves the score by a table lookup; a joined run or abbreviation by what it adds over its words.
+        acc[c] = acc[c]! + (word ? gain[base + m]! - gain[base + old]! : this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old));
+      }
+    }
+    return nc;
+  }
+
+  /**
+   * What an extra slot (joined neighbours, an abbreviation) matched with `code` adds for the
+   * candidate whose codes row starts at `row`: a phrase bonus, and for each word it covers the
+   * part of its worth that word's own match fell short of. Word slots come first in a plan, so
+   * their codes are final when an extra slot is read.
+   */
+  private extraGain(row: number, slot: number, code: number): number {
+    if (code === 0) return 0;
+    const plan = this.plan!;
+    const worth = this.slotWorth;
+    const c = worth[slot * 32 + code]!;
+    let text = 0;
+    for (const t of plan.covers[slot - plan.words]!) {
+      const own = worth[t * 32 + this.codes[row + t]!]!;
+      if (c > own) text += plan.weights[t]! * (c - own);
+    }
+    return Math.round((text * this.invTotal + this.weights.phrase * c) * SCORE_STEPS);
+  }
+
+  /** The docs of these ids (the list's `node_id`), stamped with this generation. */
+  private markIds(ids: readonly string[], gen: number): number[] {
+    const out: number[] = [];
+    for (const id of ids) {
+      const d = this.data.byId.get(id);
+      if (d === undefined || this.idStamp[d] === gen) continue;
+      this.idStamp[d] = gen;
+      out.push(d);
+    }
+    return out;
+  }
+
+  /** Substring of the normalised repository URL; marks docs with `gen`, returns them (in no order: the page is ranked by key). */
+  private markRepository(query: string, gen: number): number[] {
+    const D = this.data;
+    const needle = normaliseRepositoryUrl(query);
+    const out: number[] = [];
+    if (!needle || needle.includes("\n")) return out;
+    const text = D.repoText;
+    const starts = D.repoStart;
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(needle, from);
+      if (at < 0) break;
+      const d = upperBound(starts, at) - 1;
+      const end = starts[d + 1]! - 1;
+      if (at + needle.length <= end && this.repoStamp[d] !== gen) {
+        this.repoStamp[d] = gen;
+        out.push(d);
+      }
+      from = end + 1;
+    }
+    return out;
+  }
+
+  /**
+   * App node names containing `needle`: [name id, 2 whole / 1 partial, …] in name order,
+   * remembered. A needle of three characters or more checks only the names holding its rarest
+   * trigram; a shorter one scans every name.
+   */
+  private appNamesMatching(needle: string): number[] {
+    return this.appNameCache.getOrCompute(needle, () => {
+      const D = this.data;
+      const names: number[] = [];
+      const candidates = D.appTrigrams.candidates(needle);
+      if (candidates !== undefined) {
+        for (let c = 0; c < candidates.length; c++) {
+          const name = D.appNames[candidates[c]!]!;
+          const at = name.indexOf(needle);
+          if (at >= 0) names.push(candidates[c]!, name.length === needle.length ? 2 : 1);
+        }
+        return names;
+      }
+      const text = D.appText;
+      let from = 0;
+      for (;;) {
+        const at = text.indexOf(needle, from);
+        if (at < 0) break;
+        const nameId = upperBound(D.appStart, at) - 1;
+        const start = D.appStart[nameId]!;
+        const end = D.appStart[nameId + 1]! - 1;
+        if (at + needle.length <= end) names.push(nameId, at === start && at + needle.length === end ? 2 : 1);
+        from = end + 1;
+      }
+      return names;
+    });
+  }
+
+  /** Case-insensitive match of app node names (2 = a whole name, 1 = part of one); marks docs with `gen`, returns them in no order. */
+  private markAppNode(query: string, gen: number): number[] {
+    const D = this.data;
+    const needle = query.toLowerCase();
+    const out: number[] = [];
+    if (!needle || needle.includes("\n")) return out;
+    const mark = (nameId: number, rel: number) => {
+      for (let p = D.appDocStart[nameId]!, e = D.appDocStart[nameId + 1]!; p < e; p++) {
+        const d = D.appDocs[p]!;
+        if (this.appStamp[d] !== gen) {
+          this.appStamp[d] = gen;
+          this.appRel[d] = rel;
+          out.push(d);
+        } else if (rel > this.appRel[d]!) this.appRel[d] = rel;
+      }
+    };
+    const names = this.appNamesMatching(needle);
+    for (let j = 0; j < names.length; j += 2) mark(names[j]!, names[j + 1]!);
+    return out;
+  }
+}
+
+function lowerBoundF64(a: Float64Array, v: number): number {
+  return partitionPoint(0, a.length, (i) => a[i]! < v);
+}
+
+function upperBound(a: Int32Array, v: number): number {
+  return partitionPoint(0, a.length, (i) => a[i]! <= v);
+}
+
+/** The k smallest keys in ascending order: a bounded max-heap when k is small, else a full sort. */
+export function selectTop(keys: Float64Array, n: number, k: number): Float64Array {
+  if (k <= 0 || n === 0) return new Float64Array(0);
+  if (k * 4 >= n) return keys.slice(0, n).sort().subarray(0, Math.min(k, n));
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    const v = keys[i]!;
+    if (size < k) {
+      let j = size++;
+      heap[j] = v;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (heap[parent]! >= heap[j]!) break;
+        const t = heap[parent]!;
+        heap[parent] = heap[j]!;
+        heap[j] = t;
+        j = parent;
+      }
+    } else if (v < heap[0]!) {
+      heap[0] = v;
+      let j = 0;
+      for (;;) {
+        const l = 2 * j + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const c = r < k && heap[r]! > heap[l]! ? r : l;
+        if (heap[c]! <= heap[j]!) break;
+        const t = heap[c]!;
+        heap[c] = heap[j]!;
+        heap[j] = t;
+        j = c;
+      }
+    }
+  }
+  return heap.subarray(0, size).sort();
+}
