@@ -26,6 +26,9 @@ interface TextMatches {
   exact: readonly number[];
 }
 
+/** The longest search string whose matches are remembered (`IndexSearcher.textMatches`). */
+const MAX_REMEMBERED_SEARCH = 4;
+
 const copyTextMatches = (m: TextMatches): TextMatches => ({ cand: m.cand.slice(), acc: m.acc.slice(), exact: m.exact });
 
 /** Query tokens beyond this many are ignored (a 512-character search must stay cheap). */
@@ -180,7 +183,9 @@ export class IndexSearcher {
    * What a search string matches, by the string: its candidates with their scores, and its
    * exact-name docs. Filters, pages and limits change the query but not these, and the short
    * prefixes a search box sends (`c`, `co`) come with every filter and page: a one-character
-   * prefix reads 12k postings. Weighed by candidates (8 bytes each): at most 8 MiB.
+   * prefix reads 12k postings. Weighed by candidates (8 bytes each): at most 8 MiB. Only short
+   * strings (MAX_REMEMBERED_SEARCH): longer ones seldom come again with another filter or page,
+   * and copying their candidates cost more than the few hits saved.
    */
   private readonly textMatches = new BoundedMemo("text", (m: TextMatches) => m.cand.length + 1, 16_384, 1_000_000);
 
@@ -278,7 +283,7 @@ export class IndexSearcher {
     const raw = q.search !== undefined ? tokenise(q.search).slice(0, MAX_QUERY_TOKENS) : [];
     if (q.search !== undefined && raw.length > 0) {
       const search = q.search;
-      const { cand, acc, exact } = this.textMatches.getOrCompute(search, () => this.matchText(search, raw, gen), copyTextMatches);
+      const { cand, acc, exact } = search.length <= MAX_REMEMBERED_SEARCH ? this.textMatches.getOrCompute(search, () => this.matchText(search, raw, gen), copyTextMatches) : this.matchText(search, raw, gen);
       const nc = cand.length;
       const exactStamp = this.exactStamp;
       for (const d of exact) exactStamp[d] = gen;
