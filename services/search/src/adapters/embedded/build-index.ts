@@ -2,7 +2,7 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, forEachHyphenatedWordAscii, forEachNamePartAscii, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, forEachNamePartAscii, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 import { popularityLogScale, popularityPercentiles } from "../../domain/popularity.ts";
 
@@ -115,9 +115,6 @@ class GrowUint8 {
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
-const NOT_ALNUM = /[^a-z0-9]/g;
-/** The lower-cased code of an ASCII letter or digit, or -1. */
-const alnumLower = (c: number) => ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) ? c : c >= 65 && c <= 90 ? c + 32 : -1);
 
 /**
  * The term dictionary under construction: an open-addressing hash table over term ids, so an
@@ -184,39 +181,6 @@ class TermTable {
       h = Math.imul(h ^ c, FNV_PRIME);
     }
     return this.idOfSlice(text, start, end, h);
-  }
-
-  /**
-   * The id of the letters and digits of the ASCII text[start, end), lower-cased, skipping the
-   * rest: a joined run of name parts or a hyphenated word, looked up without making it.
-   */
-  idOfAlnum(text: string, start: number, end: number): number {
-    let h = FNV_OFFSET;
-    let len = 0;
-    for (let i = start; i < end; i++) {
-      const c = alnumLower(text.charCodeAt(i));
-      if (c < 0) continue;
-      h = Math.imul(h ^ c, FNV_PRIME);
-      len++;
-    }
-    const mask = this.slots.length - 1;
-    for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!;
-      if (id === -1) return this.insert(text.slice(start, end).toLowerCase().replace(NOT_ALNUM, ""), h, at);
-      if (this.hashes[id] !== h) continue;
-      const term = this.terms[id]!;
-      if (term.length !== len) continue;
-      let j = 0;
-      for (let i = start; i < end && j <= len; i++) {
-        const c = alnumLower(text.charCodeAt(i));
-        if (c < 0) continue;
-        if (term.charCodeAt(j++) !== c) {
-          j = len + 1;
-          break;
-        }
-      }
-      if (j === len) return id;
-    }
   }
 
   private insert(t: string, h: number, at: number): number {
@@ -307,13 +271,6 @@ class TermTable {
   }
 }
 
-/** Whether the part text[start, end) is "comfyui" or "comfy" in any case: joinedRuns() starts no run there. */
-function isComfyPart(text: string, start: number, end: number): boolean {
-  const len = end - start;
-  if (len !== 5 && len !== 7) return false;
-  return text.slice(start, end).toLowerCase() === (len === 7 ? "comfyui" : "comfy");
-}
-
 const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
 
 /**
@@ -387,40 +344,15 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     for (const t of tokens) table.add(table.id(t), d, tier, pairTerm, pairTier);
   };
   // namePartsIndexed() of an id or a repository name, looked up in place when ASCII (no string per part).
-  // The text being split in place, for the visitors below.
-  let inPlaceText = "";
+  let partsOf = "";
   const addPart = (start: number, end: number) => {
-    if (end - start > 1) table.add(table.idOfRange(inPlaceText, start, end), d, TIER_IDENTITY, pairTerm, pairTier);
+    if (end - start > 1) table.add(table.idOfRange(partsOf, start, end), d, TIER_IDENTITY, pairTerm, pairTier);
   };
   const addNameParts = (name: string) => {
     if (!ASCII_TEXT.test(name)) return add(namePartsIndexed(name), TIER_IDENTITY);
-    inPlaceText = name;
+    partsOf = name;
     forEachNamePartAscii(name, addPart);
   };
-  // A name's parts and joinedRuns() of them, in place when ASCII: a run is the letters and digits from its first part's start to its last part's end.
-  const partStart: number[] = [];
-  const partEnd: number[] = [];
-  const collectPart = (start: number, end: number) => {
-    partStart.push(start);
-    partEnd.push(end);
-  };
-  const addNamePartsAndRuns = (name: string) => {
-    if (!ASCII_TEXT.test(name)) {
-      const parts = nameParts(name);
-      for (const p of parts) if (p.length > 1) table.add(table.id(p), d, TIER_IDENTITY, pairTerm, pairTier);
-      return add(joinedRuns(parts), TIER_IDENTITY);
-    }
-    partStart.length = 0;
-    partEnd.length = 0;
-    forEachNamePartAscii(name, collectPart);
-    const np = partStart.length;
-    for (let i = 0; i < np; i++) if (partEnd[i]! - partStart[i]! > 1) table.add(table.idOfRange(name, partStart[i]!, partEnd[i]!), d, TIER_IDENTITY, pairTerm, pairTier);
-    for (let i = 0; i < np; i++) {
-      if (isComfyPart(name, partStart[i]!, partEnd[i]!)) continue;
-      for (let k = i + 1; k < Math.min(np, i + 4); k++) table.add(table.idOfAlnum(name, partStart[i]!, partEnd[k]!), d, TIER_IDENTITY, pairTerm, pairTier);
-    }
-  };
-  const addHyphenated = (start: number, end: number) => table.add(table.idOfAlnum(inPlaceText, start, end), d, TIER_DESCRIPTION, pairTerm, pairTier);
 
   for (d = 0; d < n; d++) {
     const r = docs[d]!;
@@ -433,7 +365,9 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     addNameParts(r.id);
     if (r.name) {
       identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
-      addNamePartsAndRuns(r.name);
+      const parts = nameParts(r.name);
+      for (const p of parts) if (p.length > 1) table.add(table.id(p), d, TIER_IDENTITY, pairTerm, pairTier);
+      add(joinedRuns(parts), TIER_IDENTITY);
     }
     // The repository name as written (its capitals are lost in the normalised URL).
     const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
@@ -464,13 +398,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_CLASSES);
     if (r.description) {
       table.addText(r.description, d, TIER_DESCRIPTION, pairTerm, pairTier);
-      // Most descriptions join no words.
-      if (r.description.includes("-") || r.description.includes("_")) {
-        if (ASCII_TEXT.test(r.description)) {
-          inPlaceText = r.description;
-          forEachHyphenatedWordAscii(r.description, addHyphenated);
-        } else add(hyphenatedWords(r.description), TIER_DESCRIPTION);
-      }
+      add(hyphenatedWords(r.description), TIER_DESCRIPTION);
     }
     if (r.author) addIds(idsOf(r.author, tokenise), TIER_AUTHOR);
     if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_AUTHOR);
