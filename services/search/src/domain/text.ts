@@ -95,52 +95,6 @@ export function nameParts(name: string): string[] {
   return tokenise(spaced);
 }
 
-/** 0: separator, 1: a-z, 2: A-Z, 3: 0-9. */
-function asciiKind(c: number): number {
-  return c >= 97 && c <= 122 ? 1 : c >= 65 && c <= 90 ? 2 : c >= 48 && c <= 57 ? 3 : 0;
-}
-
-/**
- * nameParts() of an ASCII name, as [start, end) ranges of the name itself (to be lower-cased by
- * the caller): the same parts in the same order, with no string made per part, so the build can
- * look each up in its term table in place (a 1M-pack build splits 2M ids and repository names).
- * The five patterns of nameParts(), as boundaries between neighbouring characters: "comfyui" (any
- * case) stands alone, lower→upper, an upper before upper+lower, letter↔digit.
- */
-export function forEachNamePartAscii(name: string, visit: (start: number, end: number) => void): void {
-  const lower = name.toLowerCase();
-  const n = name.length;
-  let span = lower.indexOf("comfyui");
-  let start = -1;
-  let prev = 0;
-  for (let i = 0; i < n; i++) {
-    if (i === span) {
-      if (start >= 0) visit(start, i);
-      visit(i, i + 7);
-      start = -1;
-      i += 6;
-      span = lower.indexOf("comfyui", i + 1);
-      continue;
-    }
-    const kind = asciiKind(name.charCodeAt(i));
-    if (kind === 0) {
-      if (start >= 0) visit(start, i);
-      start = -1;
-    } else if (start < 0) {
-      start = i;
-    } else if (
-      (prev === 1 && kind === 2) ||
-      (prev === 2 && kind === 2 && i + 1 < n && i + 1 !== span && asciiKind(name.charCodeAt(i + 1)) === 1) ||
-      (prev === 3) !== (kind === 3)
-    ) {
-      visit(start, i);
-      start = i;
-    }
-    prev = kind;
-  }
-  if (start >= 0) visit(start, n);
-}
-
 /**
  * Every run of 2 to 4 neighbouring words of a name joined into one (`Video Helper Suite` →
  * videohelper, helpersuite, videohelpersuite), so a name typed as one word finds a name

@@ -2,7 +2,7 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, forEachNamePartAscii, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 import { popularityLogScale, popularityPercentiles } from "../../domain/popularity.ts";
 
@@ -172,17 +172,6 @@ class TermTable {
     }
   }
 
-  /** The id of the ASCII token text[start, end), lower-cased. */
-  idOfRange(text: string, start: number, end: number): number {
-    let h = FNV_OFFSET;
-    for (let i = start; i < end; i++) {
-      let c = text.charCodeAt(i);
-      if (c >= 65 && c <= 90) c += 32;
-      h = Math.imul(h ^ c, FNV_PRIME);
-    }
-    return this.idOfSlice(text, start, end, h);
-  }
-
   private insert(t: string, h: number, at: number): number {
     const id = this.terms.length;
     this.terms.push(t);
@@ -343,16 +332,6 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   const add = (tokens: string[], tier: number) => {
     for (const t of tokens) table.add(table.id(t), d, tier, pairTerm, pairTier);
   };
-  // namePartsIndexed() of an id or a repository name, looked up in place when ASCII (no string per part).
-  let partsOf = "";
-  const addPart = (start: number, end: number) => {
-    if (end - start > 1) table.add(table.idOfRange(partsOf, start, end), d, TIER_IDENTITY, pairTerm, pairTier);
-  };
-  const addNameParts = (name: string) => {
-    if (!ASCII_TEXT.test(name)) return add(namePartsIndexed(name), TIER_IDENTITY);
-    partsOf = name;
-    forEachNamePartAscii(name, addPart);
-  };
 
   for (d = 0; d < n; d++) {
     const r = docs[d]!;
@@ -362,7 +341,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
-    addNameParts(r.id);
+    add(namePartsIndexed(r.id), TIER_IDENTITY);
     if (r.name) {
       identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
       const parts = nameParts(r.name);
@@ -374,7 +353,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     if (repoAlias) {
       identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
       const written = r.repository!.replace(/(\.git)?\/*$/, "");
-      addNameParts(written.slice(written.lastIndexOf("/") + 1));
+      add(namePartsIndexed(written.slice(written.lastIndexOf("/") + 1)), TIER_IDENTITY);
     }
     if (r.app_node_names) {
       for (const name of r.app_node_names) {
