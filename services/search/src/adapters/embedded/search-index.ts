@@ -5,6 +5,7 @@ import { identityHash, type IndexData } from "./build-index.ts";
 import { partitionPoint } from "./binary-search.ts";
 import { BoundedMemo } from "../../domain/bounded-memo.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
+import { selectTop, TopKeys } from "./top-keys.ts";
 import { stemmer } from "stemmer";
 import { NOISE_WORDS } from "../../domain/text.ts";
 import { SYNONYM_PHRASES } from "../../domain/synonyms.ts";
@@ -161,6 +162,7 @@ export class IndexSearcher {
   private readonly exactStamp: Int32Array;
   private readonly appRel: Uint8Array;
   private readonly keys: Float64Array;
+  private readonly top = new TopKeys();
   /**
    * Typo expansions by token: [term index, edits, …]. Real traffic repeats its words, and the
    * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
@@ -288,12 +290,21 @@ export class IndexSearcher {
       const exactStamp = this.exactStamp;
       for (const d of exact) exactStamp[d] = gen;
       const fastFilter = !restricted && !hasApp;
+      // A page deep into the matches keeps most of them: sorting them all is then cheaper than a heap.
+      const want = q.offset + q.limit;
+      const stream = want * 4 < nc;
+      const top = this.top;
+      if (stream) top.reset(want);
       for (let i = 0; i < nc; i++) {
         const d = cand[i]!;
         if (fastFilter ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
         const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
-        keys[nk++] = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
+        const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
+        if (stream) top.offer(key);
+        else keys[nk] = key;
+        nk++;
       }
+      if (stream) return this.page(top.sorted(), q.offset, nk);
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
       return { nodes: [], total: 0 };
@@ -315,10 +326,14 @@ export class IndexSearcher {
       }
     }
 
-    const total = nk;
-    const top = selectTop(keys, nk, q.offset + q.limit);
+    return this.page(selectTop(keys, nk, q.offset + q.limit, this.top), q.offset, nk);
+  }
+
+  /** The result from the page's keys (ascending, from the first match) and the number of matches. */
+  private page(top: Float64Array, offset: number, total: number): EngineResult {
+    const docs = this.data.docs;
     const nodes = [];
-    for (let i = q.offset; i < top.length; i++) nodes.push(D.docs[top[i]! % DOC_SPACE]!);
+    for (let i = offset; i < top.length; i++) nodes.push(docs[top[i]! % DOC_SPACE]!);
     return { nodes, total };
   }
 
@@ -615,42 +630,4 @@ function lowerBoundF64(a: Float64Array, v: number): number {
 
 function upperBound(a: Int32Array, v: number): number {
   return partitionPoint(0, a.length, (i) => a[i]! <= v);
-}
-
-/** The k smallest keys in ascending order: a bounded max-heap when k is small, else a full sort. */
-export function selectTop(keys: Float64Array, n: number, k: number): Float64Array {
-  if (k <= 0 || n === 0) return new Float64Array(0);
-  if (k * 4 >= n) return keys.slice(0, n).sort().subarray(0, Math.min(k, n));
-  const heap = new Float64Array(k);
-  let size = 0;
-  for (let i = 0; i < n; i++) {
-    const v = keys[i]!;
-    if (size < k) {
-      let j = size++;
-      heap[j] = v;
-      while (j > 0) {
-        const parent = (j - 1) >> 1;
-        if (heap[parent]! >= heap[j]!) break;
-        const t = heap[parent]!;
-        heap[parent] = heap[j]!;
-        heap[j] = t;
-        j = parent;
-      }
-    } else if (v < heap[0]!) {
-      heap[0] = v;
-      let j = 0;
-      for (;;) {
-        const l = 2 * j + 1;
-        if (l >= k) break;
-        const r = l + 1;
-        const c = r < k && heap[r]! > heap[l]! ? r : l;
-        if (heap[c]! <= heap[j]!) break;
-        const t = heap[c]!;
-        heap[c] = heap[j]!;
-        heap[j] = t;
-        j = c;
-      }
-    }
-  }
-  return heap.subarray(0, size).sort();
 }
