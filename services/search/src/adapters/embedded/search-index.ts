@@ -495,15 +495,18 @@ export class IndexSearcher {
     const codes = this.codes;
     for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
-      let c: number;
+      const m = codeOf[(postTier[p]! << 3) | kind]!;
       if (docStamp[d] !== gen) {
+        // Most postings make a new candidate, whose row is still all zeros: its score is set, not moved.
         docStamp[d] = gen;
-        c = nc++;
+        const c = nc++;
         cand[c] = d;
         candOf[d] = c;
-        acc[c] = popularitySteps[d]!;
-      } else c = candOf[d]!;
-      const m = codeOf[(postTier[p]! << 3) | kind]!;
+        codes[c * S + slot] = m;
+        acc[c] = popularitySteps[d]! + (word ? gain[base + m]! : this.extraGain(c * S, slot, m));
+        continue;
+      }
+      const c = candOf[d]!;
       const at = c * S + slot;
       const old = codes[at]!;
       if (m > old) {
