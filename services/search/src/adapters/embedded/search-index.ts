@@ -282,10 +282,10 @@ export class IndexSearcher {
     const keys = this.keys;
     let nk = 0;
 
-    const raw = q.search !== undefined ? tokenise(q.search).slice(0, MAX_QUERY_TOKENS) : [];
-    if (q.search !== undefined && raw.length > 0) {
+    const tokens = q.search !== undefined ? tokenise(q.search) : [];
+    if (q.search !== undefined && tokens.length > 0) {
       const search = q.search;
-      const { cand, acc, exact } = search.length <= MAX_REMEMBERED_SEARCH ? this.textMatches.getOrCompute(search, () => this.matchText(search, raw, gen), copyTextMatches) : this.matchText(search, raw, gen);
+      const { cand, acc, exact } = search.length <= MAX_REMEMBERED_SEARCH ? this.textMatches.getOrCompute(search, () => this.matchText(search, tokens, gen), copyTextMatches) : this.matchText(search, tokens, gen);
       const nc = cand.length;
       const exactStamp = this.exactStamp;
       for (const d of exact) exactStamp[d] = gen;
@@ -294,14 +294,14 @@ export class IndexSearcher {
       const want = q.offset + q.limit;
       const stream = want * 4 < nc;
       const top = this.top;
-      if (stream) top.reset(want);
+      let bar = stream ? top.reset(want) : Infinity;
       for (let i = 0; i < nc; i++) {
         const d = cand[i]!;
         if (fastFilter ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
         const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
         const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
-        if (stream) top.offer(key);
-        else keys[nk] = key;
+        if (!stream) keys[nk] = key;
+        else if (key < bar) bar = top.offer(key);
         nk++;
       }
       if (stream) return this.page(top.sorted(), q.offset, nk);
@@ -338,9 +338,10 @@ export class IndexSearcher {
   }
 
   /** The search's candidates and their scores, in the scratch arrays (copied only if remembered). */
-  private matchText(search: string, raw: string[], gen: number): TextMatches {
+  private matchText(search: string, tokens: string[], gen: number): TextMatches {
+    const raw = tokens.length > MAX_QUERY_TOKENS ? tokens.slice(0, MAX_QUERY_TOKENS) : tokens;
     const nc = this.collectText(planQuery(search, raw, this.weights.noise), gen);
-    return { cand: this.cand.subarray(0, nc), acc: this.acc.subarray(0, nc), exact: this.isExactId(search) };
+    return { cand: this.cand.subarray(0, nc), acc: this.acc.subarray(0, nc), exact: this.isExactId(tokens) };
   }
 
   /**
@@ -348,9 +349,8 @@ export class IndexSearcher {
    * set aside: found by the identity hash, then verified. (Such a doc always is a candidate:
    * it holds every query token exactly in its identity tier.)
    */
-  private isExactId(search: string): number[] {
+  private isExactId(queryTokens: readonly string[]): number[] {
     const D = this.data;
-    const queryTokens = tokenise(search);
     const key = queryTokens.join(" ");
     const h = identityHash(queryTokens);
     const index = D.identityIndex;

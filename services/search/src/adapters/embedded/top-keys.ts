@@ -9,13 +9,19 @@ export class TopKeys {
   private k = 0;
   private size = 0;
 
-  reset(k: number): void {
+  /** Returns the bar: a key must be below it to be kept. */
+  reset(k: number): number {
     if (k > this.heap.length) this.heap = new Float64Array(k);
     this.k = k;
     this.size = 0;
+    return Infinity;
   }
 
-  offer(v: number): void {
+  /**
+   * Keep `v` if it is among the k smallest so far; returns the new bar. Callers test `v < bar`
+   * themselves, so the thousands of keys that lose cost one comparison and no call.
+   */
+  offer(v: number): number {
     const heap = this.heap;
     if (this.size < this.k) {
       let j = this.size++;
@@ -41,6 +47,7 @@ export class TopKeys {
       }
       heap[j] = v;
     }
+    return this.size < this.k ? Infinity : heap[0]!;
   }
 
   /** The keys kept, ascending. */
@@ -53,7 +60,7 @@ export class TopKeys {
 export function selectTop(keys: Float64Array, n: number, k: number, top = new TopKeys()): Float64Array {
   if (k <= 0 || n === 0) return new Float64Array(0);
   if (k * 4 >= n) return keys.slice(0, n).sort().subarray(0, Math.min(k, n));
-  top.reset(k);
-  for (let i = 0; i < n; i++) top.offer(keys[i]!);
+  let bar = top.reset(k);
+  for (let i = 0; i < n; i++) if (keys[i]! < bar) bar = top.offer(keys[i]!);
   return top.sorted();
 }
