@@ -289,20 +289,23 @@ export class IndexSearcher {
       const nc = cand.length;
       const exactStamp = this.exactStamp;
       for (const d of exact) exactStamp[d] = gen;
-      const fastFilter = !restricted && !hasApp;
       // A page deep into the matches keeps most of them: sorting them all is then cheaper than a heap.
       const want = q.offset + q.limit;
       const stream = want * 4 < nc;
       const top = this.top;
-      let bar = stream ? top.reset(want) : Infinity;
-      for (let i = 0; i < nc; i++) {
-        const d = cand[i]!;
-        if (fastFilter ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
-        const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
-        const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
-        if (!stream) keys[nk] = key;
-        else if (key < bar) bar = top.offer(key);
-        nk++;
+      if (!restricted && !hasApp) {
+        nk = this.rankUnfiltered(cand, acc, gen, includeBanned, stream ? want : 0);
+      } else {
+        let bar = stream ? top.reset(want) : Infinity;
+        for (let i = 0; i < nc; i++) {
+          const d = cand[i]!;
+          if (!passes(d)) continue;
+          const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
+          const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
+          if (!stream) keys[nk] = key;
+          else if (key < bar) bar = top.offer(key);
+          nk++;
+        }
       }
       if (stream) return this.page(top.sorted(), q.offset, nk);
     } else if (q.search !== undefined) {
@@ -327,6 +330,30 @@ export class IndexSearcher {
     }
 
     return this.page(selectTop(keys, nk, q.offset + q.limit, this.top), q.offset, nk);
+  }
+
+  /**
+   * The keys of a search with no filter but banned packs: the common case, in its own small
+   * function, where the loop's values live in registers (in `compute` the filter closure captures
+   * them). `want` > 0 offers them to the top-k; 0 writes them all to `keys`. Returns how many pass.
+   */
+  private rankUnfiltered(cand: Int32Array, acc: Int32Array, gen: number, includeBanned: boolean, want: number): number {
+    const banned = this.data.banned;
+    const exactStamp = this.exactStamp;
+    const keys = this.keys;
+    const top = this.top;
+    const nc = cand.length;
+    let bar = want > 0 ? top.reset(want) : Infinity;
+    let nk = 0;
+    for (let i = 0; i < nc; i++) {
+      const d = cand[i]!;
+      if (!includeBanned && banned[d] !== 0) continue;
+      const key = ((exactStamp[d] === gen ? SCORE_SPACE : 2 * SCORE_SPACE) - 1 - acc[i]!) * DOC_SPACE + d;
+      if (want === 0) keys[nk] = key;
+      else if (key < bar) bar = top.offer(key);
+      nk++;
+    }
+    return nk;
   }
 
   /** The result from the page's keys (ascending, from the first match) and the number of matches. */
