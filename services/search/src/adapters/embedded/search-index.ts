@@ -1,5 +1,5 @@
 import type { EngineQuery, EngineResult } from "../search-engine.ts";
-import { passesPlatformFilter } from "../../domain/platform-values.ts";
+import { DocFilter } from "./doc-filter.ts";
 import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { identityHash, type IndexData } from "./build-index.ts";
 import { partitionPoint } from "./binary-search.ts";
@@ -250,34 +250,15 @@ export class IndexSearcher {
     const gen = this.nextGen();
 
     // Filters first: each one is a per-doc test that costs a lookup.
-    const banned = D.banned;
-    const includeBanned = q.includeBanned;
-    const osPass = q.os !== undefined ? D.osSets.map((s) => (passesPlatformFilter(s, q.os!, "os") ? 1 : 0)) : undefined;
-    const accPass = q.accelerator !== undefined ? D.accSets.map((s) => (passesPlatformFilter(s, q.accelerator!, "accelerator") ? 1 : 0)) : undefined;
-    const osSetOf = D.osSetOf;
-    const accSetOf = D.accSetOf;
-
     let repoDocs: number[] | undefined;
     if (q.repositoryUrl !== undefined) repoDocs = this.markRepository(q.repositoryUrl, gen);
     let appDocs: number[] | undefined;
     if (q.appNode !== undefined) appDocs = this.markAppNode(q.appNode, gen);
     let idDocs: number[] | undefined;
     if (q.ids !== undefined) idDocs = this.markIds(q.ids, gen);
-    const repoStamp = this.repoStamp;
-    const appStamp = this.appStamp;
-    const idStamp = this.idStamp;
-    const appRel = this.appRel;
     const hasApp = appDocs !== undefined;
-
-    const restricted = osPass !== undefined || accPass !== undefined || repoDocs !== undefined || appDocs !== undefined || idDocs !== undefined;
-    const passes = (d: number): boolean =>
-      (includeBanned || banned[d] === 0) &&
-      (!restricted ||
-        ((osPass === undefined || osPass[osSetOf[d]!] === 1) &&
-          (accPass === undefined || accPass[accSetOf[d]!] === 1) &&
-          (repoDocs === undefined || repoStamp[d] === gen) &&
-          (appDocs === undefined || appStamp[d] === gen) &&
-          (idDocs === undefined || idStamp[d] === gen)));
+    const filter = new DocFilter(D, q, { repo: repoDocs && this.repoStamp, app: appDocs && this.appStamp, ids: idDocs && this.idStamp }, gen);
+    const appRel = this.appRel;
 
     const keys = this.keys;
     let nk = 0;
@@ -293,20 +274,7 @@ export class IndexSearcher {
       const want = q.offset + q.limit;
       const stream = want * 4 < nc;
       const top = this.top;
-      if (!restricted && !hasApp) {
-        nk = this.rankUnfiltered(cand, acc, gen, includeBanned, stream ? want : 0);
-      } else {
-        let bar = stream ? top.reset(want) : Infinity;
-        for (let i = 0; i < nc; i++) {
-          const d = cand[i]!;
-          if (!passes(d)) continue;
-          const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
-          const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
-          if (!stream) keys[nk] = key;
-          else if (key < bar) bar = top.offer(key);
-          nk++;
-        }
-      }
+      nk = !filter.restricted ? this.rankUnfiltered(cand, acc, gen, filter.includeBanned, stream ? want : 0) : this.rankFiltered(cand, acc, gen, filter, hasApp, stream ? want : 0);
       if (stream) return this.page(top.sorted(), q.offset, nk);
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
@@ -314,14 +282,14 @@ export class IndexSearcher {
     } else {
       const source = appDocs ?? repoDocs ?? idDocs;
       if (source) {
-        for (const d of source) if (passes(d)) keys[nk++] = (hasApp ? 2 - appRel[d]! : 0) * DOC_SPACE + d;
+        for (const d of source) if (filter.passes(d)) keys[nk++] = (hasApp ? 2 - appRel[d]! : 0) * DOC_SPACE + d;
       } else {
         // Popularity order is doc order: no sort needed, only count and slice.
         let total = 0;
         const out: number[] = [];
         const end = q.offset + q.limit;
         for (let d = 0; d < n; d++) {
-          if (!passes(d)) continue;
+          if (!filter.passes(d)) continue;
           if (total >= q.offset && total < end) out.push(d);
           total++;
         }
@@ -349,6 +317,27 @@ export class IndexSearcher {
       const d = cand[i]!;
       if (!includeBanned && banned[d] !== 0) continue;
       const key = ((exactStamp[d] === gen ? SCORE_SPACE : 2 * SCORE_SPACE) - 1 - acc[i]!) * DOC_SPACE + d;
+      if (want === 0) keys[nk] = key;
+      else if (key < bar) bar = top.offer(key);
+      nk++;
+    }
+    return nk;
+  }
+
+  /** As `rankUnfiltered`, for a search with filters (an app-node filter ranks whole names first). */
+  private rankFiltered(cand: Int32Array, acc: Int32Array, gen: number, filter: DocFilter, hasApp: boolean, want: number): number {
+    const exactStamp = this.exactStamp;
+    const appRel = this.appRel;
+    const keys = this.keys;
+    const top = this.top;
+    const nc = cand.length;
+    let bar = want > 0 ? top.reset(want) : Infinity;
+    let nk = 0;
+    for (let i = 0; i < nc; i++) {
+      const d = cand[i]!;
+      if (!filter.passes(d)) continue;
+      const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
+      const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
       if (want === 0) keys[nk] = key;
       else if (key < bar) bar = top.offer(key);
       nk++;
