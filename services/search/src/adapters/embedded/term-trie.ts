@@ -14,23 +14,30 @@
  * The edit-distance rows themselves are bit vectors (see `walkBits`) for tokens of up to 32
  * characters, every real word; longer ones take the plain banded rows (`walkRows`).
  */
-const STRIDE = 4;
-/** [first label character | longest term below << 16]: the UTF-16 code unit leading to the node, and the length of the longest term in its subtree (subtrees of too-short terms are skipped). */
-const INFO = 0;
+const STRIDE = 3;
 /** Index of the term ending at the end of this node's label in the sorted dictionary, or -1. */
-const TERM = 1;
+const TERM = 0;
 /** The node's first child; its children end where the next node's begin. */
-const CHILD = 2;
+const CHILD = 1;
 /** Where the node's label starts in `labels`; it ends where the next node's starts. */
-const LABEL = 3;
+const LABEL = 2;
 /** Longest-term lengths are capped to fit beside the character; far beyond any query token (512 characters at most). */
 const MAX_LEN_CAP = 0x7fff;
 /** `walkBits` keeps q's prefixes 0..m in the bits of an int32: m <= 31. */
 const MAX_BITS_LEN = 31;
+/** `pushChildren`'s `needs` when a child's character cannot end its subtree's walk. */
+const ANY_CHARACTER = -1;
 
 export class TermTrie {
   /** STRIDE ints per node, plus one sentinel whose CHILD ends the last node's children and whose LABEL ends the last label. */
   private readonly nodes: Int32Array;
+  /**
+   * Per node, [first label character | longest term below << 16]: the UTF-16 code unit leading
+   * to it, and the length of the longest term in its subtree (subtrees of too-short terms are
+   * skipped). Apart from `nodes`, so that scanning a node's children, which a walk does for
+   * every node it enters and mostly to turn them away, reads 4 bytes a child, not 12.
+   */
+  private readonly info: Int32Array;
   /** Every node's label, in node order. */
   private readonly labels: Uint16Array;
   readonly size: number;
@@ -103,6 +110,7 @@ export class TermTrie {
     }
     const order = new Int32Array(heads);
     const nodes = new Int32Array((heads + 1) * STRIDE);
+    const info = new Int32Array(heads);
     const labels = new Uint16Array(size - 1);
     let tail = 1;
     let count = 0;
@@ -118,7 +126,7 @@ export class TermTrie {
           labels[used++] = char[end]!;
         }
       }
-      nodes[i * STRIDE + INFO] = char[head]! | (Math.min(maxLen[head]!, MAX_LEN_CAP) << 16);
+      info[i] = char[head]! | (Math.min(maxLen[head]!, MAX_LEN_CAP) << 16);
       nodes[i * STRIDE + TERM] = termAt[end]!;
       nodes[i * STRIDE + CHILD] = tail;
       for (let ch = first[end]!; ch !== -1; ch = next[ch]!) order[tail++] = ch;
@@ -126,6 +134,7 @@ export class TermTrie {
     nodes[count * STRIDE + CHILD] = count;
     nodes[count * STRIDE + LABEL] = used;
     this.nodes = nodes;
+    this.info = info;
     this.labels = labels;
     this.size = count;
   }
@@ -163,7 +172,7 @@ export class TermTrie {
     const first = q.charCodeAt(0);
     const nodes = this.nodes;
     for (let ch = nodes[CHILD]!, end = nodes[STRIDE + CHILD]!; ch < end; ch++) {
-      if ((nodes[ch * STRIDE + INFO]! & 0xffff) === first) continue;
+      if ((this.info[ch]! & 0xffff) === first) continue;
       report(this.lookup(ch, 1, rest)); // the first character replaced
       report(this.lookup(ch, 1, q)); // a character inserted before it
     }
@@ -191,7 +200,7 @@ export class TermTrie {
     const nodes = this.nodes;
     // Siblings are in ascending order (the trie is built from sorted terms): stop at the first past `c`.
     for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
-      const x = nodes[ch * STRIDE + INFO]! & 0xffff;
+      const x = this.info[ch]! & 0xffff;
       if (x >= c) return x === c ? ch : -1;
     }
     return -1;
@@ -272,17 +281,31 @@ export class TermTrie {
         while ((R[row + k]! & whole) === 0) k++;
         onMatch(t, k);
       }
-      if (depth < maxDepth) sp = this.pushChildren(node, depth, minLen, sp);
+      if (depth >= maxDepth) continue;
+      // With every edit spent (no cell under maxD here, nor under maxD - 1 one character back), a
+      // child lives only by matching q or completing a swap: test its character before pushing
+      // it. Most children of a walk are such dead ends (four in five in a one-typo walk).
+      let spent = true;
+      for (let k = 0; spent && k < maxD; k++) spent = R[row + k] === 0 && (k === maxD - 1 || R[row - K + k] === 0);
+      const swapNeeds = maxD >= 1 ? ((R[row - K + maxD - 1]! << 2) & eq[chars[depth]!]!) >>> 1 : 0;
+      const needs = spent ? (r << 1) | swapNeeds : ANY_CHARACTER;
+      sp = this.pushChildren(node, depth, minLen, sp, needs);
     }
     for (let i = 0; i < m; i++) eq[q.charCodeAt(i)] = 0;
   }
 
-  /** Push the children of `node` (entered at `depth`) that lead to a term of `minLen` or more; returns the new stack size. */
-  private pushChildren(node: number, depth: number, minLen: number, sp: number): number {
+  /**
+   * Push the children of `node` (entered at `depth`) that lead to a term of `minLen` or more and
+   * whose first character's `eq` mask meets `needs` (or any, with ANY_CHARACTER); returns the new stack size.
+   */
+  private pushChildren(node: number, depth: number, minLen: number, sp: number, needs: number): number {
     const nodes = this.nodes;
+    const info = this.info;
+    const eq = this.eq;
     // Children are consecutive, and whether each can still reach a long enough term is its first int.
     for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
-      if (nodes[ch * STRIDE + INFO]! >>> 16 < minLen) continue;
+      const x = info[ch]!;
+      if (x >>> 16 < minLen || (needs !== ANY_CHARACTER && (eq[x & 0xffff]! & needs) === 0)) continue;
       if (sp === this.stackNode.length) {
         const grownNode = new Int32Array(sp * 2);
         grownNode.set(this.stackNode);
@@ -366,7 +389,7 @@ export class TermTrie {
       const r = depth * W;
       const t = nodes[node * STRIDE + TERM]!;
       if (t >= 0 && depth >= m - maxD && rows[r + m]! <= maxD) onMatch(t, rows[r + m]!);
-      if (depth < maxDepth) sp = this.pushChildren(node, depth, minLen, sp);
+      if (depth < maxDepth) sp = this.pushChildren(node, depth, minLen, sp, ANY_CHARACTER);
     }
   }
 }
