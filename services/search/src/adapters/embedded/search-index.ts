@@ -13,6 +13,9 @@ import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, TIER_C
 
 const byLength = (v: number[]) => v.length;
 
+/** A posting's tier (TIER_IDENTITY … TIER_AUTHOR) is below this. */
+const TIERS = 4;
+
 /** Every field of the query in a fixed order; strings are length-prefixed, so no value can spell another query's key. */
 function resultKey(q: EngineQuery): string {
   const f = (v: string | undefined) => (v === undefined ? "-" : `${v.length}:${v}`);
@@ -194,6 +197,9 @@ export class IndexSearcher {
   private readonly match: MatchCodes;
   /** Scratch, refilled per search: what each match code adds to the score in each word slot (slot * 32 + code), in score steps. */
   private readonly slotGain = new Int32Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
+  /** Scratch, per postings run of a word: its match code and score gain by the posting's tier. */
+  private readonly runCode = new Uint8Array(TIERS);
+  private readonly runGain = new Int32Array(TIERS);
   /** Scratch, per search: each slot's worth of each match code (slot * 32 + code), for the extra slots' sums. */
   private readonly slotWorth = new Float64Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
   /** Per candidate, its score so far in score steps (popularity included). */
@@ -495,12 +501,6 @@ export class IndexSearcher {
    */
   private addPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
     if (from >= end) return nc;
-    const { postDoc, postTier } = this.data;
-    const { docStamp, candOf, cand, acc, popularitySteps } = this;
-    const codeOf = this.match.codeOf;
-    const word = slot < this.plan!.words;
-    const gain = this.slotGain;
-    const base = slot * 32;
     // Make room for every doc of the run becoming a candidate (a doc is one candidate however many of its postings come), so the loop never checks.
     const need = Math.min(nc + end - from, this.data.n) * S;
     if (need > this.codes.length) {
@@ -508,18 +508,59 @@ export class IndexSearcher {
       grown.set(this.codes);
       this.codes = grown;
     }
-    const codes = this.codes;
+    return slot < this.plan!.words ? this.addWordPostings(from, end, kind, gen, slot, S, nc) : this.addExtraPostings(from, end, kind, gen, slot, S, nc);
+  }
+
+  /** `addPostings` for a word's slot: its code and gain per tier are fixed for the run, so the loop calls nothing. */
+  private addWordPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
+    const { postDoc, postTier } = this.data;
+    const { docStamp, candOf, cand, acc, popularitySteps, codes, runCode, runGain } = this;
+    const gain = this.slotGain;
+    const base = slot * 32;
+    for (let t = 0; t < TIERS; t++) {
+      runCode[t] = this.match.codeOf[(t << 3) | kind]!;
+      runGain[t] = gain[base + runCode[t]!]!;
+    }
     for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
-      const m = codeOf[(postTier[p]! << 3) | kind]!;
+      const t = postTier[p]!;
       if (docStamp[d] !== gen) {
         // Most postings make a new candidate, whose row is still all zeros: its score is set, not moved.
         docStamp[d] = gen;
         const c = nc++;
         cand[c] = d;
         candOf[d] = c;
+        codes[c * S + slot] = runCode[t]!;
+        acc[c] = popularitySteps[d]! + runGain[t]!;
+        continue;
+      }
+      const c = candOf[d]!;
+      const at = c * S + slot;
+      const m = runCode[t]!;
+      const old = codes[at]!;
+      if (m > old) {
+        codes[at] = m;
+        acc[c] = acc[c]! + runGain[t]! - gain[base + old]!;
+      }
+    }
+    return nc;
+  }
+
+  /** `addPostings` for a joined run or an abbreviation: its gain depends on the words it covers (`extraGain`). */
+  private addExtraPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
+    const { postDoc, postTier } = this.data;
+    const { docStamp, candOf, cand, acc, popularitySteps, codes } = this;
+    const codeOf = this.match.codeOf;
+    for (let p = from; p < end; p++) {
+      const d = postDoc[p]!;
+      const m = codeOf[(postTier[p]! << 3) | kind]!;
+      if (docStamp[d] !== gen) {
+        docStamp[d] = gen;
+        const c = nc++;
+        cand[c] = d;
+        candOf[d] = c;
         codes[c * S + slot] = m;
-        acc[c] = popularitySteps[d]! + (word ? gain[base + m]! : this.extraGain(c * S, slot, m));
+        acc[c] = popularitySteps[d]! + this.extraGain(c * S, slot, m);
         continue;
       }
       const c = candOf[d]!;
@@ -527,8 +568,7 @@ export class IndexSearcher {
       const old = codes[at]!;
       if (m > old) {
         codes[at] = m;
-        // A word moves the score by a table lookup; a joined run or abbreviation by what it adds over its words.
-        acc[c] = acc[c]! + (word ? gain[base + m]! - gain[base + old]! : this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old));
+        acc[c] = acc[c]! + this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old);
       }
     }
     return nc;
