@@ -1,16 +1,20 @@
 import type { EngineQuery, EngineResult } from "../search-engine.ts";
-import { passesPlatformFilter } from "../../domain/platform-values.ts";
+import { DocFilter } from "./doc-filter.ts";
 import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { identityHash, type IndexData } from "./build-index.ts";
 import { partitionPoint } from "./binary-search.ts";
 import { BoundedMemo } from "../../domain/bounded-memo.ts";
 import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
+import { selectTop, TopKeys } from "./top-keys.ts";
 import { stemmer } from "stemmer";
 import { NOISE_WORDS } from "../../domain/text.ts";
 import { SYNONYM_PHRASES } from "../../domain/synonyms.ts";
 import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, TIER_CLASSES, TIER_IDENTITY, type RankingWeights } from "../../domain/ranking.ts";
 
 const byLength = (v: number[]) => v.length;
+
+/** A posting's tier (TIER_IDENTITY … TIER_AUTHOR) is below this. */
+const TIERS = 4;
 
 /** Every field of the query in a fixed order; strings are length-prefixed, so no value can spell another query's key. */
 function resultKey(q: EngineQuery): string {
@@ -161,6 +165,7 @@ export class IndexSearcher {
   private readonly exactStamp: Int32Array;
   private readonly appRel: Uint8Array;
   private readonly keys: Float64Array;
+  private readonly top = new TopKeys();
   /**
    * Typo expansions by token: [term index, edits, …]. Real traffic repeats its words, and the
    * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
@@ -192,6 +197,9 @@ export class IndexSearcher {
   private readonly match: MatchCodes;
   /** Scratch, refilled per search: what each match code adds to the score in each word slot (slot * 32 + code), in score steps. */
   private readonly slotGain = new Int32Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
+  /** Scratch, per postings run of a word: its match code and score gain by the posting's tier. */
+  private readonly runCode = new Uint8Array(TIERS);
+  private readonly runGain = new Int32Array(TIERS);
   /** Scratch, per search: each slot's worth of each match code (slot * 32 + code), for the extra slots' sums. */
   private readonly slotWorth = new Float64Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
   /** Per candidate, its score so far in score steps (popularity included). */
@@ -248,66 +256,46 @@ export class IndexSearcher {
     const gen = this.nextGen();
 
     // Filters first: each one is a per-doc test that costs a lookup.
-    const banned = D.banned;
-    const includeBanned = q.includeBanned;
-    const osPass = q.os !== undefined ? D.osSets.map((s) => (passesPlatformFilter(s, q.os!, "os") ? 1 : 0)) : undefined;
-    const accPass = q.accelerator !== undefined ? D.accSets.map((s) => (passesPlatformFilter(s, q.accelerator!, "accelerator") ? 1 : 0)) : undefined;
-    const osSetOf = D.osSetOf;
-    const accSetOf = D.accSetOf;
-
     let repoDocs: number[] | undefined;
     if (q.repositoryUrl !== undefined) repoDocs = this.markRepository(q.repositoryUrl, gen);
     let appDocs: number[] | undefined;
     if (q.appNode !== undefined) appDocs = this.markAppNode(q.appNode, gen);
     let idDocs: number[] | undefined;
     if (q.ids !== undefined) idDocs = this.markIds(q.ids, gen);
-    const repoStamp = this.repoStamp;
-    const appStamp = this.appStamp;
-    const idStamp = this.idStamp;
-    const appRel = this.appRel;
     const hasApp = appDocs !== undefined;
-
-    const restricted = osPass !== undefined || accPass !== undefined || repoDocs !== undefined || appDocs !== undefined || idDocs !== undefined;
-    const passes = (d: number): boolean =>
-      (includeBanned || banned[d] === 0) &&
-      (!restricted ||
-        ((osPass === undefined || osPass[osSetOf[d]!] === 1) &&
-          (accPass === undefined || accPass[accSetOf[d]!] === 1) &&
-          (repoDocs === undefined || repoStamp[d] === gen) &&
-          (appDocs === undefined || appStamp[d] === gen) &&
-          (idDocs === undefined || idStamp[d] === gen)));
+    const filter = new DocFilter(D, q, { repo: repoDocs && this.repoStamp, app: appDocs && this.appStamp, ids: idDocs && this.idStamp }, gen);
+    const appRel = this.appRel;
 
     const keys = this.keys;
     let nk = 0;
 
-    const raw = q.search !== undefined ? tokenise(q.search).slice(0, MAX_QUERY_TOKENS) : [];
-    if (q.search !== undefined && raw.length > 0) {
+    const tokens = q.search !== undefined ? tokenise(q.search) : [];
+    if (q.search !== undefined && tokens.length > 0) {
       const search = q.search;
-      const { cand, acc, exact } = search.length <= MAX_REMEMBERED_SEARCH ? this.textMatches.getOrCompute(search, () => this.matchText(search, raw, gen), copyTextMatches) : this.matchText(search, raw, gen);
+      const { cand, acc, exact } = search.length <= MAX_REMEMBERED_SEARCH ? this.textMatches.getOrCompute(search, () => this.matchText(search, tokens, gen), copyTextMatches) : this.matchText(search, tokens, gen);
       const nc = cand.length;
       const exactStamp = this.exactStamp;
       for (const d of exact) exactStamp[d] = gen;
-      const fastFilter = !restricted && !hasApp;
-      for (let i = 0; i < nc; i++) {
-        const d = cand[i]!;
-        if (fastFilter ? !includeBanned && banned[d] !== 0 : !passes(d)) continue;
-        const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
-        keys[nk++] = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
-      }
+      // A page deep into the matches keeps most of them: sorting them all is then cheaper than a heap.
+      const want = q.offset + q.limit;
+      const stream = want * 4 < nc;
+      const top = this.top;
+      nk = !filter.restricted ? this.rankUnfiltered(cand, acc, gen, filter.includeBanned, stream ? want : 0) : this.rankFiltered(cand, acc, gen, filter, hasApp, stream ? want : 0);
+      if (stream) return this.page(top.sorted(), q.offset, nk);
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
       return { nodes: [], total: 0 };
     } else {
       const source = appDocs ?? repoDocs ?? idDocs;
       if (source) {
-        for (const d of source) if (passes(d)) keys[nk++] = (hasApp ? 2 - appRel[d]! : 0) * DOC_SPACE + d;
+        for (const d of source) if (filter.passes(d)) keys[nk++] = (hasApp ? 2 - appRel[d]! : 0) * DOC_SPACE + d;
       } else {
         // Popularity order is doc order: no sort needed, only count and slice.
         let total = 0;
         const out: number[] = [];
         const end = q.offset + q.limit;
         for (let d = 0; d < n; d++) {
-          if (!passes(d)) continue;
+          if (!filter.passes(d)) continue;
           if (total >= q.offset && total < end) out.push(d);
           total++;
         }
@@ -315,17 +303,67 @@ export class IndexSearcher {
       }
     }
 
-    const total = nk;
-    const top = selectTop(keys, nk, q.offset + q.limit);
+    return this.page(selectTop(keys, nk, q.offset + q.limit, this.top), q.offset, nk);
+  }
+
+  /**
+   * The keys of a search with no filter but banned packs: the common case, in its own small
+   * function, where the loop's values live in registers (in `compute` the filter closure captures
+   * them). `want` > 0 offers them to the top-k; 0 writes them all to `keys`. Returns how many pass.
+   */
+  private rankUnfiltered(cand: Int32Array, acc: Int32Array, gen: number, includeBanned: boolean, want: number): number {
+    const banned = this.data.banned;
+    const exactStamp = this.exactStamp;
+    const keys = this.keys;
+    const top = this.top;
+    const nc = cand.length;
+    let bar = want > 0 ? top.reset(want) : Infinity;
+    let nk = 0;
+    for (let i = 0; i < nc; i++) {
+      const d = cand[i]!;
+      if (!includeBanned && banned[d] !== 0) continue;
+      const key = ((exactStamp[d] === gen ? SCORE_SPACE : 2 * SCORE_SPACE) - 1 - acc[i]!) * DOC_SPACE + d;
+      if (want === 0) keys[nk] = key;
+      else if (key < bar) bar = top.offer(key);
+      nk++;
+    }
+    return nk;
+  }
+
+  /** As `rankUnfiltered`, for a search with filters (an app-node filter ranks whole names first). */
+  private rankFiltered(cand: Int32Array, acc: Int32Array, gen: number, filter: DocFilter, hasApp: boolean, want: number): number {
+    const exactStamp = this.exactStamp;
+    const appRel = this.appRel;
+    const keys = this.keys;
+    const top = this.top;
+    const nc = cand.length;
+    let bar = want > 0 ? top.reset(want) : Infinity;
+    let nk = 0;
+    for (let i = 0; i < nc; i++) {
+      const d = cand[i]!;
+      if (!filter.passes(d)) continue;
+      const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
+      const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
+      if (want === 0) keys[nk] = key;
+      else if (key < bar) bar = top.offer(key);
+      nk++;
+    }
+    return nk;
+  }
+
+  /** The result from the page's keys (ascending, from the first match) and the number of matches. */
+  private page(top: Float64Array, offset: number, total: number): EngineResult {
+    const docs = this.data.docs;
     const nodes = [];
-    for (let i = q.offset; i < top.length; i++) nodes.push(D.docs[top[i]! % DOC_SPACE]!);
+    for (let i = offset; i < top.length; i++) nodes.push(docs[top[i]! % DOC_SPACE]!);
     return { nodes, total };
   }
 
   /** The search's candidates and their scores, in the scratch arrays (copied only if remembered). */
-  private matchText(search: string, raw: string[], gen: number): TextMatches {
+  private matchText(search: string, tokens: string[], gen: number): TextMatches {
+    const raw = tokens.length > MAX_QUERY_TOKENS ? tokens.slice(0, MAX_QUERY_TOKENS) : tokens;
     const nc = this.collectText(planQuery(search, raw, this.weights.noise), gen);
-    return { cand: this.cand.subarray(0, nc), acc: this.acc.subarray(0, nc), exact: this.isExactId(search) };
+    return { cand: this.cand.subarray(0, nc), acc: this.acc.subarray(0, nc), exact: this.isExactId(tokens) };
   }
 
   /**
@@ -333,9 +371,8 @@ export class IndexSearcher {
    * set aside: found by the identity hash, then verified. (Such a doc always is a candidate:
    * it holds every query token exactly in its identity tier.)
    */
-  private isExactId(search: string): number[] {
+  private isExactId(queryTokens: readonly string[]): number[] {
     const D = this.data;
-    const queryTokens = tokenise(search);
     const key = queryTokens.join(" ");
     const h = identityHash(queryTokens);
     const index = D.identityIndex;
@@ -464,12 +501,6 @@ export class IndexSearcher {
    */
   private addPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
     if (from >= end) return nc;
-    const { postDoc, postTier } = this.data;
-    const { docStamp, candOf, cand, acc, popularitySteps } = this;
-    const codeOf = this.match.codeOf;
-    const word = slot < this.plan!.words;
-    const gain = this.slotGain;
-    const base = slot * 32;
     // Make room for every doc of the run becoming a candidate (a doc is one candidate however many of its postings come), so the loop never checks.
     const need = Math.min(nc + end - from, this.data.n) * S;
     if (need > this.codes.length) {
@@ -477,24 +508,67 @@ export class IndexSearcher {
       grown.set(this.codes);
       this.codes = grown;
     }
-    const codes = this.codes;
+    return slot < this.plan!.words ? this.addWordPostings(from, end, kind, gen, slot, S, nc) : this.addExtraPostings(from, end, kind, gen, slot, S, nc);
+  }
+
+  /** `addPostings` for a word's slot: its code and gain per tier are fixed for the run, so the loop calls nothing. */
+  private addWordPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
+    const { postDoc, postTier } = this.data;
+    const { docStamp, candOf, cand, acc, popularitySteps, codes, runCode, runGain } = this;
+    const gain = this.slotGain;
+    const base = slot * 32;
+    for (let t = 0; t < TIERS; t++) {
+      runCode[t] = this.match.codeOf[(t << 3) | kind]!;
+      runGain[t] = gain[base + runCode[t]!]!;
+    }
     for (let p = from; p < end; p++) {
       const d = postDoc[p]!;
-      let c: number;
+      const t = postTier[p]!;
       if (docStamp[d] !== gen) {
+        // Most postings make a new candidate, whose row is still all zeros: its score is set, not moved.
         docStamp[d] = gen;
-        c = nc++;
+        const c = nc++;
         cand[c] = d;
         candOf[d] = c;
-        acc[c] = popularitySteps[d]!;
-      } else c = candOf[d]!;
+        codes[c * S + slot] = runCode[t]!;
+        acc[c] = popularitySteps[d]! + runGain[t]!;
+        continue;
+      }
+      const c = candOf[d]!;
+      const at = c * S + slot;
+      const m = runCode[t]!;
+      const old = codes[at]!;
+      if (m > old) {
+        codes[at] = m;
+        acc[c] = acc[c]! + runGain[t]! - gain[base + old]!;
+      }
+    }
+    return nc;
+  }
+
+  /** `addPostings` for a joined run or an abbreviation: its gain depends on the words it covers (`extraGain`). */
+  private addExtraPostings(from: number, end: number, kind: number, gen: number, slot: number, S: number, nc: number): number {
+    const { postDoc, postTier } = this.data;
+    const { docStamp, candOf, cand, acc, popularitySteps, codes } = this;
+    const codeOf = this.match.codeOf;
+    for (let p = from; p < end; p++) {
+      const d = postDoc[p]!;
       const m = codeOf[(postTier[p]! << 3) | kind]!;
+      if (docStamp[d] !== gen) {
+        docStamp[d] = gen;
+        const c = nc++;
+        cand[c] = d;
+        candOf[d] = c;
+        codes[c * S + slot] = m;
+        acc[c] = popularitySteps[d]! + this.extraGain(c * S, slot, m);
+        continue;
+      }
+      const c = candOf[d]!;
       const at = c * S + slot;
       const old = codes[at]!;
       if (m > old) {
         codes[at] = m;
-        // A word moves the score by a table lookup; a joined run or abbreviation by what it adds over its words.
-        acc[c] = acc[c]! + (word ? gain[base + m]! - gain[base + old]! : this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old));
+        acc[c] = acc[c]! + this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old);
       }
     }
     return nc;
@@ -615,42 +689,4 @@ function lowerBoundF64(a: Float64Array, v: number): number {
 
 function upperBound(a: Int32Array, v: number): number {
   return partitionPoint(0, a.length, (i) => a[i]! <= v);
-}
-
-/** The k smallest keys in ascending order: a bounded max-heap when k is small, else a full sort. */
-export function selectTop(keys: Float64Array, n: number, k: number): Float64Array {
-  if (k <= 0 || n === 0) return new Float64Array(0);
-  if (k * 4 >= n) return keys.slice(0, n).sort().subarray(0, Math.min(k, n));
-  const heap = new Float64Array(k);
-  let size = 0;
-  for (let i = 0; i < n; i++) {
-    const v = keys[i]!;
-    if (size < k) {
-      let j = size++;
-      heap[j] = v;
-      while (j > 0) {
-        const parent = (j - 1) >> 1;
-        if (heap[parent]! >= heap[j]!) break;
-        const t = heap[parent]!;
-        heap[parent] = heap[j]!;
-        heap[j] = t;
-        j = parent;
-      }
-    } else if (v < heap[0]!) {
-      heap[0] = v;
-      let j = 0;
-      for (;;) {
-        const l = 2 * j + 1;
-        if (l >= k) break;
-        const r = l + 1;
-        const c = r < k && heap[r]! > heap[l]! ? r : l;
-        if (heap[c]! <= heap[j]!) break;
-        const t = heap[c]!;
-        heap[c] = heap[j]!;
-        heap[j] = t;
-        j = c;
-      }
-    }
-  }
-  return heap.subarray(0, size).sort();
 }

@@ -3,30 +3,43 @@
  * of the edit-distance table per depth and abandons a subtree as soon as no cell of its row is
  * within the allowed distance.
  *
- * The walk's cost is memory latency, not arithmetic: it touches a few hundred to a few thousand
- * nodes scattered over a trie of ~470k (63k terms), and each node read from separate arrays
- * (character, first child, next sibling, term, longest term) missed the cache several times. So
- * the trie is one Int32Array, three ints a node, numbered breadth-first: a node's children are
- * consecutive, and scanning them (the walk's inner step) reads one run of memory.
+ * The walk's cost is memory latency, not arithmetic: each node it enters is a read from a trie
+ * of megabytes, which misses the cache. So the trie is one Int32Array, four ints a node,
+ * numbered breadth-first (a node's children are consecutive, and scanning them, the walk's inner
+ * step, reads one run of memory), and it is path-compressed: a chain of single-child nodes that
+ * end no term is one node with a label of several characters, read from one array of labels.
+ * Most of a dictionary's trie is such chains (`videohelpersuite` past `videoh`): on the real
+ * catalog 531k nodes of 12 bytes became 95k of 16 (and 0.5M label characters), 6.4 → 2.5 MB.
  *
  * The edit-distance rows themselves are bit vectors (see `walkBits`) for tokens of up to 32
  * characters, every real word; longer ones take the plain banded rows (`walkRows`).
  */
 const STRIDE = 3;
-/** [char | longest term below << 16]: the UTF-16 code unit leading to the node, and the length of the longest term in its subtree (subtrees of too-short terms are skipped). */
-const INFO = 0;
-/** Index of the term ending at this node in the sorted dictionary, or -1. */
-const TERM = 1;
+/** Index of the term ending at the end of this node's label in the sorted dictionary, or -1. */
+const TERM = 0;
 /** The node's first child; its children end where the next node's begin. */
-const CHILD = 2;
+const CHILD = 1;
+/** Where the node's label starts in `labels`; it ends where the next node's starts. */
+const LABEL = 2;
 /** Longest-term lengths are capped to fit beside the character; far beyond any query token (512 characters at most). */
 const MAX_LEN_CAP = 0x7fff;
 /** `walkBits` keeps q's prefixes 0..m in the bits of an int32: m <= 31. */
 const MAX_BITS_LEN = 31;
+/** `pushChildren`'s `needs` when a child's character cannot end its subtree's walk. */
+const ANY_CHARACTER = -1;
 
 export class TermTrie {
-  /** STRIDE ints per node, plus one sentinel whose CHILD ends the last node's children. */
+  /** STRIDE ints per node, plus one sentinel whose CHILD ends the last node's children and whose LABEL ends the last label. */
   private readonly nodes: Int32Array;
+  /**
+   * Per node, [first label character | longest term below << 16]: the UTF-16 code unit leading
+   * to it, and the length of the longest term in its subtree (subtrees of too-short terms are
+   * skipped). Apart from `nodes`, so that scanning a node's children, which a walk does for
+   * every node it enters and mostly to turn them away, reads 4 bytes a child, not 12.
+   */
+  private readonly info: Int32Array;
+  /** Every node's label, in node order. */
+  private readonly labels: Uint16Array;
   readonly size: number;
   /** The walk's stack, kept between calls (searches run one at a time). */
   private stackNode = new Int32Array(4096);
@@ -35,7 +48,8 @@ export class TermTrie {
   private readonly eq = new Int32Array(0x10000);
 
   constructor(sortedTerms: readonly string[]) {
-    // First a linked trie in insertion order (first child, next sibling), then renumbered breadth-first.
+    // First a linked trie of one character a node in insertion order (first child, next
+    // sibling); then its chains are compressed while it is renumbered breadth-first.
     let cap = 1024;
     let char = new Uint16Array(cap);
     let first = new Int32Array(cap).fill(-1);
@@ -86,21 +100,43 @@ export class TermTrie {
       for (let ch = first[node]!; ch !== -1; ch = next[ch]!) if (maxLen[ch]! > best) best = maxLen[ch]!;
       maxLen[node] = best;
     }
-    // Breadth-first: `order` lists old node numbers by new number; siblings keep their
-    // ascending order (the terms were sorted), which `lookup` relies on.
-    const order = new Int32Array(size);
-    const nodes = new Int32Array((size + 1) * STRIDE);
-    let tail = 1;
-    for (let i = 0; i < size; i++) {
-      const old = order[i]!;
-      nodes[i * STRIDE + INFO] = char[old]! | (Math.min(maxLen[old]!, MAX_LEN_CAP) << 16);
-      nodes[i * STRIDE + TERM] = termAt[old]!;
-      nodes[i * STRIDE + CHILD] = tail;
-      for (let ch = first[old]!; ch !== -1; ch = next[ch]!) order[tail++] = ch;
+    // A node continues its parent's chain when it is its parent's only child and its parent ends no term.
+    const chainsOn = (node: number) => node !== 0 && termAt[node] === -1 && first[node] !== -1 && next[first[node]!] === -1;
+    // Breadth-first over chain heads: `order` lists old head numbers by new number; siblings keep
+    // their ascending order (the terms were sorted), which `child` relies on.
+    let heads = 1;
+    for (let node = 0; node < size; node++) {
+      if (!chainsOn(node)) for (let ch = first[node]!; ch !== -1; ch = next[ch]!) heads++;
     }
-    nodes[size * STRIDE + CHILD] = size;
+    const order = new Int32Array(heads);
+    const nodes = new Int32Array((heads + 1) * STRIDE);
+    const info = new Int32Array(heads);
+    const labels = new Uint16Array(size - 1);
+    let tail = 1;
+    let count = 0;
+    let used = 0;
+    for (let i = 0; i < tail; i++, count++) {
+      const head = order[i]!;
+      nodes[i * STRIDE + LABEL] = used;
+      let end = head;
+      if (head !== 0) {
+        labels[used++] = char[end]!;
+        while (chainsOn(end)) {
+          end = first[end]!;
+          labels[used++] = char[end]!;
+        }
+      }
+      info[i] = char[head]! | (Math.min(maxLen[head]!, MAX_LEN_CAP) << 16);
+      nodes[i * STRIDE + TERM] = termAt[end]!;
+      nodes[i * STRIDE + CHILD] = tail;
+      for (let ch = first[end]!; ch !== -1; ch = next[ch]!) order[tail++] = ch;
+    }
+    nodes[count * STRIDE + CHILD] = count;
+    nodes[count * STRIDE + LABEL] = used;
     this.nodes = nodes;
-    this.size = size;
+    this.info = info;
+    this.labels = labels;
+    this.size = count;
   }
 
   /**
@@ -112,10 +148,11 @@ export class TermTrie {
    */
   fuzzy(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     if (q.length === 0) return;
+    // The walk starts inside the node reached by q's first character, past that character.
     const root = this.child(0, q.charCodeAt(0));
     const rest = q.slice(1);
-    if (root >= 0 && rest.length <= MAX_BITS_LEN) this.walkBits(root, 1, rest, maxD, onMatch);
-    else if (root >= 0) this.walkRows(root, 1, rest, maxD, onMatch);
+    if (root >= 0 && rest.length <= MAX_BITS_LEN) this.walkBits(root, rest, maxD, onMatch);
+    else if (root >= 0) this.walkRows(root, rest, maxD, onMatch);
     if (maxD >= 2) this.frontEdits(q, (t) => onMatch(t, 2));
   }
 
@@ -130,44 +167,55 @@ export class TermTrie {
       if (t >= 0) onMatch(t);
     };
     const rest = q.slice(1);
-    report(this.lookup(0, rest)); // the first character deleted
-    if (q.length >= 2 && q[0] !== q[1]) report(this.lookup(0, q[1]! + q[0]! + q.slice(2))); // the first two swapped
+    report(this.lookup(0, 0, rest)); // the first character deleted
+    if (q.length >= 2 && q[0] !== q[1]) report(this.lookup(0, 0, q[1]! + q[0]! + q.slice(2))); // the first two swapped
     const first = q.charCodeAt(0);
     const nodes = this.nodes;
     for (let ch = nodes[CHILD]!, end = nodes[STRIDE + CHILD]!; ch < end; ch++) {
-      if ((nodes[ch * STRIDE + INFO]! & 0xffff) === first) continue;
-      report(this.lookup(ch, rest)); // the first character replaced
-      report(this.lookup(ch, q)); // a character inserted before it
+      if ((this.info[ch]! & 0xffff) === first) continue;
+      report(this.lookup(ch, 1, rest)); // the first character replaced
+      report(this.lookup(ch, 1, q)); // a character inserted before it
     }
   }
 
-  /** The term spelled by the path to `node` followed by `s`, or -1. */
-  private lookup(node: number, s: string): number {
-    for (let i = 0; i < s.length && node >= 0; i++) node = this.child(node, s.charCodeAt(i));
-    return node <= 0 ? -1 : this.nodes[node * STRIDE + TERM]!;
+  /** The term spelled by the path to `node` up to `at` characters into its label, followed by `s`; or -1. */
+  private lookup(node: number, at: number, s: string): number {
+    const nodes = this.nodes;
+    const labels = this.labels;
+    let i = 0;
+    for (;;) {
+      const end = nodes[(node + 1) * STRIDE + LABEL]!;
+      for (let p = nodes[node * STRIDE + LABEL]! + at; p < end; p++, i++) {
+        if (i === s.length || labels[p] !== s.charCodeAt(i)) return -1;
+      }
+      if (i === s.length) return node === 0 ? -1 : nodes[node * STRIDE + TERM]!;
+      node = this.child(node, s.charCodeAt(i));
+      if (node < 0) return -1;
+      at = 0;
+    }
   }
 
-  /** The child of `node` reached by `c`, or -1. */
+  /** The child of `node` whose label starts with `c`, or -1. */
   private child(node: number, c: number): number {
     const nodes = this.nodes;
     // Siblings are in ascending order (the trie is built from sorted terms): stop at the first past `c`.
     for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
-      const x = nodes[ch * STRIDE + INFO]! & 0xffff;
+      const x = this.info[ch]! & 0xffff;
       if (x >= c) return x === c ? ch : -1;
     }
     return -1;
   }
 
   /**
-   * The terms below `root` (at depth `base`) whose suffix is within `maxD` edits of `q`, with
-   * their distances: the edit-distance automaton simulated with one int32 per allowed distance
-   * (Wu and Manber's bit-parallel matching, with Hyyrö's transposition step). At a node of depth
-   * j, bit i of R[k] says the node's path (below `root`) and q's first i characters are within
-   * k edits: the same cells as the table row `walkRows` computes, as one bit each, so a node costs
-   * a few word operations per k instead of a loop over the band. A node whose R[maxD] is empty
-   * has no term below within reach. Needs q.length <= MAX_BITS_LEN.
+   * The terms below `root`'s first label character whose rest is within `maxD` edits of `q`,
+   * with their distances: the edit-distance automaton simulated with one int32 per allowed
+   * distance (Wu and Manber's bit-parallel matching, with Hyyrö's transposition step). At depth
+   * j (characters read past root's first), bit i of R[k] says those characters and q's first i
+   * are within k edits: the same cells as the table row `walkRows` computes, as one bit each, so
+   * a character costs a few word operations per k instead of a loop over the band. Once R[maxD]
+   * is empty, no term below is within reach. Needs q.length <= MAX_BITS_LEN.
    */
-  private walkBits(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+  private walkBits(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     const m = q.length;
     const full = m === 31 ? -1 : (1 << (m + 1)) - 1; // bits 0..m
     const whole = 1 << m; // all of q
@@ -181,59 +229,83 @@ export class TermTrie {
     for (let k = 0; k <= maxD; k++) R[K + k] = ((2 << k) - 1) & full;
     const chars = new Int32Array(maxDepth + 1);
     const nodes = this.nodes;
-    const minLen = base + m - maxD;
-    let sp = this.beginWalk(root, m, maxD, minLen, onMatch);
+    const labels = this.labels;
+    const minLen = 1 + m - maxD;
+    let sp = 0;
+    this.stackNode[sp] = root;
+    this.stackDepth[sp++] = -1; // root's first label character is q's own, read already
     while (sp > 0) {
       const node = this.stackNode[--sp]!;
-      const depth = this.stackDepth[sp]!;
-      const c = nodes[node * STRIDE + INFO]! & 0xffff;
-      chars[depth] = c;
-      const match = eq[c]!;
-      // A swap of q[i-2] and q[i-1]: this character is q[i-2], the previous one q[i-1].
-      const swap = (match << 1) & eq[chars[depth - 1]!]!;
-      const row = (depth + 1) * K;
-      const up = row - K;
-      let r = (R[up]! << 1) & match; // exact: a match on the diagonal
-      R[row] = r;
-      for (let k = 1; k <= maxD; k++) {
-        const fewer = R[up + k - 1]!; // one edit fewer, one character back
-        r =
-          (((R[up + k]! << 1) & match) | // match
-            (fewer << 1) | // substitute
-            fewer | // this character inserted
-            (r << 1) | // q's character deleted (r is this depth's R[k - 1])
-            ((R[up - K + k - 1]! << 2) & swap)) & // swap two neighbours
-          full;
-        R[row + k] = r;
+      let depth = this.stackDepth[sp]!;
+      let p = nodes[node * STRIDE + LABEL]!;
+      const labelEnd = nodes[(node + 1) * STRIDE + LABEL]!;
+      if (depth < 0) {
+        depth = 0;
+        p++;
+      }
+      let r = R[(depth + 1) * K + maxD]!;
+      for (; p < labelEnd; p++) {
+        // Past m + maxD characters no term below can come back within reach.
+        if (depth === maxDepth) {
+          r = 0;
+          break;
+        }
+        const c = labels[p]!;
+        depth++;
+        chars[depth] = c;
+        const match = eq[c]!;
+        // A swap of q[i-2] and q[i-1]: this character is q[i-2], the previous one q[i-1].
+        const swap = (match << 1) & eq[chars[depth - 1]!]!;
+        const row = (depth + 1) * K;
+        const up = row - K;
+        r = (R[up]! << 1) & match; // exact: a match on the diagonal
+        R[row] = r;
+        for (let k = 1; k <= maxD; k++) {
+          const fewer = R[up + k - 1]!; // one edit fewer, one character back
+          r =
+            (((R[up + k]! << 1) & match) | // match
+              (fewer << 1) | // substitute
+              fewer | // this character inserted
+              (r << 1) | // q's character deleted (r is this depth's R[k - 1])
+              ((R[up - K + k - 1]! << 2) & swap)) & // swap two neighbours
+            full;
+          R[row + k] = r;
+        }
+        if (r === 0) break;
       }
       if (r === 0) continue;
+      const row = (depth + 1) * K;
       const t = nodes[node * STRIDE + TERM]!;
       if (t >= 0 && (r & whole) !== 0) {
         let k = 0;
         while ((R[row + k]! & whole) === 0) k++;
         onMatch(t, k);
       }
-      if (depth < maxDepth) sp = this.pushChildren(node, depth + 1, minLen, sp);
+      if (depth >= maxDepth) continue;
+      // With every edit spent (no cell under maxD here, nor under maxD - 1 one character back), a
+      // child lives only by matching q or completing a swap: test its character before pushing
+      // it. Most children of a walk are such dead ends (four in five in a one-typo walk).
+      let spent = true;
+      for (let k = 0; spent && k < maxD; k++) spent = R[row + k] === 0 && (k === maxD - 1 || R[row - K + k] === 0);
+      const swapNeeds = maxD >= 1 ? ((R[row - K + maxD - 1]! << 2) & eq[chars[depth]!]!) >>> 1 : 0;
+      const needs = spent ? (r << 1) | swapNeeds : ANY_CHARACTER;
+      sp = this.pushChildren(node, depth, minLen, sp, needs);
     }
     for (let i = 0; i < m; i++) eq[q.charCodeAt(i)] = 0;
   }
 
   /**
-   * A walk starts below `root`: a term ending at `root` itself is the empty suffix, `m` edits
-   * from a query rest of length `m`. Reports it, pushes root's children; returns the stack size.
+   * Push the children of `node` (entered at `depth`) that lead to a term of `minLen` or more and
+   * whose first character's `eq` mask meets `needs` (or any, with ANY_CHARACTER); returns the new stack size.
    */
-  private beginWalk(root: number, m: number, maxD: number, minLen: number, onMatch: (termIndex: number, distance: number) => void): number {
-    const rootTerm = this.nodes[root * STRIDE + TERM]!;
-    if (root !== 0 && rootTerm >= 0 && m <= maxD) onMatch(rootTerm, m);
-    return this.pushChildren(root, 1, minLen, 0);
-  }
-
-  /** Push the children of `node` (at `depth`) that lead to a term of `minLen` or more; returns the new stack size. */
-  private pushChildren(node: number, depth: number, minLen: number, sp: number): number {
+  private pushChildren(node: number, depth: number, minLen: number, sp: number, needs: number): number {
     const nodes = this.nodes;
+    const info = this.info;
+    const eq = this.eq;
     // Children are consecutive, and whether each can still reach a long enough term is its first int.
     for (let ch = nodes[node * STRIDE + CHILD]!, end = nodes[(node + 1) * STRIDE + CHILD]!; ch < end; ch++) {
-      if (nodes[ch * STRIDE + INFO]! >>> 16 < minLen) continue;
+      const x = info[ch]!;
+      if (x >>> 16 < minLen || (needs !== ANY_CHARACTER && (eq[x & 0xffff]! & needs) === 0)) continue;
       if (sp === this.stackNode.length) {
         const grownNode = new Int32Array(sp * 2);
         grownNode.set(this.stackNode);
@@ -249,7 +321,7 @@ export class TermTrie {
   }
 
   /** As `walkBits`, with a row of the edit-distance table per depth: for tokens too long for a bit per character. */
-  private walkRows(root: number, base: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+  private walkRows(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
     const m = q.length;
     const maxDepth = m + maxD;
     const BIG = maxD + 1;
@@ -262,42 +334,62 @@ export class TermTrie {
     for (let j = 0; j <= Math.min(m, maxD); j++) rows[j] = j;
     const chars = new Int32Array(maxDepth + 2);
     const nodes = this.nodes;
-    const minLen = base + m - maxD;
-    let sp = this.beginWalk(root, m, maxD, minLen, onMatch);
+    const labels = this.labels;
+    const minLen = 1 + m - maxD;
+    let sp = 0;
+    this.stackNode[sp] = root;
+    this.stackDepth[sp++] = -1;
     while (sp > 0) {
       const node = this.stackNode[--sp]!;
-      const depth = this.stackDepth[sp]!;
-      const r = depth * W;
-      const u = r - W;
-      const u2 = u - W;
-      const c = nodes[node * STRIDE + INFO]! & 0xffff;
-      chars[depth] = c;
-      const cPrev = depth > 1 ? chars[depth - 1]! : -1;
-      const lo = depth - maxD > 1 ? depth - maxD : 1;
-      const hi = depth + maxD < m ? depth + maxD : m;
-      rows[r] = depth <= maxD ? depth : BIG;
-      if (lo > 1) rows[r + lo - 1] = BIG;
-      let min = rows[r]!;
-      for (let j = lo; j <= hi; j++) {
-        const qj = qc[j]!;
-        let v = rows[u + j - 1]! + (qj === c ? 0 : 1);
-        const del = rows[u + j]! + 1;
-        if (del < v) v = del;
-        const ins = rows[r + j - 1]! + 1;
-        if (ins < v) v = ins;
-        if (j > 1 && depth > 1 && c === qc[j - 1] && cPrev === qj) {
-          const tr = rows[u2 + j - 2]! + 1;
-          if (tr < v) v = tr;
-        }
-        if (v > BIG) v = BIG;
-        rows[r + j] = v;
-        if (v < min) min = v;
+      let depth = this.stackDepth[sp]!;
+      let p = nodes[node * STRIDE + LABEL]!;
+      const labelEnd = nodes[(node + 1) * STRIDE + LABEL]!;
+      if (depth < 0) {
+        depth = 0;
+        p++;
       }
-      if (hi < m) rows[r + hi + 1] = BIG;
+      // The smallest cell of this depth's row (depth 0's is 0).
+      let min = depth === 0 ? 0 : -1;
+      for (; p < labelEnd; p++) {
+        if (depth === maxDepth) {
+          min = BIG;
+          break;
+        }
+        depth++;
+        const r = depth * W;
+        const u = r - W;
+        const u2 = u - W;
+        const c = labels[p]!;
+        chars[depth] = c;
+        const cPrev = depth > 1 ? chars[depth - 1]! : -1;
+        const lo = depth - maxD > 1 ? depth - maxD : 1;
+        const hi = depth + maxD < m ? depth + maxD : m;
+        rows[r] = depth <= maxD ? depth : BIG;
+        if (lo > 1) rows[r + lo - 1] = BIG;
+        min = rows[r]!;
+        for (let j = lo; j <= hi; j++) {
+          const qj = qc[j]!;
+          let v = rows[u + j - 1]! + (qj === c ? 0 : 1);
+          const del = rows[u + j]! + 1;
+          if (del < v) v = del;
+          const ins = rows[r + j - 1]! + 1;
+          if (ins < v) v = ins;
+          if (j > 1 && depth > 1 && c === qc[j - 1] && cPrev === qj) {
+            const tr = rows[u2 + j - 2]! + 1;
+            if (tr < v) v = tr;
+          }
+          if (v > BIG) v = BIG;
+          rows[r + j] = v;
+          if (v < min) min = v;
+        }
+        if (hi < m) rows[r + hi + 1] = BIG;
+        if (min > maxD) break;
+      }
       if (min > maxD) continue;
+      const r = depth * W;
       const t = nodes[node * STRIDE + TERM]!;
-      if (t >= 0 && hi === m && rows[r + m]! <= maxD) onMatch(t, rows[r + m]!);
-      if (depth < maxDepth) sp = this.pushChildren(node, depth + 1, minLen, sp);
+      if (t >= 0 && depth >= m - maxD && rows[r + m]! <= maxD) onMatch(t, rows[r + m]!);
+      if (depth < maxDepth) sp = this.pushChildren(node, depth, minLen, sp, ANY_CHARACTER);
     }
   }
 }
