@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
-import { toApiNode, toApiNodeJson, toPage, toPageJson } from "../src/domain/node-output.ts";
+import { resultPage, toApiNode, toApiNodeJson, toPage, toPageJson } from "../src/domain/node-output.ts";
 import { testCatalog } from "@app/testkit/catalog";
 import { FIXTURES } from "./helpers.ts";
 
@@ -12,6 +12,18 @@ describe("serialised pages", () => {
     }
     for (const r of [...FIXTURES, ...records.slice(0, 50)]) {
       expect(toApiNodeJson(r)).toBe(JSON.stringify(toApiNode(r)));
+    }
+  });
+
+  it("carry their UTF-8 length, counted per node (multi-byte text included)", async () => {
+    const { records } = await loadCatalog(testCatalog().path);
+    const multiByte = FIXTURES.map((r, i) => ({ ...r, description: `${"é日🎉\u2028".repeat(i + 1)} ${r.description ?? ""}` }));
+    for (const nodes of [FIXTURES, multiByte, records.slice(0, 100), [], records.slice(5000, 5001)]) {
+      for (const [page, limit, total] of [[1, 10, 0], [3, 20, 1234], [600, 1, 99_999]] as const) {
+        const text = resultPage({ nodes, total }, page, limit);
+        expect(text.json).toBe(JSON.stringify(toPage(nodes, total, page, limit)));
+        expect(text.bytes).toBe(Buffer.byteLength(text.json));
+      }
     }
   });
 

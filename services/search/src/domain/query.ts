@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { SearchQueryFields, SearchQueryParams, type SearchQuery } from "@app/contracts";
 import type { EngineQuery } from "./engine-query.ts";
+import { fastSearchQuery } from "./query-fast.ts";
 
 export type QueryParseResult = { ok: true; query: SearchQuery } | { ok: false; message: string };
 
@@ -20,6 +21,8 @@ export function parseSearchQuery(raw: Record<string, unknown>): QueryParseResult
     }
     input = { ...raw, app_node_search: own ?? alias };
   }
+  const fast = fastSearchQuery(input);
+  if (fast) return { ok: true, query: fast };
   const parsed = SearchQueryParams.safeParse(input);
   if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => i.message).join("; ") };
   return { ok: true, query: parsed.data };
