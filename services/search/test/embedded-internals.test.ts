@@ -8,7 +8,8 @@ import { selectTop } from "../src/adapters/embedded/top-keys.ts";
 import { SortedTerms } from "../src/adapters/embedded/sorted-terms.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import { testCatalog } from "@app/testkit/catalog";
-import { hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, tokenise } from "../src/domain/text.ts";
+import { hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../src/domain/text.ts";
+import { NamePartScanner } from "../src/adapters/embedded/name-part-bounds.ts";
 
 /** Damerau's optimal string alignment distance, the slow obvious way. */
 function osa(a: string, b: string): number {
@@ -111,16 +112,37 @@ describe("embedded index internals", () => {
   });
 
   it("the build's in-place tokeniser gives tokenise()'s terms and identity hash", async () => {
-    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }), fc.constantFrom("ComfyUI-KJNodes", "Überwald_Café", "a.b/c--D"));
+    const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "cOmFyUi", "comfy", "UI", "Comfy", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "--", ".git", "/", "a", "B", "9"), { maxLength: 10 }).map((p) => p.join(""));
+    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }), fragments, fc.constantFrom("ComfyUI-KJNodes", "Überwald_Café", "a.b/c--D"));
     await fc.assert(
-      fc.asyncProperty(text, text, async (name, description) => {
-        const data = await buildIndex([{ id: "fixed-id", name, description }]);
-        const want = [...new Set([...tokenise("fixed-id"), ...namePartsIndexed("fixed-id"), ...tokenise(name), ...namePartsIndexed(name), ...joinedRuns(nameParts(name)), ...tokenise(description), ...hyphenatedWords(description)])].sort();
+      fc.asyncProperty(text, text, text, async (name, description, repo) => {
+        const repository = `https://github.com/o/${repo}`;
+        // Twice, so the second pack finds every term already there (the in-place comparisons).
+        const data = await buildIndex([{ id: "fixed-id", name, description, repository }, { id: "other-id", name, description, repository }]);
+        const url = normaliseRepositoryUrl(repository);
+        const alias = url.slice(url.lastIndexOf("/") + 1);
+        const written = repository.replace(/(\.git)?\/*$/, "");
+        const repoTerms = alias ? [...tokenise(alias), ...namePartsIndexed(written.slice(written.lastIndexOf("/") + 1))] : [];
+        const want = [...new Set(["other", ...tokenise("fixed-id"), ...namePartsIndexed("fixed-id"), ...tokenise(name), ...namePartsIndexed(name), ...joinedRuns(nameParts(name)), ...tokenise(description), ...hyphenatedWords(description), ...repoTerms])].sort();
         expect(data.terms).toEqual(want);
         expect(data.identityHashes[1]).toBe(name ? identityHash(tokenise(name)) : 0);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
+  });
+
+  it("the build's name scanner splits an ASCII name as nameParts() does", () => {
+    const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "COMFYUI", "cOmFyUi", "comfy", "UI", "Comfy", "yui", "fyUI", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "a", "B", "9"), { maxLength: 12 });
+    const scanner = new NamePartScanner();
+    fc.assert(
+      fc.property(fc.oneof(fragments.map((p) => p.join("")), fc.string({ unit: fc.constantFrom(..."aZb9Y0-_ .CcUuIiOoMmFfYy"), maxLength: 30 })), (s) => {
+        expect(scanner.scan(`.${s}.`, 1, s.length + 1)).toBe(true);
+        const got = Array.from({ length: scanner.count }, (_, k) => s.slice(scanner.bounds[2 * k]! - 1, scanner.bounds[2 * k + 1]! - 1).toLowerCase());
+        expect(got).toEqual(nameParts(s));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(scanner.scan("Café", 0, 4)).toBe(false);
   });
 
   it("names and descriptions split the same by their ASCII patterns as by the Unicode ones", () => {

@@ -2,9 +2,12 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { appNodeNameTokens, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { GrowInt32, GrowUint8, TermTable } from "./term-table.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 import { popularityLogScale, popularityPercentiles } from "../../domain/popularity.ts";
+
+export { identityHash } from "./term-table.ts";
 
 /** Doc numbers share a float64 with the relevance key, so they get 24 bits. */
 export const MAX_DOCS = 1 << 24;
@@ -50,17 +53,6 @@ export interface IndexData {
   readonly accSets: string[][];
 }
 
-/** FNV-1a over the tokens joined by one space, never 0 (0 marks an empty slot). */
-export function identityHash(tokens: readonly string[]): number {
-  let h = 0x811c9dc5;
-  for (let t = 0; t < tokens.length; t++) {
-    if (t > 0) h = Math.imul(h ^ 32, 0x01000193);
-    const s = tokens[t]!;
-    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  }
-  return h === 0 ? 1 : h | 0;
-}
-
 function buildIdentityIndex(hashes: Int32Array, n: number): Float64Array {
   const out = new Float64Array(n * 3);
   let m = 0;
@@ -86,178 +78,11 @@ export function byPopularity(a: StoredNode, b: StoredNode): number {
   ) || 0;
 }
 
-class GrowInt32 {
-  a = new Int32Array(1 << 16);
-  len = 0;
-  push(v: number): void {
-    if (this.len === this.a.length) {
-      const b = new Int32Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.len++] = v;
-  }
-}
-
-class GrowUint8 {
-  a = new Uint8Array(1 << 16);
-  len = 0;
-  push(v: number): void {
-    if (this.len === this.a.length) {
-      const b = new Uint8Array(this.a.length * 2);
-      b.set(this.a);
-      this.a = b;
-    }
-    this.a[this.len++] = v;
-  }
-}
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-const ASCII_TEXT = /^[\x00-\x7f]*$/;
-
-/**
- * The term dictionary under construction: an open-addressing hash table over term ids, so an
- * ASCII text can be tokenised in place (a token that is already known costs no allocation),
- * and per term: document frequency and the doc last seen.
- */
-class TermTable {
-  readonly terms: string[] = [];
-  private hashes = new Int32Array(1 << 16);
-  private slots = new Int32Array(1 << 17).fill(-1);
-  private info = TermTable.newInfo(1 << 16);
-
-  private static newInfo(terms: number): Int32Array {
-    const info = new Int32Array(terms * 3);
-    for (let i = 0; i < info.length; i += 3) info[i] = -1;
-    return info;
-  }
-
-  get size(): number {
-    return this.terms.length;
-  }
-
-  /** The id of a token given as a string (already normalised). */
-  id(t: string): number {
-    let h = FNV_OFFSET;
-    for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), FNV_PRIME);
-    const mask = this.slots.length - 1;
-    for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!;
-      if (id === -1) return this.insert(t, h, at);
-      if (this.hashes[id] === h && this.terms[id] === t) return id;
-    }
-  }
-
-  /** The id of the lower-cased ASCII token text[start, end), whose FNV hash (of lower-cased codes) is h. */
-  idOfSlice(text: string, start: number, end: number, h: number): number {
-    const mask = this.slots.length - 1;
-    const len = end - start;
-    for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!;
-      if (id === -1) return this.insert(text.slice(start, end).toLowerCase(), h, at);
-      if (this.hashes[id] !== h) continue;
-      const term = this.terms[id]!;
-      if (term.length !== len) continue;
-      let same = true;
-      for (let i = 0; i < len; i++) {
-        let c = text.charCodeAt(start + i);
-        if (c >= 65 && c <= 90) c += 32;
-        if (term.charCodeAt(i) !== c) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return id;
-    }
-  }
-
-  private insert(t: string, h: number, at: number): number {
-    const id = this.terms.length;
-    this.terms.push(t);
-    if (id === this.hashes.length) this.growTerms();
-    this.hashes[id] = h;
-    this.slots[at] = id;
-    if (this.terms.length * 2 > this.slots.length) this.rehash();
-    return id;
-  }
-
-  /** Record that doc `d` holds term `id` in `tier`, once per doc, keeping the best tier. */
-  add(id: number, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
-    // Per term, [last doc, its pair's position, document frequency] side by side: one cache line.
-    const info = this.info;
-    const at3 = id * 3;
-    if (info[at3] !== d) {
-      info[at3] = d;
-      info[at3 + 1] = pairTerm.len;
-      info[at3 + 2]!++;
-      pairTerm.push(id);
-      pairTier.push(tier);
-    } else {
-      const at = info[at3 + 1]!;
-      if (tier < pairTier.a[at]!) pairTier.a[at] = tier;
-    }
-  }
-
-  df(id: number): number {
-    return this.info[id * 3 + 2]!;
-  }
-
-  /**
-   * Tokenise (as tokenise() does) and add every token of a text, allocating only for new terms.
-   * Returns identityHash() of the tokens, computed on the way.
-   */
-  addText(text: string, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): number {
-    if (!ASCII_TEXT.test(text)) {
-      const tokens = tokenise(text);
-      for (const t of tokens) this.add(this.id(t), d, tier, pairTerm, pairTier);
-      return identityHash(tokens);
-    }
-    let start = -1;
-    let h = FNV_OFFSET;
-    let whole = FNV_OFFSET;
-    let first = true;
-    const n = text.length;
-    for (let i = 0; i <= n; i++) {
-      let c = i < n ? text.charCodeAt(i) : 32;
-      if (c >= 65 && c <= 90) c += 32;
-      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-        if (start < 0) {
-          start = i;
-          h = FNV_OFFSET;
-          if (!first) whole = Math.imul(whole ^ 32, FNV_PRIME);
-          first = false;
-        }
-        h = Math.imul(h ^ c, FNV_PRIME);
-        whole = Math.imul(whole ^ c, FNV_PRIME);
-      } else if (start >= 0) {
-        this.add(this.idOfSlice(text, start, i, h), d, tier, pairTerm, pairTier);
-        start = -1;
-      }
-    }
-    return whole === 0 ? 1 : whole | 0;
-  }
-
-  private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2).fill(-1);
-    const mask = slots.length - 1;
-    for (let id = 0; id < this.terms.length; id++) {
-      let at = this.hashes[id]! & mask;
-      while (slots[at] !== -1) at = (at + 1) & mask;
-      slots[at] = id;
-    }
-    this.slots = slots;
-  }
-
-  private growTerms(): void {
-    const size = this.hashes.length * 2;
-    const info = TermTable.newInfo(size);
-    info.set(this.info);
-    const hashes = new Int32Array(size);
-    hashes.set(this.hashes);
-    this.info = info;
-    this.hashes = hashes;
-  }
+/** Where `url.replace(/(\.git)?\/*$/, "")` would end, without making the string. */
+function writtenRepositoryEnd(url: string): number {
+  let end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === 47) end--;
+  return end >= 4 && url.startsWith(".git", end - 4) ? end - 4 : end;
 }
 
 const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
@@ -329,9 +154,6 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   const addIds = (ids: Int32Array, tier: number) => {
     for (let i = 0; i < ids.length; i++) table.add(ids[i]!, d, tier, pairTerm, pairTier);
   };
-  const add = (tokens: string[], tier: number) => {
-    for (const t of tokens) table.add(table.id(t), d, tier, pairTerm, pairTier);
-  };
 
   for (d = 0; d < n; d++) {
     const r = docs[d]!;
@@ -341,19 +163,18 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
-    add(namePartsIndexed(r.id), TIER_IDENTITY);
+    table.addNameParts(r.id, 0, r.id.length, false, d, TIER_IDENTITY, pairTerm, pairTier);
     if (r.name) {
       identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
-      const parts = nameParts(r.name);
-      for (const p of parts) if (p.length > 1) table.add(table.id(p), d, TIER_IDENTITY, pairTerm, pairTier);
-      add(joinedRuns(parts), TIER_IDENTITY);
+      table.addNameParts(r.name, 0, r.name.length, true, d, TIER_IDENTITY, pairTerm, pairTier);
     }
     // The repository name as written (its capitals are lost in the normalised URL).
     const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
     if (repoAlias) {
       identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
-      const written = r.repository!.replace(/(\.git)?\/*$/, "");
-      add(namePartsIndexed(written.slice(written.lastIndexOf("/") + 1)), TIER_IDENTITY);
+      const end = writtenRepositoryEnd(r.repository!);
+      const from = end === 0 ? 0 : r.repository!.lastIndexOf("/", end - 1) + 1;
+      table.addNameParts(r.repository!, from, end, false, d, TIER_IDENTITY, pairTerm, pairTier);
     }
     if (r.app_node_names) {
       for (const name of r.app_node_names) {
@@ -376,8 +197,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     }
     if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_CLASSES);
     if (r.description) {
-      table.addText(r.description, d, TIER_DESCRIPTION, pairTerm, pairTier);
-      add(hyphenatedWords(r.description), TIER_DESCRIPTION);
+      table.addText(r.description, d, TIER_DESCRIPTION, pairTerm, pairTier, true);
     }
     if (r.author) addIds(idsOf(r.author, tokenise), TIER_AUTHOR);
     if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_AUTHOR);
