@@ -52,6 +52,8 @@ function foldLower(h: number, text: string, start: number, end: number): number 
   return h;
 }
 
+const isAlnum = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+
 /** Whether text[s, e) is "comfy" or "comfyui" in any case: joinedRuns() starts no run there. */
 function isComfy(text: string, s: number, e: number): boolean {
   if (e - s !== 5 && e - s !== 7) return false;
@@ -67,7 +69,8 @@ function isComfy(text: string, s: number, e: number): boolean {
 export class TermTable {
   readonly terms: string[] = [];
   private hashes = new Int32Array(1 << 16);
-  private slots = new Int32Array(1 << 17).fill(-1);
+  /** [term id, its hash] per slot: a probe reads one cache line, not the slot and then the id's hash. */
+  private slots = new Int32Array(2 << 17).fill(-1);
   private info = TermTable.newInfo(1 << 16);
   private readonly scanner = new NamePartScanner();
 
@@ -85,22 +88,22 @@ export class TermTable {
   id(t: string): number {
     let h = FNV_OFFSET;
     for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), FNV_PRIME);
-    const mask = this.slots.length - 1;
+    const mask = (this.slots.length >> 1) - 1;
     for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!;
+      const id = this.slots[2 * at]!;
       if (id === -1) return this.insert(t, h, at);
-      if (this.hashes[id] === h && this.terms[id] === t) return id;
+      if (this.slots[2 * at + 1] === h && this.terms[id] === t) return id;
     }
   }
 
   /** The id of the lower-cased ASCII token text[start, end), whose FNV hash (of lower-cased codes) is h. */
   idOfSlice(text: string, start: number, end: number, h: number): number {
-    const mask = this.slots.length - 1;
+    const mask = (this.slots.length >> 1) - 1;
     const len = end - start;
     for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!;
+      const id = this.slots[2 * at]!;
       if (id === -1) return this.insert(text.slice(start, end).toLowerCase(), h, at);
-      if (this.hashes[id] !== h) continue;
+      if (this.slots[2 * at + 1] !== h) continue;
       const term = this.terms[id]!;
       if (term.length !== len) continue;
       let same = true;
@@ -121,8 +124,9 @@ export class TermTable {
     this.terms.push(t);
     if (id === this.hashes.length) this.growTerms();
     this.hashes[id] = h;
-    this.slots[at] = id;
-    if (this.terms.length * 2 > this.slots.length) this.rehash();
+    this.slots[2 * at] = id;
+    this.slots[2 * at + 1] = h;
+    if (this.terms.length * 4 > this.slots.length) this.rehash();
     return id;
   }
 
@@ -201,9 +205,11 @@ export class TermTable {
 
   /**
    * Add nameParts() of text[from, to) longer than one character and, with `joinRuns`, the
-   * joinedRuns() of all its parts; in place for an ASCII name.
+   * joinedRuns() of all its parts; in place for an ASCII name. With `tokensAdded` (the doc
+   * already holds the range's tokens at this tier), a part that is a whole token is not looked
+   * up again: most are (`Video Helper Suite`, every lower-case id).
    */
-  addNameParts(text: string, from: number, to: number, joinRuns: boolean, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
+  addNameParts(text: string, from: number, to: number, joinRuns: boolean, tokensAdded: boolean, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
     const scanner = this.scanner;
     if (!scanner.scan(text, from, to)) {
       const parts = nameParts(from === 0 && to === text.length ? text : text.slice(from, to));
@@ -215,7 +221,8 @@ export class TermTable {
     for (let k = 0; k < count; k++) {
       const s = bounds[2 * k]!;
       const e = bounds[2 * k + 1]!;
-      if (e - s > 1) this.add(this.idOfSlice(text, s, e, foldLower(FNV_OFFSET, text, s, e)), d, tier, pairTerm, pairTier);
+      if (e - s < 2 || (tokensAdded && (s === from || !isAlnum(text.charCodeAt(s - 1))) && (e === to || !isAlnum(text.charCodeAt(e))))) continue;
+      this.add(this.idOfSlice(text, s, e, foldLower(FNV_OFFSET, text, s, e)), d, tier, pairTerm, pairTier);
     }
     if (!joinRuns) return;
     for (let i = 0; i < count; i++) {
@@ -234,15 +241,15 @@ export class TermTable {
 
   /** The id of the lower-cased parts text[bounds[2i], bounds[2i+1]) for i in [first, last), joined; `len` long, hashed `h`. */
   private idOfParts(text: string, bounds: Int32Array, first: number, last: number, len: number, h: number): number {
-    const mask = this.slots.length - 1;
+    const mask = (this.slots.length >> 1) - 1;
     for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!;
+      const id = this.slots[2 * at]!;
       if (id === -1) {
         let t = "";
         for (let k = first; k < last; k++) t += text.slice(bounds[2 * k]!, bounds[2 * k + 1]!);
         return this.insert(t.toLowerCase(), h, at);
       }
-      if (this.hashes[id] !== h) continue;
+      if (this.slots[2 * at + 1] !== h) continue;
       const term = this.terms[id]!;
       if (term.length !== len) continue;
       let same = true;
@@ -261,11 +268,11 @@ export class TermTable {
 
   /** The id of text[start, end) lower-cased without its hyphens and underscores; `len` long, hashed `h`. */
   private idOfJoined(text: string, start: number, end: number, len: number, h: number): number {
-    const mask = this.slots.length - 1;
+    const mask = (this.slots.length >> 1) - 1;
     for (let at = h & mask; ; at = (at + 1) & mask) {
-      const id = this.slots[at]!;
+      const id = this.slots[2 * at]!;
       if (id === -1) return this.insert(text.slice(start, end).replace(/[-_]/g, "").toLowerCase(), h, at);
-      if (this.hashes[id] !== h) continue;
+      if (this.slots[2 * at + 1] !== h) continue;
       const term = this.terms[id]!;
       if (term.length !== len) continue;
       let same = true;
@@ -283,11 +290,13 @@ export class TermTable {
 
   private rehash(): void {
     const slots = new Int32Array(this.slots.length * 2).fill(-1);
-    const mask = slots.length - 1;
+    const mask = (slots.length >> 1) - 1;
     for (let id = 0; id < this.terms.length; id++) {
-      let at = this.hashes[id]! & mask;
-      while (slots[at] !== -1) at = (at + 1) & mask;
-      slots[at] = id;
+      const h = this.hashes[id]!;
+      let at = h & mask;
+      while (slots[2 * at] !== -1) at = (at + 1) & mask;
+      slots[2 * at] = id;
+      slots[2 * at + 1] = h;
     }
     this.slots = slots;
   }
