@@ -5,6 +5,7 @@ import { TermTrie } from "../src/adapters/embedded/term-trie.ts";
 import { TrigramIndex } from "../src/adapters/embedded/trigram-index.ts";
 import { IndexSearcher } from "../src/adapters/embedded/search-index.ts";
 import { selectTop } from "../src/adapters/embedded/top-keys.ts";
+import { SortedTerms } from "../src/adapters/embedded/sorted-terms.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import { testCatalog } from "@app/testkit/catalog";
 import { hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, tokenise } from "../src/domain/text.ts";
@@ -157,6 +158,22 @@ describe("embedded index internals", () => {
         expect(answer.nodes.map((n) => n.id)).toEqual(fresh.nodes.map((n) => n.id));
       }
     }
+  });
+
+  it("the dictionary's prefix ranges and exact lookups are those of a plain scan, whatever the characters", () => {
+    const chars = fc.constantFrom("a", "b", "z", "\u0000", "\u007f", "\u0080", "é", "\uffff", "0");
+    const term = fc.string({ unit: chars, minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(fc.uniqueArray(term, { maxLength: 40 }), term, (dict, key) => {
+        const terms = [...dict].sort();
+        const sorted = new SortedTerms(terms);
+        const starting = terms.flatMap((t, i) => (t.startsWith(key) ? [i] : []));
+        const [s, e] = sorted.prefixRange(key);
+        expect(Array.from({ length: e - s }, (_, i) => s + i)).toEqual(starting);
+        expect(sorted.exactIndex(key)).toBe(terms.indexOf(key));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("selectTop returns the k smallest keys in order", () => {

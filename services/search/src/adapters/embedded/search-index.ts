@@ -4,7 +4,7 @@ import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from ".
 import { identityHash, type IndexData } from "./build-index.ts";
 import { partitionPoint } from "./binary-search.ts";
 import { BoundedMemo } from "../../domain/bounded-memo.ts";
-import { allowedTypos, exactIndex, prefixRange } from "./sorted-terms.ts";
+import { allowedTypos, SortedTerms } from "./sorted-terms.ts";
 import { selectTop, TopKeys } from "./top-keys.ts";
 import { stemmer } from "stemmer";
 import { NOISE_WORDS } from "../../domain/text.ts";
@@ -18,10 +18,12 @@ const TIERS = 4;
 
 /** Every field of the query in a fixed order; strings are length-prefixed, so no value can spell another query's key. */
 function resultKey(q: EngineQuery): string {
-  const f = (v: string | undefined) => (v === undefined ? "-" : `${v.length}:${v}`);
-  const ids = q.ids === undefined ? "-" : `${q.ids.length}:${q.ids.map(f).join("")}`;
-  return `${f(q.search)}|${f(q.repositoryUrl)}|${f(q.appNode)}|${f(q.os)}|${f(q.accelerator)}|${q.includeBanned ? 1 : 0}|${ids}|${q.offset}|${q.limit}`;
+  const ids = q.ids === undefined ? "-" : `${q.ids.length}:${q.ids.map(keyPart).join("")}`;
+  return `${keyPart(q.search)}|${keyPart(q.repositoryUrl)}|${keyPart(q.appNode)}|${keyPart(q.os)}|${keyPart(q.accelerator)}|${q.includeBanned ? 1 : 0}|${ids}|${q.offset}|${q.limit}`;
 }
+
+// Module-level, as are the other per-search helpers: the gateway runs under tsx, which names every local closure as it is made (a defineProperty a call).
+const keyPart = (v: string | undefined) => (v === undefined ? "-" : `${v.length}:${v}`);
 
 /** A search string's candidates (doc numbers), their scores in score steps, and the docs it names exactly. */
 interface TextMatches {
@@ -118,25 +120,29 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
   let totalWeight = 0;
   for (let i = 0; i < words; i++) totalWeight += weights[i] = NOISE_WORDS.has(slots[i]!.term) ? noiseWeight : 1;
   const covers: number[][] = [];
-  const extra = (term: string, prefix: boolean, from: number, to: number) => {
-    if (covers.length >= MAX_EXTRA_SLOTS || slotOf.has(term)) return;
-    slotOf.set(term, slots.length);
-    slots.push({ term, prefix, word: false, classLike: false });
-    const covered = new Set<number>();
-    for (let k = from; k < to; k++) covered.add(slotOf.get(raw[k]!)!);
-    covers.push([...covered]);
-  };
+  const plan = { slots, covers, slotOf, raw };
   for (let i = 0; i < raw.length; i++) {
     for (const { words: phrase, term } of PHRASES_BY_FIRST_WORD.get(raw[i]!) ?? NO_PHRASES) {
-      if (i + phrase.length <= raw.length && phrase.every((w, k) => raw[i + k] === w)) extra(term, false, i, i + phrase.length);
+      if (i + phrase.length <= raw.length && phrase.every((w, k) => raw[i + k] === w)) addExtraSlot(plan, term, false, i, i + phrase.length);
     }
     let joined = raw[i]!;
     for (let k = i + 1; k < Math.min(raw.length, i + 4); k++) {
       joined += raw[k]!;
-      extra(joined, k === last, i, k + 1);
+      addExtraSlot(plan, joined, k === last, i, k + 1);
     }
   }
   return { slots, weights, totalWeight, covers, words };
+}
+
+/** A slot standing for the words raw[from..to) at once (their joined form, or an abbreviation), unless the plan has it or is full. */
+function addExtraSlot(plan: { slots: QueryPlan["slots"]; covers: number[][]; slotOf: Map<string, number>; raw: readonly string[] }, term: string, prefix: boolean, from: number, to: number): void {
+  const { slots, covers, slotOf, raw } = plan;
+  if (covers.length >= MAX_EXTRA_SLOTS || slotOf.has(term)) return;
+  slotOf.set(term, slots.length);
+  slots.push({ term, prefix, word: false, classLike: false });
+  const covered = new Set<number>();
+  for (let k = from; k < to; k++) covered.add(slotOf.get(raw[k]!)!);
+  covers.push([...covered]);
 }
 
 /**
@@ -211,7 +217,10 @@ export class IndexSearcher {
   private invTotal = 1;
   private readonly popularity: Float32Array;
 
+  private readonly dict: SortedTerms;
+
   constructor(readonly data: IndexData, private readonly weights: RankingWeights = DEFAULT_WEIGHTS) {
+    this.dict = new SortedTerms(data.terms);
     this.match = matchCodes(weights);
     this.popularity = new Float32Array(data.n);
     this.popularitySteps = new Int32Array(data.n);
@@ -410,7 +419,7 @@ export class IndexSearcher {
     return this.stemCache.getOrCompute(tok, () => {
       const terms = this.data.terms;
       const out: number[] = [];
-      const [s, e] = prefixRange(terms, stem);
+      const [s, e] = this.dict.prefixRange(stem);
       // A stem shared by hundreds of terms is too short to say much.
       if (e - s > 512) return out;
       // Porter strips at most a few letters: longer terms cannot share the stem.
@@ -455,9 +464,9 @@ export class IndexSearcher {
       const { term: tok, prefix, word } = plan.slots[slot]!;
       let s: number;
       let e: number;
-      if (prefix) [s, e] = prefixRange(terms, tok);
+      if (prefix) [s, e] = this.dict.prefixRange(tok);
       else {
-        s = exactIndex(terms, tok);
+        s = this.dict.exactIndex(tok);
         e = s + 1;
         if (s < 0) s = e = 0;
       }

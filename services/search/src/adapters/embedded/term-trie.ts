@@ -163,19 +163,18 @@ export class TermTrie {
    * Terms starting with q's own first character are the first walk's, at no more than 2.
    */
   private frontEdits(q: string, onMatch: (termIndex: number) => void): void {
-    const report = (t: number) => {
-      if (t >= 0) onMatch(t);
-    };
     const rest = q.slice(1);
-    report(this.lookup(0, 0, rest)); // the first character deleted
-    if (q.length >= 2 && q[0] !== q[1]) report(this.lookup(0, 0, q[1]! + q[0]! + q.slice(2))); // the first two swapped
+    // Each lookup gives a term index or -1; a term is reported once per way it is found.
+    const found = [this.lookup(0, 0, rest)]; // the first character deleted
+    if (q.length >= 2 && q[0] !== q[1]) found.push(this.lookup(0, 0, q[1]! + q[0]! + q.slice(2))); // the first two swapped
     const first = q.charCodeAt(0);
     const nodes = this.nodes;
     for (let ch = nodes[CHILD]!, end = nodes[STRIDE + CHILD]!; ch < end; ch++) {
       if ((this.info[ch]! & 0xffff) === first) continue;
-      report(this.lookup(ch, 1, rest)); // the first character replaced
-      report(this.lookup(ch, 1, q)); // a character inserted before it
+      found.push(this.lookup(ch, 1, rest)); // the first character replaced
+      found.push(this.lookup(ch, 1, q)); // a character inserted before it
     }
+    for (const t of found) if (t >= 0) onMatch(t);
   }
 
   /** The term spelled by the path to `node` up to `at` characters into its label, followed by `s`; or -1. */
