@@ -60,7 +60,11 @@ export class SortedTerms {
   }
 }
 
-/** The first index in [from, to) whose term is not below `key` (a loop: no predicate closure per lookup). */
+/**
+ * The first index in [from, to) whose term is not below `key`. A loop, as is `prefixRange`'s
+ * end, rather than `partitionPoint` with a predicate closure: with the buckets a lookup is a few
+ * comparisons, and the closure per lookup cost 1–5% of a search (same-process A/B, 18:28 UTC).
+ */
 export function lowerBound(terms: readonly string[], key: string, from = 0, to = terms.length): number {
   let lo = from;
   let hi = to;
