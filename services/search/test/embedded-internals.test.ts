@@ -7,7 +7,7 @@ import { IndexSearcher } from "../src/adapters/embedded/search-index.ts";
 import { selectTop } from "../src/adapters/embedded/top-keys.ts";
 import { SortedTerms } from "../src/adapters/embedded/sorted-terms.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
-import { testCatalog } from "@app/testkit/catalog";
+import { seeded, testCatalog } from "@app/testkit/catalog";
 import { hyphenatedWords, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, tokenise } from "../src/domain/text.ts";
 import { NamePartScanner } from "../src/adapters/embedded/name-part-bounds.ts";
 
@@ -165,6 +165,19 @@ describe("embedded index internals", () => {
     expect(nameParts("SeedVR2_VideoUpscaler")).toEqual(["seed", "vr", "2", "video", "upscaler"]);
     expect(nameParts("ComfyUI-WanVideoWrapper")).toEqual(["comfyui", "wan", "video", "wrapper"]);
     expect(hyphenatedWords("lip-sync and image_to-3D")).toEqual(["lipsync", "imageto3d"]);
+  });
+
+  it("the index does not depend on the order the records come in (the build visits them in that order)", async () => {
+    const records = (await loadCatalog(testCatalog().path)).records;
+    const shuffled = [...records];
+    const rand = seeded(3);
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+    }
+    // Two packs of one id: the later doc answers, whichever record came first.
+    const twin = { ...records[0]!, downloads: -1 };
+    expect(await buildIndex([twin, ...shuffled])).toEqual(await buildIndex([...records, twin]));
   });
 
   it("a search string's remembered matches answer its other filters and pages as a fresh search does", async () => {

@@ -1,11 +1,13 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
-import { platformKey } from "../../domain/platform-values.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
-import { appNodeNameTokens, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
+import { normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { GrowInt32, GrowUint8, TermTable } from "./term-table.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 import { popularityLogScale, popularityPercentiles } from "../../domain/popularity.ts";
+import { AppNodeNames } from "./app-node-names.ts";
+import { PlatformSets } from "./platform-sets.ts";
+import { RepositoryText } from "./repository-text.ts";
 
 export { identityHash } from "./term-table.ts";
 
@@ -79,11 +81,11 @@ export function byPopularity(a: StoredNode, b: StoredNode): number {
 }
 
 /**
- * The records in byPopularity() order. Its keys are read once into typed arrays and the sort
- * compares those, not three fields of two records scattered over the heap (that sort was some
- * 3 s of a quiet 1M build).
+ * The records' positions in byPopularity() order. Its keys are read once into typed arrays and
+ * the sort compares those, not three fields of two records scattered over the heap (that sort
+ * was some 3 s of a quiet 1M build).
  */
-function sortByPopularity(records: StoredNode[]): StoredNode[] {
+function popularityOrder(records: StoredNode[]): Int32Array {
   const n = records.length;
   const ranking = new Float64Array(n);
   const downloads = new Float64Array(n);
@@ -106,9 +108,7 @@ function sortByPopularity(records: StoredNode[]): StoredNode[] {
       (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0) ||
       0,
   );
-  const out: StoredNode[] = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = records[order[i]!]!;
-  return out;
+  return Int32Array.from(order);
 }
 
 /** Whether text[from, to) is `lower` but for the case of ASCII letters. */
@@ -137,9 +137,16 @@ const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
  * the event loop now and then, so the old index keeps answering while a new one is built.
  */
 export async function buildIndex(records: readonly StoredNode[], onProgress?: (indexed: number, total: number) => void): Promise<IndexData> {
-  const docs = sortByPopularity(records.filter((r) => r.status !== "NodeStatusDeleted"));
-  const n = docs.length;
+  const live = records.filter((r) => r.status !== "NodeStatusDeleted");
+  const n = live.length;
   if (n > MAX_DOCS) throw new Error(`the embedded index holds at most ${MAX_DOCS} nodes, got ${n}`);
+  // Docs are numbered in popularity order, but the packs are visited in the order given: that is
+  // the order their records were read and allocated in, so the loop reads the heap forward
+  // instead of jumping about a GiB of it for every pack.
+  const visitOf = popularityOrder(live);
+  const docs: StoredNode[] = Array.from(visitOf, (at) => live[at]!);
+  const docOf = new Int32Array(n);
+  for (let doc = 0; doc < n; doc++) docOf[visitOf[doc]!] = doc;
 
   const banned = new Uint8Array(n);
   const byId = new Map<string, number>();
@@ -148,54 +155,16 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   const table = new TermTable();
   const pairTerm = new GrowInt32();
   const pairTier = new GrowUint8();
-  const docPairStart = new Int32Array(n + 1);
+  /** Per visit position, where its pack's (term, tier) pairs start. */
+  const pairStart = new Int32Array(n + 1);
 
-  // Joined every 1,024 packs, so each URL string dies young instead of living through the build.
-  const repoBlocks: string[] = [];
-  let repoBlock: string[] = [];
-  const repoStart = new Int32Array(n + 1);
-  let repoLen = 0;
+  const repositories = new RepositoryText(n);
+  const appNodes = new AppNodeNames(n);
+  const osSets = new PlatformSets(n);
+  const accSets = new PlatformSets(n);
 
-  const appIdOf = new Map<string, number>();
-  const appNames: string[] = [];
-  const appPairName = new GrowInt32();
-  const appPairDoc = new GrowInt32();
-
-  const osSetIds = new Map<string, number>();
-  const osSets: string[][] = [];
-  const osSetOf = new Uint32Array(n);
-  const accSetIds = new Map<string, number>();
-  const accSets: string[][] = [];
-  const accSetOf = new Uint32Array(n);
-  // A list as written names its set for every later pack that writes it the same way, so the
-  // key (levels, synonyms, sorted) is built once per distinct list, not per pack.
-  const osWritten = { one: new Map<string, number>(), many: new Map<string, number>() };
-  const accWritten = { one: new Map<string, number>(), many: new Map<string, number>() };
-  const setOf = (values: string[] | undefined, ids: Map<string, number>, sets: string[][], written: typeof osWritten) => {
-    if (!values || values.length === 0) {
-      // Most nodes declare nothing: one shared open set, found without building a key.
-      const open = ids.get("");
-      if (open !== undefined) return open;
-    }
-    const list = values ?? [];
-    // One value (most lists) is its own name; other lists are named by their JSON.
-    const names = list.length === 1 ? written.one : written.many;
-    const name = list.length === 1 ? list[0]! : JSON.stringify(list);
-    let id = names.get(name);
-    if (id !== undefined) return id;
-    const key = list.map(platformKey).sort().join("\n");
-    id = ids.get(key);
-    if (id === undefined) {
-      id = sets.length;
-      ids.set(key, id);
-      sets.push(list);
-    }
-    names.set(name, id);
-    return id;
-  };
-
-  // App node names, authors and publishers recur across packs (and forks): split and look
-  // each one up once, then add its term ids directly.
+  // Authors, publishers and tags recur across packs: split and look each one up once, then add
+  // its term ids directly.
   const memo = new Map<string, Int32Array>();
   const idsOf = (text: string, split: (s: string) => string[]) => {
     let ids = memo.get(text);
@@ -205,17 +174,19 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     }
     return ids;
   };
-  const appMemo = new Map<string, { ids: Int32Array; aid: number }>();
   let d = 0;
   const addIds = (ids: Int32Array, tier: number) => {
     for (let i = 0; i < ids.length; i++) table.add(ids[i]!, d, tier, pairTerm, pairTier);
   };
 
-  for (d = 0; d < n; d++) {
-    const r = docs[d]!;
-    byId.set(r.id, d);
+  for (let at = 0; at < n; at++) {
+    const r = live[at]!;
+    d = docOf[at]!;
+    // Of two packs with one id, the later doc answers, as a visit in doc order would leave it.
+    const seen = byId.get(r.id);
+    if (seen === undefined || seen < d) byId.set(r.id, d);
     if (r.status === "NodeStatusBanned") banned[d] = 1;
-    docPairStart[d] = pairTerm.len;
+    pairStart[at] = pairTerm.len;
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
     identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
@@ -232,25 +203,8 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
       const from = end === 0 ? 0 : r.repository!.lastIndexOf("/", end - 1) + 1;
       table.addNameParts(r.repository!, from, end, false, sameFolded(r.repository!, from, end, repoAlias), d, TIER_IDENTITY, pairTerm, pairTier);
     }
-    if (r.app_node_names) {
-      for (const name of r.app_node_names) {
-        let app = appMemo.get(name);
-        if (!app) {
-          const lower = name.toLowerCase();
-          let aid = appIdOf.get(lower);
-          if (aid === undefined) {
-            aid = appNames.length;
-            appIdOf.set(lower, aid);
-            appNames.push(lower);
-          }
-          app = { ids: Int32Array.from(appNodeNameTokens(name), (t) => table.id(t)), aid };
-          appMemo.set(name, app);
-        }
-        addIds(app.ids, TIER_CLASSES);
-        appPairName.push(app.aid);
-        appPairDoc.push(d);
-      }
-    }
+    appNodes.startPack(at);
+    if (r.app_node_names) for (const name of r.app_node_names) addIds(appNodes.add(name, table), TIER_CLASSES);
     if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_CLASSES);
     if (r.description) {
       table.addText(r.description, d, TIER_DESCRIPTION, pairTerm, pairTier, true);
@@ -259,24 +213,22 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     if (r.publisher?.id) addIds(idsOf(r.publisher.id, tokenise), TIER_AUTHOR);
     if (r.publisher?.name) addIds(idsOf(r.publisher.name, tokenise), TIER_AUTHOR);
 
-    repoBlock.push(url);
-    repoStart[d] = repoLen;
-    repoLen += url.length + 1;
-
-    osSetOf[d] = setOf(r.supported_os, osSetIds, osSets, osWritten);
-    accSetOf[d] = setOf(r.supported_accelerators, accSetIds, accSets, accWritten);
+    repositories.add(url);
+    osSets.add(d, r.supported_os);
+    accSets.add(d, r.supported_accelerators);
 
     // Every 1,024 nodes (tens of ms at 1M-node rates) the old index gets to answer waiting searches.
-    if ((d & 1023) === 1023) {
-      repoBlocks.push(repoBlock.join("\n") + "\n");
-      repoBlock = [];
-      onProgress?.(d + 1, n);
+    if ((at & 1023) === 1023) {
+      onProgress?.(at + 1, n);
       await yieldToEventLoop();
     }
   }
-  docPairStart[n] = pairTerm.len;
-  repoStart[n] = repoLen;
-  if (repoBlock.length > 0) repoBlocks.push(repoBlock.join("\n") + "\n");
+  pairStart[n] = pairTerm.len;
+  // Before the postings are allocated: the repository text needs a second copy while it is put in doc order.
+  const repository = repositories.finish(visitOf);
+  const apps = appNodes.finish(visitOf);
+  const os = osSets.finish();
+  const acc = accSets.finish();
 
   // Postings in CSR form, terms in sorted order; filled doc by doc, so each list is doc-ordered.
   const nTerms = table.size;
@@ -296,23 +248,15 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   const cursor = termStart.slice(0, nTerms);
   for (let doc = 0; doc < n; doc++) {
     if ((doc & 65535) === 65535) await yieldToEventLoop();
-    for (let p = docPairStart[doc]!, e = docPairStart[doc + 1]!; p < e; p++) {
+    const at = visitOf[doc]!;
+    for (let p = pairStart[at]!, e = pairStart[at + 1]!; p < e; p++) {
       const s = rank[pairTerm.a[p]!]!;
-      const at = cursor[s]!++;
-      postDoc[at] = doc;
-      postTier[at] = pairTier.a[p]!;
+      const slot = cursor[s]!++;
+      postDoc[slot] = doc;
+      postTier[slot] = pairTier.a[p]!;
     }
   }
   await yieldToEventLoop();
-
-  const appStart = new Int32Array(appNames.length + 1);
-  for (let i = 0; i < appNames.length; i++) appStart[i + 1] = appStart[i]! + appNames[i]!.length + 1;
-  const appDocStart = new Int32Array(appNames.length + 1);
-  for (let p = 0; p < appPairName.len; p++) appDocStart[appPairName.a[p]! + 1]!++;
-  for (let i = 0; i < appNames.length; i++) appDocStart[i + 1]! += appDocStart[i]!;
-  const appDocs = new Int32Array(appPairName.len);
-  const appCursor = appDocStart.slice(0, appNames.length);
-  for (let p = 0; p < appPairName.len; p++) appDocs[appCursor[appPairName.a[p]!]!++] = appPairDoc.a[p]!;
 
   onProgress?.(n, n);
   return {
@@ -329,18 +273,12 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     termStart,
     postDoc,
     postTier,
-    repoText: repoBlocks.length === 0 ? "\n" : repoBlocks.join(""),
-    repoStart,
-    appText: appNames.join("\n") + "\n",
-    appStart,
-    appNames,
-    appTrigrams: new TrigramIndex(appNames),
-    appByName: appIdOf,
-    appDocStart,
-    appDocs,
-    osSetOf,
-    osSets,
-    accSetOf,
-    accSets,
+    ...repository,
+    ...apps,
+    appTrigrams: new TrigramIndex(apps.appNames),
+    osSetOf: os.setOf,
+    osSets: os.sets,
+    accSetOf: acc.setOf,
+    accSets: acc.sets,
   };
 }
