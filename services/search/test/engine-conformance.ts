@@ -192,6 +192,35 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
         expect((await ids({ search: "easyuse" }))[0]).toBe("easy");
         expect((await ids({ search: "easy use" }))[0]).toBe("easy");
       });
+      it("(4d) filler words beside a word add to the packs it finds and bring in none of their own; alone, they search as usual", async () => {
+        await load([
+          node("zeta", { name: "ComfyUI-Zeta", repo_stars: 1 }),
+          node("other-tools", { name: "Other", description: "zeta tools", repo_stars: 2 }),
+          node("famous", { name: "ComfyUI Famous Nodes", description: "custom nodes for comfyui", repo_stars: 90_000 }),
+          node("plain", { name: "Plain Pack", repo_stars: 50 }),
+        ]);
+        // `ComfyUI-Zeta` as a person pastes it: the pack itself, and nothing that only says ComfyUI.
+        const zeta = await engine.search(q({ search: "ComfyUI-Zeta" }));
+        expect(zeta.nodes.map((n) => n.id)).toEqual(["zeta", "other-tools"]);
+        expect(zeta.total).toBe(2);
+        expect(await ids({ search: "custom nodes zeta" })).toEqual(["zeta", "other-tools"]);
+        expect(await ids({ search: "ComfyUI-Unknown" })).toEqual([]);
+        expect(await ids({ search: "comfyui nodes" })).toEqual(["famous", "zeta"]);
+      });
+      it("(4e) the completions of the word being typed add to what the other words find; alone, they find", async () => {
+        await load([
+          node("video-upscaler", { name: "Video Upscaler", repo_stars: 1 }),
+          node("video-tools", { name: "Video Tools", repo_stars: 2 }),
+          node("upscaler-pack", { name: "Upscaler Suite", repo_stars: 500 }),
+          node("upscaling-lab", { name: "Upscaling Lab", repo_stars: 400 }),
+          node("upsampler", { name: "Upsampler", repo_stars: 300 }),
+        ]);
+        // `video ups` on its way to `video upscaler`: video packs, those going on with ups… first.
+        const typing = await engine.search(q({ search: "video ups" }));
+        expect(typing.nodes.map((n) => n.id)).toEqual(["video-upscaler", "video-tools"]);
+        expect(typing.total).toBe(2);
+        expect((await ids({ search: "ups" })).sort()).toEqual(["upsampler", "upscaler-pack", "upscaling-lab", "video-upscaler"]);
+      });
       it("(5) popularity breaks ties: search_ranking, then downloads, then repo_stars", async () => {
         await load([
           node("stars", { name: "Omega A", search_ranking: 5, downloads: 10, repo_stars: 99 }),

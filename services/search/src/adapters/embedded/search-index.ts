@@ -84,8 +84,12 @@ const MAX_EXTRA_SLOTS = 16;
  * abbreviation), each covering those words' slots.
  */
 interface QueryPlan {
-  /** `classLike`: typed in CamelCase (`FaceDetailer`), so a node class of that name answers as well as a pack name. */
-  slots: { term: string; prefix: boolean; word: boolean; classLike: boolean }[];
+  /**
+   * `classLike`: typed in CamelCase (`FaceDetailer`), so a node class of that name answers as well as a pack name.
+   * `addsOnly`: a filler word beside other words, which adds to the docs they match but brings in none of its own.
+   * `completionsAddOnly`: the last word, beside other words: the longer terms it is a prefix of do the same.
+   */
+  slots: { term: string; prefix: boolean; word: boolean; classLike: boolean; addsOnly: boolean; completionsAddOnly: boolean }[];
   weights: Float64Array;
   totalWeight: number;
   /** Per extra slot (index from `words`), the word slots it covers. */
@@ -107,14 +111,22 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
   const slotOf = new Map<string, number>();
   const slots: QueryPlan["slots"] = [];
   const last = raw.length - 1;
-  for (const t of raw) {
-    if (!slotOf.has(t)) {
-      slotOf.set(t, slots.length);
-      slots.push({ term: t, prefix: false, word: true, classLike: camel.has(t) });
-    }
-  }
   // Only the query's last word is still being typed; it alone matches as a prefix.
-  slots[slotOf.get(raw[last]!)!]!.prefix = true;
+  const typing = raw[last]!;
+  // Beside words that say something, a filler word (`comfyui` in `ComfyUI-Manager`) and the
+  // completions of the word being typed (`u` in `video u`) only add to what those words find.
+  // Alone they would bring in nearly every pack (5.7k of 5.9k for `comfyui`) to be read, scored
+  // and counted. So the other words come first and make the candidates; then the last word, whose
+  // exact form, stems and typos still make candidates; then the filler words.
+  const content = raw.filter((t) => !NOISE_WORDS.has(t));
+  const ordered = content.length === 0 ? raw : [...content.filter((t) => t !== typing), ...content.filter((t) => t === typing), ...raw.filter((t) => NOISE_WORDS.has(t))];
+  const othersThanTyping = new Set(content.filter((t) => t !== typing)).size > 0;
+  for (const t of ordered) {
+    if (slotOf.has(t)) continue;
+    slotOf.set(t, slots.length);
+    const addsOnly = content.length > 0 && NOISE_WORDS.has(t);
+    slots.push({ term: t, prefix: t === typing, word: true, classLike: camel.has(t), addsOnly, completionsAddOnly: t === typing && !addsOnly && othersThanTyping });
+  }
   const words = slots.length;
   const weights = new Float64Array(words);
   let totalWeight = 0;
@@ -139,7 +151,7 @@ function addExtraSlot(plan: { slots: QueryPlan["slots"]; covers: number[][]; slo
   const { slots, covers, slotOf, raw } = plan;
   if (covers.length >= MAX_EXTRA_SLOTS || slotOf.has(term)) return;
   slotOf.set(term, slots.length);
-  slots.push({ term, prefix, word: false, classLike: false });
+  slots.push({ term, prefix, word: false, classLike: false, addsOnly: false, completionsAddOnly: false });
   const covered = new Set<number>();
   for (let k = from; k < to; k++) covered.add(slotOf.get(raw[k]!)!);
   covers.push([...covered]);
@@ -527,6 +539,8 @@ export class IndexSearcher {
     const { docStamp, candOf, cand, acc, popularitySteps, codes, runCode, runGain } = this;
     const gain = this.slotGain;
     const base = slot * 32;
+    const { addsOnly, completionsAddOnly } = this.plan!.slots[slot]!;
+    const create = !addsOnly && !(kind === KIND_PREFIX && completionsAddOnly);
     for (let t = 0; t < TIERS; t++) {
       runCode[t] = this.match.codeOf[(t << 3) | kind]!;
       runGain[t] = gain[base + runCode[t]!]!;
@@ -535,6 +549,7 @@ export class IndexSearcher {
       const d = postDoc[p]!;
       const t = postTier[p]!;
       if (docStamp[d] !== gen) {
+        if (!create) continue;
         // Most postings make a new candidate, whose row is still all zeros: its score is set, not moved.
         docStamp[d] = gen;
         const c = nc++;
