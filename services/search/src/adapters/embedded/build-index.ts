@@ -144,9 +144,13 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   // the order their records were read and allocated in, so the loop reads the heap forward
   // instead of jumping about a GiB of it for every pack.
   const visitOf = popularityOrder(live);
-  const docs: StoredNode[] = Array.from(visitOf, (at) => live[at]!);
+  // Sized once: an array grown element by element keeps up to half again as much room (4 MiB at 1M).
+  const docs: StoredNode[] = new Array(n);
   const docOf = new Int32Array(n);
-  for (let doc = 0; doc < n; doc++) docOf[visitOf[doc]!] = doc;
+  for (let doc = 0; doc < n; doc++) {
+    docs[doc] = live[visitOf[doc]!]!;
+    docOf[visitOf[doc]!] = doc;
+  }
 
   const banned = new Uint8Array(n);
   const byId = new Map<string, number>();
