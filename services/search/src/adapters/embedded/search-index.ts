@@ -499,10 +499,7 @@ export class IndexSearcher {
       if (stem.length >= 3 && !(prefix && stem === tok)) {
         for (const i of this.stemNeighbours(tok, stem)) if (i < s || i >= e) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
       }
-      // The word being typed is read with typos only when no term starts with it: while it does,
-      // its completions are what the person is typing toward, and a two-typo walk (~35 µs) would
-      // add only words it is not on its way to.
-      const typos = prefix && s < e ? 0 : allowedTypos(tok.length);
+      const typos = allowedTypos(tok.length);
       if (typos > 0) {
         const near = this.typoNeighbours(tok, typos);
         for (let j = 0; j < near.length; j += 2) {
