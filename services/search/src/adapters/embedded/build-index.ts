@@ -4,7 +4,7 @@ import { TrigramIndex } from "./trigram-index.ts";
 import { normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { GrowInt32, GrowUint8, TermTable } from "./term-table.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
-import { popularityLogScale, popularityPercentiles } from "../../domain/popularity.ts";
+import { popularityLogScale, popularityOrder, popularityPercentiles } from "../../domain/popularity.ts";
 import { AppNodeNames } from "./app-node-names.ts";
 import { PlatformSets } from "./platform-sets.ts";
 import { RepositoryText } from "./repository-text.ts";
@@ -66,49 +66,6 @@ function buildIdentityIndex(hashes: Int32Array, n: number): Float64Array {
     }
   }
   return out.slice(0, m).sort();
-}
-
-const num = (v: number | undefined) => (v === undefined ? -Infinity : v);
-
-/** Popularity order: search_ranking, downloads, repo_stars (all descending), then id. */
-export function byPopularity(a: StoredNode, b: StoredNode): number {
-  return (
-    num(b.search_ranking) - num(a.search_ranking) ||
-    num(b.downloads) - num(a.downloads) ||
-    num(b.repo_stars) - num(a.repo_stars) ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  ) || 0;
-}
-
-/**
- * The records' positions in byPopularity() order. Its keys are read once into typed arrays and
- * the sort compares those, not three fields of two records scattered over the heap (that sort
- * was some 3 s of a quiet 1M build).
- */
-function popularityOrder(records: StoredNode[]): Int32Array {
-  const n = records.length;
-  const ranking = new Float64Array(n);
-  const downloads = new Float64Array(n);
-  const stars = new Float64Array(n);
-  const ids: string[] = new Array(n);
-  const order: number[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const r = records[i]!;
-    ranking[i] = num(r.search_ranking);
-    downloads[i] = num(r.downloads);
-    stars[i] = num(r.repo_stars);
-    ids[i] = r.id;
-    order[i] = i;
-  }
-  order.sort(
-    (a, b) =>
-      ranking[b]! - ranking[a]! ||
-      downloads[b]! - downloads[a]! ||
-      stars[b]! - stars[a]! ||
-      (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0) ||
-      0,
-  );
-  return Int32Array.from(order);
 }
 
 /** Whether text[from, to) is `lower` but for the case of ASCII letters. */

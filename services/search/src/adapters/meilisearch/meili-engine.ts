@@ -1,11 +1,10 @@
 import { Meilisearch, type SearchParams } from "meilisearch";
 import type { StoredNode } from "../../domain/catalog-record.ts";
-import { byPopularity } from "../embedded/build-index.ts";
 import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../search-engine.ts";
 import { meiliUid, toMeiliDocument, type MeiliDocument } from "./documents.ts";
 import { lookupFilters, planMeiliQuery, sliceSegments } from "./query.ts";
 import { MEILI_SETTINGS } from "./settings.ts";
-import { blendedPopularity } from "../../domain/popularity.ts";
+import { blendedPopularity, popularityOrder } from "../../domain/popularity.ts";
 import { DEFAULT_WEIGHTS } from "../../domain/ranking.ts";
 
 const LOOKUP_PAGE = 1000;
@@ -120,7 +119,8 @@ export class MeiliSearchEngine implements SearchEngine {
 
   async replaceAll(records: readonly StoredNode[], onProgress?: (p: IndexProgress) => void): Promise<void> {
     await this.prepare();
-    const live = records.filter((r) => r.status !== "NodeStatusDeleted").sort(byPopularity);
+    const given = records.filter((r) => r.status !== "NodeStatusDeleted");
+    const live = Array.from(popularityOrder(given), (i) => given[i]!);
     const popularity = blendedPopularity(live, DEFAULT_WEIGHTS.percentileShare);
     const fresh = `${this.opts.index}_build_${Date.now()}`;
     await this.client.createIndex(fresh, { primaryKey: "uid" }).waitTask();
