@@ -119,13 +119,13 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
   // and counted. So the other words come first and make the candidates; then the last word, whose
   // exact form, stems and typos still make candidates; then the filler words.
   const content = raw.filter((t) => !NOISE_WORDS.has(t));
-  const ordered = content.length === 0 ? raw : [...content.filter((t) => t !== typing), ...content.filter((t) => t === typing), ...raw.filter((t) => NOISE_WORDS.has(t))];
-  const othersThanTyping = new Set(content.filter((t) => t !== typing)).size > 0;
+  const others = content.filter((t) => t !== typing);
+  const ordered = content.length === 0 ? raw : [...others, ...(others.length < content.length ? [typing] : []), ...raw.filter((t) => NOISE_WORDS.has(t))];
   for (const t of ordered) {
     if (slotOf.has(t)) continue;
     slotOf.set(t, slots.length);
     const addsOnly = content.length > 0 && NOISE_WORDS.has(t);
-    slots.push({ term: t, prefix: t === typing, word: true, classLike: camel.has(t), addsOnly, completionsAddOnly: t === typing && !addsOnly && othersThanTyping });
+    slots.push({ term: t, prefix: t === typing, word: true, classLike: camel.has(t), addsOnly, completionsAddOnly: t === typing && !addsOnly && others.length > 0 });
   }
   const words = slots.length;
   const weights = new Float64Array(words);
