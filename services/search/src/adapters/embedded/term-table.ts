@@ -1,18 +1,21 @@
 import { hyphenatedWords, joinedRuns, nameParts, tokenise } from "../../domain/text.ts";
 import { NamePartScanner } from "./name-part-bounds.ts";
 
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
 /** FNV-1a over the tokens joined by one space, never 0 (0 marks an empty slot). */
 export function identityHash(tokens: readonly string[]): number {
-  let h = 0x811c9dc5;
+  let h = FNV_OFFSET;
   for (let t = 0; t < tokens.length; t++) {
-    if (t > 0) h = Math.imul(h ^ 32, 0x01000193);
+    if (t > 0) h = Math.imul(h ^ 32, FNV_PRIME);
     const s = tokens[t]!;
-    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), FNV_PRIME);
   }
   return h === 0 ? 1 : h | 0;
 }
 
-
+// Two classes, not one over either array type, so that each push site sees one kind of typed array.
 export class GrowInt32 {
   a = new Int32Array(1 << 16);
   len = 0;
@@ -39,8 +42,6 @@ export class GrowUint8 {
   }
 }
 
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
 /** joinedRuns()' longest run. */
 const JOINED_RUN_MAX = 4;
@@ -68,7 +69,6 @@ function isComfy(text: string, s: number, e: number): boolean {
  */
 export class TermTable {
   readonly terms: string[] = [];
-  private hashes = new Int32Array(1 << 16);
   /** [term id, its hash] per slot: a probe reads one cache line, not the slot and then the id's hash. */
   private slots = new Int32Array(2 << 17).fill(-1);
   private info = TermTable.newInfo(1 << 16);
@@ -132,8 +132,7 @@ export class TermTable {
   private insert(t: string, h: number, at: number): number {
     const id = this.terms.length;
     this.terms.push(t);
-    if (id === this.hashes.length) this.growTerms();
-    this.hashes[id] = h;
+    if (id === this.charStart.length - 1) this.growTerms();
     let end = this.charStart[id]!;
     if (end + t.length > this.chars.length) {
       const chars = new Uint16Array(Math.max(this.chars.length * 2, end + t.length));
@@ -307,11 +306,15 @@ export class TermTable {
     }
   }
 
+  /** Twice the slots, each term moved with the hash its old slot kept beside it. */
   private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2).fill(-1);
     const mask = (slots.length >> 1) - 1;
-    for (let id = 0; id < this.terms.length; id++) {
-      const h = this.hashes[id]!;
+    for (let i = 0; i < old.length; i += 2) {
+      const id = old[i]!;
+      if (id === -1) continue;
+      const h = old[i + 1]!;
       let at = h & mask;
       while (slots[2 * at] !== -1) at = (at + 1) & mask;
       slots[2 * at] = id;
@@ -321,15 +324,12 @@ export class TermTable {
   }
 
   private growTerms(): void {
-    const size = this.hashes.length * 2;
+    const size = (this.charStart.length - 1) * 2;
     const info = TermTable.newInfo(size);
     info.set(this.info);
-    const hashes = new Int32Array(size);
-    hashes.set(this.hashes);
     const charStart = new Int32Array(size + 1);
     charStart.set(this.charStart);
     this.info = info;
-    this.hashes = hashes;
     this.charStart = charStart;
   }
 }
