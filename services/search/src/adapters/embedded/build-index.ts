@@ -2,7 +2,7 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { TermTrie } from "./term-trie.ts";
 import { TrigramIndex } from "./trigram-index.ts";
 import { normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
-import { GrowInt32, GrowUint8, TermTable } from "./term-table.ts";
+import { GrowInt32, GrowUint8, lowerCode, TermTable } from "./term-table.ts";
 import { TIER_AUTHOR, TIER_CLASSES, TIER_DESCRIPTION, TIER_IDENTITY } from "../../domain/ranking.ts";
 import { popularityLogScale, popularityOrder, popularityPercentiles } from "../../domain/popularity.ts";
 import { AppNodeNames } from "./app-node-names.ts";
@@ -71,11 +71,7 @@ function buildIdentityIndex(hashes: Int32Array, n: number): Float64Array {
 /** Whether text[from, to) is `lower` but for the case of ASCII letters. */
 function sameFolded(text: string, from: number, to: number, lower: string): boolean {
   if (to - from !== lower.length) return false;
-  for (let i = from; i < to; i++) {
-    let c = text.charCodeAt(i);
-    if (c >= 65 && c <= 90) c += 32;
-    if (c !== lower.charCodeAt(i - from)) return false;
-  }
+  for (let i = from; i < to; i++) if (lowerCode(text.charCodeAt(i)) !== lower.charCodeAt(i - from)) return false;
   return true;
 }
 

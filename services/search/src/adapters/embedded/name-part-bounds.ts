@@ -8,7 +8,7 @@
 const isUpper = (c: number) => c >= 65 && c <= 90;
 const isLower = (c: number) => c >= 97 && c <= 122;
 const isDigit = (c: number) => c >= 48 && c <= 57;
-const isAlnum = (c: number) => isLower(c) || isUpper(c) || isDigit(c);
+export const isAlnum = (c: number) => isLower(c) || isUpper(c) || isDigit(c);
 
 /** Whether text[at, at + 7) is "comfyui" in any case. */
 function comfyuiAt(text: string, at: number, end: number): boolean {

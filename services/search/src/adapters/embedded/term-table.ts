@@ -1,5 +1,5 @@
 import { hyphenatedWords, joinedRuns, nameParts, tokenise } from "../../domain/text.ts";
-import { NamePartScanner } from "./name-part-bounds.ts";
+import { isAlnum, NamePartScanner } from "./name-part-bounds.ts";
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -46,14 +46,13 @@ const ASCII_TEXT = /^[\x00-\x7f]*$/;
 /** joinedRuns()' longest run. */
 const JOINED_RUN_MAX = 4;
 
-const lowerCode = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+/** An ASCII capital's lower case; any other code unit as it is. */
+export const lowerCode = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
 
 function foldLower(h: number, text: string, start: number, end: number): number {
   for (let i = start; i < end; i++) h = Math.imul(h ^ lowerCode(text.charCodeAt(i)), FNV_PRIME);
   return h;
 }
-
-const isAlnum = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 
 /** Whether text[s, e) is "comfy" or "comfyui" in any case: joinedRuns() starts no run there. */
 function isComfy(text: string, s: number, e: number): boolean {
@@ -191,8 +190,7 @@ export class TermTable {
     let lastEnd = -2;
     const n = text.length;
     for (let i = 0; i <= n; i++) {
-      let c = i < n ? text.charCodeAt(i) : 32;
-      if (c >= 65 && c <= 90) c += 32;
+      const c = lowerCode(i < n ? text.charCodeAt(i) : 32);
       if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
         if (start < 0) {
           start = i;
