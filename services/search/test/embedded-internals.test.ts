@@ -111,6 +111,16 @@ describe("embedded index internals", () => {
     );
   });
 
+  it("the typo trie finds first-character edits past the 64 first characters its front filter tells apart", () => {
+    // 150 first characters (Latin, CJK): their filter bits wrap around; every spelling with another first character must still be found.
+    const firsts = [..."abcdefghijklmnopqrstuvwxyz0123456789", ...Array.from({ length: 114 }, (_, i) => String.fromCharCode(0x4e00 + i * 7))];
+    const q = "xpandrender";
+    const dict = [...firsts.map((c) => c + q.slice(1)), ...firsts.map((c) => c + q), ...firsts.map((c) => c + "qqqqqqqqqq")];
+    const { got, want } = typoMatches(dict, q, 2);
+    expect(Object.keys(want).length).toBeGreaterThan(290);
+    expect(got).toEqual(want);
+  });
+
   it("the build's in-place tokeniser gives tokenise()'s terms and identity hash", async () => {
     const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "cOmFyUi", "comfy", "UI", "Comfy", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "--", ".git", "/", "a", "B", "9"), { maxLength: 10 }).map((p) => p.join(""));
     const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }), fragments, fc.constantFrom("ComfyUI-KJNodes", "Überwald_Café", "a.b/c--D"));

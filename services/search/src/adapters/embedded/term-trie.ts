@@ -27,12 +27,12 @@ const MAX_LEN_CAP = 0x7fff;
 const MAX_BITS_LEN = 31;
 /** `pushChildren`'s `needs` when a child's character cannot end its subtree's walk. */
 const ANY_CHARACTER = -1;
-/** How many leading characters `startsSeen` keeps of each term. */
+/** `frontEdits` filters on a term's characters 2 to 4, so it needs terms (and queries) of four or more. */
 const START_LEN = 4;
 
-/** A hash of four UTF-16 code units, well mixed in its low bits. */
-function startHash(c0: number, c1: number, c2: number, c3: number): number {
-  let h = Math.imul(c0, 0x9e3779b1) ^ Math.imul(c1, 0x85ebca77) ^ Math.imul(c2, 0xc2b2ae3d) ^ Math.imul(c3, 0x27d4eb2f);
+/** A hash of three UTF-16 code units, well mixed in its low bits. */
+function tailHash(c1: number, c2: number, c3: number): number {
+  let h = Math.imul(c1, 0x9e3779b1) ^ Math.imul(c2, 0x85ebca77) ^ Math.imul(c3, 0xc2b2ae3d);
   h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
   return h ^ (h >>> 12);
 }
@@ -56,15 +56,18 @@ export class TermTrie {
   /** `walkBits`'s character masks: bit i of eq[c] says q[i - 1] is c. Set for one walk, then cleared. */
   private readonly eq = new Int32Array(0x10000);
   /**
-   * The first four characters of every term of four or more, as bits set by `startHash` (a
-   * Bloom filter with one hash): `frontEdits` asks it before each of its lookups. Those lookups
-   * start at each of the root's children, whose subtrees lie all over the trie, so in a busy
-   * process each step down one was a cache miss (7 µs of a first-sight request through the
-   * gateway, for the one request in six that allows two typos); most stop within four
-   * characters, which this answers from one bit array a few hundred KiB at most.
+   * Which first characters come before which next three, for every term of four or more
+   * characters: per hash of characters 2 to 4 (`tailHash`), a 64-bit mask (two ints) of the
+   * root's children (bit: the child's number among them, modulo 64) whose character begins a
+   * term followed by those three. `frontEdits` starts a lookup at each of the root's children
+   * only where its bit is set: one mask answers for all of them. The lookups went down subtrees
+   * all over the trie, each step a cache miss in a busy process, and most ended within four
+   * characters (7 µs of an average first-sight request through the gateway, for the one request
+   * in six that allows two typos); a bit per child and per four-character start, in one array,
+   * was still 98 misses. A hash collision or a shared bit only costs a lookup.
    */
-  private readonly startsSeen: Int32Array;
-  private readonly startsMask: number;
+  private readonly frontSeen: Int32Array;
+  private readonly frontMask: number;
 
   constructor(sortedTerms: readonly string[]) {
     // First a linked trie of one character a node in insertion order (first child, next
@@ -156,22 +159,31 @@ export class TermTrie {
     this.info = info;
     this.labels = labels;
     this.size = count;
-    // About eight bits a term (a few per distinct start), from 2^15 to 2^24 bits.
-    const log2Bits = Math.min(24, Math.max(15, Math.ceil(Math.log2(Math.max(1, sortedTerms.length) * 8))));
-    this.startsSeen = new Int32Array(1 << (log2Bits - 5));
-    this.startsMask = (1 << log2Bits) - 1;
+    // About two slots a term, from 2^12 to 2^22 slots of 8 bytes.
+    const log2Slots = Math.min(22, Math.max(12, Math.ceil(Math.log2(Math.max(1, sortedTerms.length) * 2))));
+    this.frontSeen = new Int32Array(2 << log2Slots);
+    this.frontMask = (1 << log2Slots) - 1;
+    // Sorted terms: those of one first character are consecutive, as the root's children are.
+    let rootChild = -1;
+    let firstChar = -1;
     for (let s = 0; s < sortedTerms.length; s++) {
       const t = sortedTerms[s]!;
+      if (t.length === 0) continue;
+      if (t.charCodeAt(0) !== firstChar) {
+        firstChar = t.charCodeAt(0);
+        rootChild++;
+      }
       if (t.length < START_LEN) continue;
-      const b = startHash(t.charCodeAt(0), t.charCodeAt(1), t.charCodeAt(2), t.charCodeAt(3)) & this.startsMask;
-      this.startsSeen[b >>> 5]! |= 1 << (b & 31);
+      const slot = (tailHash(t.charCodeAt(1), t.charCodeAt(2), t.charCodeAt(3)) & this.frontMask) * 2;
+      const bit = rootChild & 63;
+      this.frontSeen[slot + (bit >>> 5)]! |= 1 << (bit & 31);
     }
   }
 
-  /** False when no term starts with `c` followed by q[from], q[from + 1], q[from + 2]; true when one may. */
-  private mayStart(c: number, q: string, from: number): boolean {
-    const b = startHash(c, q.charCodeAt(from), q.charCodeAt(from + 1), q.charCodeAt(from + 2)) & this.startsMask;
-    return (this.startsSeen[b >>> 5]! & (1 << (b & 31))) !== 0;
+  /** The root's children (by number among them, bits modulo 64) that begin a term followed by q[from], q[from + 1], q[from + 2]; a superset. */
+  private frontFollowing(q: string, from: number): [number, number] {
+    const slot = (tailHash(q.charCodeAt(from), q.charCodeAt(from + 1), q.charCodeAt(from + 2)) & this.frontMask) * 2;
+    return [this.frontSeen[slot]!, this.frontSeen[slot + 1]!];
   }
 
   /**
@@ -204,13 +216,17 @@ export class TermTrie {
     if (q.length >= 2 && q[0] !== q[1]) found.push(this.lookup(0, 0, q[1]! + q[0]! + q.slice(2))); // the first two swapped
     const first = q.charCodeAt(0);
     const nodes = this.nodes;
-    // Both spellings are as long as q or longer: with four characters or more, the filter can rule them out.
+    // Both spellings are as long as q or longer: with four characters or more, the masks can rule them out.
     const filtered = q.length >= START_LEN;
-    for (let ch = nodes[CHILD]!, end = nodes[STRIDE + CHILD]!; ch < end; ch++) {
-      const c = this.info[ch]! & 0xffff;
-      if (c === first) continue;
-      if (!filtered || this.mayStart(c, q, 1)) found.push(this.lookup(ch, 1, rest)); // the first character replaced
-      if (!filtered || this.mayStart(c, q, 0)) found.push(this.lookup(ch, 1, q)); // a character inserted before it
+    const [replacedLo, replacedHi] = filtered ? this.frontFollowing(q, 1) : [-1, -1];
+    const [insertedLo, insertedHi] = filtered ? this.frontFollowing(q, 0) : [-1, -1];
+    const firstChild = nodes[CHILD]!;
+    for (let ch = firstChild, end = nodes[STRIDE + CHILD]!; ch < end; ch++) {
+      if ((this.info[ch]! & 0xffff) === first) continue;
+      const bit = (ch - firstChild) & 63;
+      const flag = 1 << (bit & 31);
+      if (((bit < 32 ? replacedLo : replacedHi) & flag) !== 0) found.push(this.lookup(ch, 1, rest)); // the first character replaced
+      if (((bit < 32 ? insertedLo : insertedHi) & flag) !== 0) found.push(this.lookup(ch, 1, q)); // a character inserted before it
     }
     for (const t of found) if (t >= 0) onMatch(t);
   }
