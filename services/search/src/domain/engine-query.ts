@@ -1,4 +1,5 @@
 import type { StoredNode } from "./catalog-record.ts";
+import type { JsonText } from "./node-output.ts";
 
 /** What an engine is asked: already validated and trimmed by the query layer. */
 export interface EngineQuery {
@@ -17,4 +18,6 @@ export interface EngineQuery {
 export interface EngineResult {
   nodes: StoredNode[];
   total: number;
+  /** The nodes' JSON texts, when the engine keeps them at hand (the embedded one does, by doc number). */
+  texts?: readonly JsonText[];
 }

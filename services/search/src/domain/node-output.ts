@@ -42,7 +42,7 @@ export function toApiNodeJson(r: StoredNode): string {
 }
 
 /** With its UTF-8 length, so that a page's length is a sum rather than a scan of the page. */
-function nodeText(r: StoredNode): JsonText {
+export function nodeText(r: StoredNode): JsonText {
   let text = jsonCache.get(r);
   if (text === undefined) {
     const json = JSON.stringify(toApiNode(r));
@@ -54,7 +54,7 @@ function nodeText(r: StoredNode): JsonText {
 
 /** The page as JSON text, byte for byte what `JSON.stringify(toPage(...))` gives. */
 export function toPageJson(nodes: readonly StoredNode[], total: number, page: number, limit: number): string {
-  return pageText(nodes, total, page, limit).json;
+  return pageText(nodes.map(nodeText), total, page, limit).json;
 }
 
 /**
@@ -62,11 +62,11 @@ export function toPageJson(nodes: readonly StoredNode[], total: number, page: nu
  * array and `Buffer.byteLength` over the page each copied or scanned the whole text again
  * (5–10 µs of a first-sight request). The numbers are integers, which JSON writes as `String` does.
  */
-function pageText(nodes: readonly StoredNode[], total: number, page: number, limit: number): JsonText {
+function pageText(nodes: readonly JsonText[], total: number, page: number, limit: number): JsonText {
   let json = '{"nodes":[';
   let bytes = 0;
   for (let i = 0; i < nodes.length; i++) {
-    const node = nodeText(nodes[i]!);
+    const node = nodes[i]!;
     json += i === 0 ? node.json : `,${node.json}`;
     bytes += node.bytes;
   }
@@ -88,10 +88,10 @@ const pageCache = new WeakMap<object, JsonText & { page: number; limit: number }
  * (the embedded one memoises them) gets the same text back without building or measuring it
  * again; the text lives exactly as long as the result does.
  */
-export function resultPage(result: { nodes: readonly StoredNode[]; total: number }, page: number, limit: number): JsonText {
+export function resultPage(result: { nodes: readonly StoredNode[]; total: number; texts?: readonly JsonText[] }, page: number, limit: number): JsonText {
   const hit = pageCache.get(result);
   if (hit && hit.page === page && hit.limit === limit) return hit;
-  const entry = { page, limit, ...pageText(result.nodes, result.total, page, limit) };
+  const entry = { page, limit, ...pageText(result.texts ?? result.nodes.map(nodeText), result.total, page, limit) };
   pageCache.set(result, entry);
   return entry;
 }
