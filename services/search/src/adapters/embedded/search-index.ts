@@ -268,7 +268,7 @@ export class IndexSearcher {
     return ++this.gen;
   }
 
-  /** The result is shared between equal queries: callers read it and never change it. */
+  /** The result is shared between equal queries: callers never change it but for its page text (`resultPage`). */
   search(q: EngineQuery): EngineResult {
     return this.results.getOrCompute(resultKey(q), () => this.compute(q));
   }
@@ -393,7 +393,7 @@ export class IndexSearcher {
       nodes.push(docs[d]!);
       texts.push((this.texts[d] ??= nodeText(docs[d]!)));
     }
-    return { nodes, total, texts };
+    return { nodes, total, texts, pageText: undefined };
   }
 
   /** The search's candidates and their scores, in the scratch arrays (copied only if remembered). */
