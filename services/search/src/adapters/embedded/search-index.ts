@@ -393,7 +393,7 @@ export class IndexSearcher {
       nodes.push(docs[d]!);
       texts.push((this.texts[d] ??= nodeText(docs[d]!)));
     }
-    return { nodes, total, texts, pageText: undefined };
+    return { nodes, total, texts };
   }
 
   /** The search's candidates and their scores, in the scratch arrays (copied only if remembered). */

@@ -176,15 +176,20 @@ export class TermTrie {
         rootChild++;
       }
       if (t.length < START_LEN) continue;
-      const slot = (tailHash(t.charCodeAt(1), t.charCodeAt(2), t.charCodeAt(3)) & this.frontMask) * 2;
+      const slot = this.frontSlot(t, 1);
       const bit = rootChild & 63;
       this.frontSeen[slot + (bit >>> 5)]! |= 1 << (bit & 31);
     }
   }
 
+  /** Where in `frontSeen` the mask for the three characters s[from], s[from + 1], s[from + 2] is. */
+  private frontSlot(s: string, from: number): number {
+    return (tailHash(s.charCodeAt(from), s.charCodeAt(from + 1), s.charCodeAt(from + 2)) & this.frontMask) * 2;
+  }
+
   /** The root's children (by number among them, bits modulo 64) that begin a term followed by q[from], q[from + 1], q[from + 2]; a superset. */
   private frontFollowing(q: string, from: number): [number, number] {
-    const slot = (tailHash(q.charCodeAt(from), q.charCodeAt(from + 1), q.charCodeAt(from + 2)) & this.frontMask) * 2;
+    const slot = this.frontSlot(q, from);
     return [this.frontSeen[slot]!, this.frontSeen[slot + 1]!];
   }
 
