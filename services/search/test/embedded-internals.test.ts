@@ -99,6 +99,55 @@ describe("embedded index internals", () => {
     );
   });
 
+  /** The trie's prefix matches of `q` (per term, the fewest edits of any prefix reported) and the rule's: its best prefix, first character q's own, q itself aside. */
+  function typoPrefixMatches(dict: string[], q: string, maxD: number) {
+    const terms = [...dict].sort();
+    const trie = new TermTrie(terms);
+    const whole = new Map<string, number>();
+    const got = new Map<string, number>();
+    trie.fuzzy(
+      q,
+      maxD,
+      (i, dist) => whole.set(terms[i]!, Math.min(whole.get(terms[i]!) ?? 99, dist)),
+      (prefix, dist) => {
+        for (const t of terms) if (t.startsWith(prefix)) got.set(t, Math.min(got.get(t) ?? 99, dist));
+      },
+    );
+    const want = new Map<string, number>();
+    for (const t of terms) {
+      if (t[0] !== q[0]) continue;
+      let best = 99;
+      for (let j = 1; j <= t.length; j++) best = Math.min(best, osa(q.slice(1), t.slice(1, j)));
+      if (best <= maxD) want.set(t, best);
+    }
+    // The terms q itself begins are the caller's plain prefix range; a shorter prefix may reach them too.
+    for (const t of terms) if (t.startsWith(q)) (want.delete(t), got.delete(t));
+    return { got: Object.fromEntries(got), want: Object.fromEntries(want), whole: Object.fromEntries(whole), wholeWant: typoMatches(dict, q, maxD).want };
+  }
+
+  it("the typo trie finds every term a word still being typed begins within the allowed edits, and the same whole terms", () => {
+    const cases = word.chain((q) =>
+      fc.tuple(fc.constant(q), fc.uniqueArray(fc.oneof(word, edited(q, "abcde"), edited(q + "abc", "abcde")), { minLength: 1, maxLength: 60 }), fc.constantFrom(1, 2)),
+    );
+    fc.assert(
+      fc.property(cases, ([q, dict, maxD]) => {
+        const { got, want, whole, wholeWant } = typoPrefixMatches(dict, q, maxD);
+        expect(got).toEqual(want);
+        expect(whole).toEqual(wholeWant);
+      }),
+      { numRuns: 500 },
+    );
+    const long = fc.string({ unit: fc.constantFrom(..."ab"), minLength: 29, maxLength: 36 });
+    const longCases = long.chain((q) => fc.tuple(fc.constant(q), fc.uniqueArray(fc.oneof(edited(q, "ab"), edited(q + "ab", "ab")), { minLength: 1, maxLength: 30 }), fc.constantFrom(1, 2)));
+    fc.assert(
+      fc.property(longCases, ([q, dict, maxD]) => {
+        const { got, want } = typoPrefixMatches(dict, q, maxD);
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("the typo trie is exact for long tokens too (bit rows up to 32 characters, table rows past them)", () => {
     const long = fc.string({ unit: fc.constantFrom(..."ab"), minLength: 29, maxLength: 36 });
     const cases = long.chain((q) => fc.tuple(fc.constant(q), fc.uniqueArray(edited(q, "ab"), { minLength: 1, maxLength: 30 }), fc.constantFrom(1, 2)));
@@ -203,6 +252,18 @@ describe("embedded index internals", () => {
         expect(answer.nodes.map((n) => n.id)).toEqual(fresh.nodes.map((n) => n.id));
       }
     }
+  });
+
+  it("a word being typed reaches past a mistyped prefix, but not into a common word's thousands of packs", async () => {
+    const packs = (n: number) => [
+      ...Array.from({ length: n }, (_, i) => ({ id: `p${i}`, name: `Pack ${i}`, description: "commonplace", status: "NodeStatusActive" as const })),
+      { id: "cw", name: "Commonwealth Tools", status: "NodeStatusActive" as const },
+    ];
+    const total = async (n: number, search: string) => new IndexSearcher(await buildIndex(packs(n))).search({ search, includeBanned: false, offset: 0, limit: 10 }).total;
+    // `commonx`: `common`, one edit away, begins `commonplace` and `commonwealth`.
+    expect(await total(20, "commonx")).toBe(21);
+    expect(await total(4000, "commonx")).toBe(0);
+    expect(await total(4000, "commonwealtx")).toBe(1); // `commonwealt` begins one term, in one pack
   });
 
   it("the dictionary's prefix ranges and exact lookups are those of a plain scan, whatever the characters", () => {

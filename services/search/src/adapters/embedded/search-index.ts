@@ -14,6 +14,11 @@ import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, TIER_A
 
 const byLength = (v: number[]) => v.length;
 
+/** Below this many postings a mistyped prefix's range is never a common word's (a small catalog's quarter is a handful). */
+const COMMON_RANGE_MIN = 1000;
+
+const NO_RANGES: readonly number[] = [];
+
 /** A posting's tier (TIER_IDENTITY … TIER_AUTHOR) is below this. */
 const TIERS = TIER_AUTHOR + 1;
 
@@ -191,6 +196,8 @@ export class IndexSearcher {
    * so a reindex starts with an empty cache.
    */
   private readonly fuzzyCache = new BoundedMemo("typo", byLength);
+  /** The same for the ranges a mistyped word being typed begins. */
+  private readonly prefixTypoCache = new BoundedMemo("typo", byLength);
   /** The same for app node name scans (a substring scan over every name). */
   private readonly appNameCache = new BoundedMemo("app_name", byLength);
   /** The dictionary terms sharing a token's stem (`removal` for `remove`), by token. */
@@ -439,6 +446,30 @@ export class IndexSearcher {
     });
   }
 
+  /**
+   * For the word still being typed when it begins no term as typed (`crystol`): the term ranges
+   * its mistyped prefixes begin, [first, end, edits, …] (edits ≥ 1; `crystoo` begins
+   * `crystools`). Meilisearch widens every word being typed so; here a word that begins terms is
+   * taken as typed: widening those too (in the same walk as their whole-word typos) cost 8.5% of
+   * the gateway's CPU under first-sight traffic, this 1.7%, within the ±4% an A/A run swings
+   * (same-run A/B against the engine without it, 27 Nov); no judged query moved between the two. A range holding more
+   * postings than a quarter of the packs (and COMMON_RANGE_MIN) is left out: it is a common
+   * word's neighbourhood (`comfy` for `comfyx`), which would make most packs candidates at a
+   * typo's rank and say nothing.
+   */
+  private mistypedPrefixRanges(tok: string, typos: number): number[] {
+    return this.prefixTypoCache.getOrCompute(tok, () => {
+      const { termStart, n } = this.data;
+      const ranges: number[] = [];
+      const onPrefix = (p: string, dist: number) => {
+        const [a, b] = this.dict.prefixRange(p);
+        if (termStart[b]! - termStart[a]! <= Math.max(COMMON_RANGE_MIN, n / 4)) ranges.push(a, b, dist);
+      };
+      this.data.trie.fuzzy(tok, typos, () => {}, onPrefix);
+      return ranges;
+    });
+  }
+
   /** The Porter stem of each dictionary term, computed when first needed (queries share their dictionary words). */
   private readonly termStems: (string | undefined)[] = [];
 
@@ -523,6 +554,11 @@ export class IndexSearcher {
           if (i >= s && i < e) continue;
           const kind = near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO1 - 1 + near[j + 1]!;
           nc = this.addPostings(termStart[i]!, termStart[i + 1]!, kind, gen, slot, S, nc);
+        }
+        // Terms begun by a mistyped prefix of a word being typed that begins none, as typo matches (beside other words they make candidates, as whole-word typos do).
+        const ranges = prefix && s === e ? this.mistypedPrefixRanges(tok, typos) : NO_RANGES;
+        for (let j = 0; j < ranges.length; j += 3) {
+          nc = this.addPostings(termStart[ranges[j]!]!, termStart[ranges[j + 1]!]!, KIND_TYPO1 - 1 + ranges[j + 2]!, gen, slot, S, nc);
         }
       }
     }

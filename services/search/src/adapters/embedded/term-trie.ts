@@ -53,6 +53,8 @@ export class TermTrie {
   /** The walk's stack, kept between calls (searches run one at a time). */
   private stackNode = new Int32Array(4096);
   private stackDepth = new Int32Array(4096);
+  /** Prefix walks: the fewest edits of any prefix hit on the way to the node (maxD + 1: none yet). */
+  private stackBest = new Int32Array(4096);
   /** `walkBits`'s character masks: bit i of eq[c] says q[i - 1] is c. Set for one walk, then cleared. */
   private readonly eq = new Int32Array(0x10000);
   /**
@@ -199,15 +201,26 @@ export class TermTrie {
    * Meilisearch, a typo on the first character counts as two: with one typo allowed the first
    * character must match; with two, either it matches and the rest has up to two, or the whole
    * word is within one edit (reported as distance 2).
+   *
+   * With `onPrefix`, for a word still being typed, also every prefix of a term within 1 to `maxD`
+   * edits of `q`, its first character q's own (as Meilisearch's prefix automaton: `crystol`
+   * reaches `crystools` through `crystoo`), with its distance: every term it begins matches so.
+   * Down one path, a longer prefix is reported again only with fewer edits, and not at all
+   * where it is q itself (the terms q begins, which the caller matches as a plain prefix).
    */
-  fuzzy(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
-    if (q.length === 0) return;
-    // The walk starts inside the node reached by q's first character, past that character.
-    const root = this.child(0, q.charCodeAt(0));
-    const rest = q.slice(1);
-    if (root >= 0 && rest.length <= MAX_BITS_LEN) this.walkBits(root, rest, maxD, onMatch);
-    else if (root >= 0) this.walkRows(root, rest, maxD, onMatch);
+  fuzzy(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void): void {
+    this.walk(q, maxD, onMatch, onPrefix);
     if (maxD >= 2) this.frontEdits(q, (t) => onMatch(t, 2));
+  }
+
+  /** The walk from the node reached by q's first character, past that character. */
+  private walk(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void): void {
+    if (q.length === 0) return;
+    const root = this.child(0, q.charCodeAt(0));
+    if (root < 0) return;
+    const rest = q.slice(1);
+    if (rest.length <= MAX_BITS_LEN) this.walkBits(root, rest, maxD, onMatch, onPrefix, q[0]);
+    else this.walkRows(root, rest, maxD, onMatch, onPrefix, q[0]);
   }
 
   /**
@@ -273,9 +286,10 @@ export class TermTrie {
    * j (characters read past root's first), bit i of R[k] says those characters and q's first i
    * are within k edits: the same cells as the table row `walkRows` computes, as one bit each, so
    * a character costs a few word operations per k instead of a loop over the band. Once R[maxD]
-   * is empty, no term below is within reach. Needs q.length <= MAX_BITS_LEN.
+   * is empty, no term below is within reach. Needs q.length <= MAX_BITS_LEN. With `onPrefix`,
+   * `head` and the characters read so far are reported wherever all of q is within reach of them.
    */
-  private walkBits(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+  private walkBits(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void, head = ""): void {
     const m = q.length;
     const full = m === 31 ? -1 : (1 << (m + 1)) - 1; // bits 0..m
     const whole = 1 << m; // all of q
@@ -293,15 +307,18 @@ export class TermTrie {
     const minLen = 1 + m - maxD;
     let sp = 0;
     this.stackNode[sp] = root;
-    this.stackDepth[sp++] = -1; // root's first label character is q's own, read already
+    this.stackDepth[sp] = -1; // root's first label character is q's own, read already
+    this.stackBest[sp++] = K;
     while (sp > 0) {
       const node = this.stackNode[--sp]!;
       let depth = this.stackDepth[sp]!;
+      let best = this.stackBest[sp]!;
       let p = nodes[node * STRIDE + LABEL]!;
       const labelEnd = nodes[(node + 1) * STRIDE + LABEL]!;
       if (depth < 0) {
         depth = 0;
         p++;
+        if (onPrefix) best = this.prefixHit(R, K, 0, whole, best, chars, head, onPrefix);
       }
       let r = R[(depth + 1) * K + maxD]!;
       for (; p < labelEnd; p++) {
@@ -332,6 +349,7 @@ export class TermTrie {
           R[row + k] = r;
         }
         if (r === 0) break;
+        if (onPrefix && best > 0 && (r & whole) !== 0) best = this.prefixHit(R, K, depth, whole, best, chars, head, onPrefix);
       }
       if (r === 0) continue;
       const row = (depth + 1) * K;
@@ -349,16 +367,30 @@ export class TermTrie {
       for (let k = 0; spent && k < maxD; k++) spent = R[row + k] === 0 && (k === maxD - 1 || R[row - K + k] === 0);
       const swapNeeds = maxD >= 1 ? ((R[row - K + maxD - 1]! << 2) & eq[chars[depth]!]!) >>> 1 : 0;
       const needs = spent ? (r << 1) | swapNeeds : ANY_CHARACTER;
-      sp = this.pushChildren(node, depth, minLen, sp, needs);
+      sp = this.pushChildren(node, depth, best, minLen, sp, needs);
     }
     for (let i = 0; i < m; i++) eq[q.charCodeAt(i)] = 0;
+  }
+
+  /**
+   * `walkBits` at `depth`: the fewest edits within which all of q is reached, if fewer than
+   * `best`, is a prefix hit, reported unless exact (the caller's own prefix range); returns the
+   * new best. A method, not a closure of the walk: one walk a word, and few hits a walk.
+   */
+  private prefixHit(R: Int32Array, K: number, depth: number, whole: number, best: number, chars: Int32Array, head: string, onPrefix: (prefix: string, distance: number) => void): number {
+    const row = (depth + 1) * K;
+    let k = 0;
+    while (k < best && (R[row + k]! & whole) === 0) k++;
+    if (k === best) return best;
+    if (k > 0) onPrefix(head + String.fromCharCode.apply(null, chars.subarray(1, depth + 1) as unknown as number[]), k);
+    return k;
   }
 
   /**
    * Push the children of `node` (entered at `depth`) that lead to a term of `minLen` or more and
    * whose first character's `eq` mask meets `needs` (or any, with ANY_CHARACTER); returns the new stack size.
    */
-  private pushChildren(node: number, depth: number, minLen: number, sp: number, needs: number): number {
+  private pushChildren(node: number, depth: number, best: number, minLen: number, sp: number, needs: number): number {
     const nodes = this.nodes;
     const info = this.info;
     const eq = this.eq;
@@ -371,17 +403,21 @@ export class TermTrie {
         grownNode.set(this.stackNode);
         const grownDepth = new Int32Array(sp * 2);
         grownDepth.set(this.stackDepth);
+        const grownBest = new Int32Array(sp * 2);
+        grownBest.set(this.stackBest);
         this.stackNode = grownNode;
         this.stackDepth = grownDepth;
+        this.stackBest = grownBest;
       }
       this.stackNode[sp] = ch;
-      this.stackDepth[sp++] = depth;
+      this.stackDepth[sp] = depth;
+      this.stackBest[sp++] = best;
     }
     return sp;
   }
 
   /** As `walkBits`, with a row of the edit-distance table per depth: for tokens too long for a bit per character. */
-  private walkRows(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void): void {
+  private walkRows(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void, head = ""): void {
     const m = q.length;
     const maxDepth = m + maxD;
     const BIG = maxD + 1;
@@ -398,10 +434,12 @@ export class TermTrie {
     const minLen = 1 + m - maxD;
     let sp = 0;
     this.stackNode[sp] = root;
-    this.stackDepth[sp++] = -1;
+    this.stackDepth[sp] = -1;
+    this.stackBest[sp++] = BIG;
     while (sp > 0) {
       const node = this.stackNode[--sp]!;
       let depth = this.stackDepth[sp]!;
+      let best = this.stackBest[sp]!;
       let p = nodes[node * STRIDE + LABEL]!;
       const labelEnd = nodes[(node + 1) * STRIDE + LABEL]!;
       if (depth < 0) {
@@ -444,12 +482,17 @@ export class TermTrie {
         }
         if (hi < m) rows[r + hi + 1] = BIG;
         if (min > maxD) break;
+        // All of q within reach of the characters read so far (q is longer than maxD: never at depth 0).
+        if (onPrefix && depth >= m - maxD && rows[r + m]! < best) {
+          best = rows[r + m]!;
+          if (best > 0) onPrefix(head + String.fromCharCode.apply(null, chars.subarray(1, depth + 1) as unknown as number[]), best);
+        }
       }
       if (min > maxD) continue;
       const r = depth * W;
       const t = nodes[node * STRIDE + TERM]!;
       if (t >= 0 && depth >= m - maxD && rows[r + m]! <= maxD) onMatch(t, rows[r + m]!);
-      if (depth < maxDepth) sp = this.pushChildren(node, depth, minLen, sp, ANY_CHARACTER);
+      if (depth < maxDepth) sp = this.pushChildren(node, depth, best, minLen, sp, ANY_CHARACTER);
     }
   }
 }
