@@ -35,8 +35,8 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): P
   const dataDir = mkdtempSync(join(tmpdir(), "bench-asset-head-"));
   const gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), { DATA_DIR: dataDir, API_KEYS: KEY });
   const pageFile = join(dataDir, "empty.json");
-  writeFileSync(pageFile, "");
-  const baseline = await startService(join(repoRoot, "bench/servers/fixed-page-server.ts"), { FIXED_PAGE_FILE: pageFile });
+  writeFileSync(pageFile, JSON.stringify([""]));
+  const baseline = await startService(join(repoRoot, "bench/servers/sample-pages-server.ts"), { SAMPLE_PAGES_FILE: pageFile });
   const paths: string[] = [];
   for (let i = 0; i < 50; i++) {
     const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: { r: i, g: 255 - i, b: (i * 5) % 256 } } }).png().toBuffer();

@@ -10,7 +10,6 @@ export interface GatewayFirstSightFigures extends AlternatingFigures, RoundOptio
   /** Of them, those made while the load ran, past the ones made ahead (0 unless the gateway outran AHEAD_PER_SEC). */
   madeLive: number;
   catalog: string;
-  fixedPageBytes: number;
   meanPageBytes: number;
   /** Per memo, over the rounds: parse and result must be ~0 (nothing was asked twice); typo and app_name are per word, which do repeat. */
   memo: Record<string, { lookups: number; hitRate: number }>;
@@ -53,7 +52,6 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayF
       distinctQueries: sent + SAMPLE,
       madeLive: ahead.live(),
       catalog: rig.catalog,
-      fixedPageBytes: rig.fixedPageBytes,
       meanPageBytes: rig.meanPageBytes,
       ...figures,
       memo,

@@ -10,7 +10,6 @@ export interface GatewayRegistryReadsFigures extends AlternatingFigures, RoundOp
   catalog: string;
   versionsPerPack: number;
   paths: number;
-  fixedPageBytes: number;
   meanPageBytes: number;
   summary: string[];
 }
@@ -40,7 +39,6 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayR
         catalog: `${rig.catalog}, ${VERSIONS_PER_PACK} versions a pack`,
         versionsPerPack: VERSIONS_PER_PACK,
         paths: paths.length,
-        fixedPageBytes: rig.fixedPageBytes,
         meanPageBytes: rig.meanPageBytes,
         ...figures,
         summary: [summaryLine("gateway registry read routes (install, versions, class -> pack, node_id, classes)", figures)],

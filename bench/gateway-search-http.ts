@@ -7,7 +7,6 @@ import { realisticQueries } from "./lib/queries.ts";
 export interface GatewaySearchFigures extends AlternatingFigures, RoundOptions {
   queries: number;
   catalog: string;
-  fixedPageBytes: number;
   meanPageBytes: number;
   /** Per memo, over the rounds: after the warm-up nearly every request is answered from memory. */
   memo: Record<string, { lookups: number; hitRate: number }>;
@@ -33,7 +32,6 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayS
       ...opts,
       queries: queries.length,
       catalog: rig.catalog,
-      fixedPageBytes: rig.fixedPageBytes,
       meanPageBytes: rig.meanPageBytes,
       ...figures,
       memo,

@@ -7,23 +7,22 @@ import { load, median, medianResult, type LoadResult, type PathSource } from "./
 
 /**
  * The real gateway (embedded search over the catalog, as `pnpm start` runs it) and its HTTP
- * baseline, a bare Express app answering one precomputed page of the same size: what the
- * gateway would cost if searching cost nothing. Each runs as its own process.
+ * baseline, a bare Express app answering the gateway's own answers to a sample of the load, in
+ * turn: what the gateway would cost if searching cost nothing. Each runs as its own process.
  */
 export interface GatewayRig {
   /** Which catalog the gateway serves (the real one, or the generated fixture when it is absent). */
   catalog: string;
   gateway: Service;
   baseline: Service;
-  /** The baseline's page: the gateway's own answer to a sample query whose size is nearest the sample's mean. */
-  fixedPageBytes: number;
+  /** The mean size of the baseline's pages: the gateway's answers to the sample. */
   meanPageBytes: number;
   stop(): Promise<void>;
 }
 
 /**
- * `sample`: the paths whose mean answer size the baseline's page matches (asked once each, before
- * any load). `catalogFile`: another catalog than the bench one (e.g. one with versions).
+ * `sample`: the paths whose answers the baseline sends, in turn (asked once each, before any
+ * load): the same mix of sizes and characters as the gateway's, not one page of the mean size. `catalogFile`: another catalog than the bench one (e.g. one with versions).
  */
 export async function startGatewayRig(sample: readonly string[], catalogFile = benchCatalogFile()): Promise<GatewayRig> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));
@@ -32,16 +31,16 @@ export async function startGatewayRig(sample: readonly string[], catalogFile = b
     CATALOG_SOURCE: catalogFile,
   });
   try {
-    const page = await pageOfMeanSize(gateway.url, sample);
-    const pageFile = join(dataDir, "page.json");
-    writeFileSync(pageFile, page.body);
-    const baseline = await startService(join(repoRoot, "bench/servers/fixed-page-server.ts"), { FIXED_PAGE_FILE: pageFile });
+    const pages: string[] = [];
+    for (const p of sample) pages.push(await (await fetch(`${gateway.url}${p}`)).text());
+    const pagesFile = join(dataDir, "pages.json");
+    writeFileSync(pagesFile, JSON.stringify(pages));
+    const baseline = await startService(join(repoRoot, "bench/servers/sample-pages-server.ts"), { SAMPLE_PAGES_FILE: pagesFile });
     return {
       catalog: benchCatalogDescription(),
       gateway,
       baseline,
-      fixedPageBytes: Buffer.byteLength(page.body),
-      meanPageBytes: page.meanBytes,
+      meanPageBytes: Math.round(pages.reduce((a, b) => a + Buffer.byteLength(b), 0) / pages.length),
       async stop() {
         await Promise.all([gateway.stop(), baseline.stop()]);
         rmSync(dataDir, { recursive: true, force: true });
@@ -52,14 +51,6 @@ export async function startGatewayRig(sample: readonly string[], catalogFile = b
     rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
-}
-
-async function pageOfMeanSize(url: string, paths: readonly string[]): Promise<{ body: string; meanBytes: number }> {
-  const bodies: string[] = [];
-  for (const p of paths) bodies.push(await (await fetch(`${url}${p}`)).text());
-  const meanBytes = Math.round(bodies.reduce((a, b) => a + Buffer.byteLength(b), 0) / bodies.length);
-  const body = bodies.reduce((best, b) => (Math.abs(Buffer.byteLength(b) - meanBytes) < Math.abs(Buffer.byteLength(best) - meanBytes) ? b : best));
-  return { body, meanBytes };
 }
 
 export interface RoundOptions {

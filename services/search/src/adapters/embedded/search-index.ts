@@ -17,8 +17,6 @@ const byLength = (v: number[]) => v.length;
 /** Below this many postings a mistyped prefix's range is never a common word's (a small catalog's quarter is a handful). */
 const COMMON_RANGE_MIN = 1000;
 
-const NO_RANGES: readonly number[] = [];
-
 /** A posting's tier (TIER_IDENTITY … TIER_AUTHOR) is below this. */
 const TIERS = TIER_AUTHOR + 1;
 
@@ -191,13 +189,13 @@ export class IndexSearcher {
   private readonly keys: Float64Array;
   private readonly top = new TopKeys();
   /**
-   * Typo expansions by token: [term index, edits, …]. Real traffic repeats its words, and the
+   * Typo expansions by token (`typoNeighbours`). Real traffic repeats its words, and the
    * trie walk costs far more than the rest of a token's matching. Tied to this immutable index,
    * so a reindex starts with an empty cache.
    */
   private readonly fuzzyCache = new BoundedMemo("typo", byLength);
-  /** The same for the ranges a mistyped word being typed begins. */
-  private readonly prefixTypoCache = new BoundedMemo("typo", byLength);
+  /** The same, widened (`typoNeighbours`), for a word being typed that begins no term. */
+  private readonly widenedTypoCache = new BoundedMemo("typo", byLength);
   /** The same for app node name scans (a substring scan over every name). */
   private readonly appNameCache = new BoundedMemo("app_name", byLength);
   /** The dictionary terms sharing a token's stem (`removal` for `remove`), by token. */
@@ -438,35 +436,26 @@ export class IndexSearcher {
     return out;
   }
 
-  private typoNeighbours(tok: string, typos: number): number[] {
-    return this.fuzzyCache.getOrCompute(tok, () => {
-      const near: number[] = [];
-      this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, dist));
-      return near;
-    });
-  }
-
   /**
-   * For the word still being typed when it begins no term as typed (`crystol`): the term ranges
-   * its mistyped prefixes begin, [first, end, edits, …] (edits ≥ 1; `crystoo` begins
-   * `crystools`). Meilisearch widens every word being typed so; here a word that begins terms is
-   * taken as typed: widening those too (in the same walk as their whole-word typos) cost 8.5% of
-   * the gateway's CPU under first-sight traffic, this 1.7%, within the ±4% an A/A run swings
-   * (same-run A/B against the engine without it, 27 Nov); no judged query moved between the two. A range holding more
-   * postings than a quarter of the packs (and COMMON_RANGE_MIN) is left out: it is a common
-   * word's neighbourhood (`comfy` for `comfyx`), which would make most packs candidates at a
-   * typo's rank and say nothing.
+   * A word's typo neighbours as [first term, end term, edits, …]: whole terms (end = first + 1),
+   * and with `widen`, for the word still being typed when it begins no term as typed (`crystol`),
+   * also the term ranges its mistyped prefixes begin (`crystoo` begins `crystools`), in the same
+   * walk. Meilisearch widens every word being typed so; here a word that begins terms is taken as
+   * typed: widening those too cost 8.5% of the gateway's CPU under first-sight traffic (same-run
+   * A/B, 27 Nov) and no judged query moved. A range holding more postings than a quarter of the
+   * packs (and COMMON_RANGE_MIN) is left out: it is a common word's neighbourhood (`comfy` for
+   * `comfyx`), which would make most packs candidates at a typo's rank and say nothing.
    */
-  private mistypedPrefixRanges(tok: string, typos: number): number[] {
-    return this.prefixTypoCache.getOrCompute(tok, () => {
+  private typoNeighbours(tok: string, typos: number, widen: boolean): number[] {
+    return (widen ? this.widenedTypoCache : this.fuzzyCache).getOrCompute(tok, () => {
       const { termStart, n } = this.data;
-      const ranges: number[] = [];
+      const near: number[] = [];
       const onPrefix = (p: string, dist: number) => {
         const [a, b] = this.dict.prefixRange(p);
-        if (termStart[b]! - termStart[a]! <= Math.max(COMMON_RANGE_MIN, n / 4)) ranges.push(a, b, dist);
+        if (termStart[b]! - termStart[a]! <= Math.max(COMMON_RANGE_MIN, n / 4)) near.push(a, b, dist);
       };
-      this.data.trie.fuzzy(tok, typos, () => {}, onPrefix);
-      return ranges;
+      this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, i + 1, dist), widen ? onPrefix : undefined);
+      return near;
     });
   }
 
@@ -547,18 +536,13 @@ export class IndexSearcher {
       }
       const typos = allowedTypos(tok.length);
       if (typos > 0) {
-        const near = this.typoNeighbours(tok, typos);
-        for (let j = 0; j < near.length; j += 2) {
+        const near = this.typoNeighbours(tok, typos, prefix && s === e);
+        for (let j = 0; j < near.length; j += 3) {
           const i = near[j]!;
           // A term in the range already counted at least as well (exact or prefix beats any typo).
           if (i >= s && i < e) continue;
-          const kind = near[j + 1] === 0 ? KIND_EXACT : KIND_TYPO1 - 1 + near[j + 1]!;
-          nc = this.addPostings(termStart[i]!, termStart[i + 1]!, kind, gen, slot, S, nc);
-        }
-        // Terms begun by a mistyped prefix of a word being typed that begins none, as typo matches (beside other words they make candidates, as whole-word typos do).
-        const ranges = prefix && s === e ? this.mistypedPrefixRanges(tok, typos) : NO_RANGES;
-        for (let j = 0; j < ranges.length; j += 3) {
-          nc = this.addPostings(termStart[ranges[j]!]!, termStart[ranges[j + 1]!]!, KIND_TYPO1 - 1 + ranges[j + 2]!, gen, slot, S, nc);
+          const kind = near[j + 2] === 0 ? KIND_EXACT : KIND_TYPO1 - 1 + near[j + 2]!;
+          nc = this.addPostings(termStart[i]!, termStart[near[j + 1]!]!, kind, gen, slot, S, nc);
         }
       }
     }
