@@ -22,7 +22,8 @@ export interface GatewayRig {
 
 /**
  * `sample`: the paths whose answers the baseline sends, in turn (asked once each, before any
- * load): the same mix of sizes and characters as the gateway's, not one page of the mean size. `catalogFile`: another catalog than the bench one (e.g. one with versions).
+ * load): the same mix of sizes and characters as the gateway's, not one page of the mean size.
+ * `catalogFile`: another catalog than the bench one (e.g. one with versions).
  */
 export async function startGatewayRig(sample: readonly string[], catalogFile = benchCatalogFile()): Promise<GatewayRig> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-gw-"));

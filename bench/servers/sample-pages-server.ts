@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
  * The HTTP baseline: a bare Express app answering precomputed pages in turn (a JSON array of
  * bodies in SAMPLE_PAGES_FILE), whatever the path: what the gateway would cost if its answers
  * cost nothing to make. The pages are the gateway's own answers to a sample of the load, so the
- * baseline sends the same mix of sizes and characters (a page with non-ASCII text costs more to
- * encode; a third of the real catalog's answers have some).
+ * baseline sends the same mix of sizes and characters (35% of the real catalog's first-sight
+ * answers hold non-ASCII text).
  */
 const pages = JSON.parse(readFileSync(process.env.SAMPLE_PAGES_FILE!, "utf8")) as string[];
 let next = 0;

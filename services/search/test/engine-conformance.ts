@@ -45,8 +45,7 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
         expect(await ids({ search: s })).toEqual(["accents"]);
       });
       it.each([["alpha"], ["beta"], ["gamma"], ["delta"], ["epsilon"], ["beta gamma"]])("splits on - _ . / and spaces: %s", async (s) => {
-        // First, not alone: Meilisearch also widens `delta` to `deta`, which begins `detailer`.
-        expect((await ids({ search: s }))[0]).toBe("separators");
+        expect(await ids({ search: s })).toEqual(["separators"]);
       });
       it.each([["facedetailerpipe"], ["face"], ["detailer"], ["pipe"], ["sampler"], ["advanced"]])("indexes camelCase parts of app node names: %s", async (s) => {
         expect(await ids({ search: s })).toEqual(["camel"]);

@@ -451,11 +451,13 @@ export class IndexSearcher {
     return (widen ? this.widenedTypoCache : this.fuzzyCache).getOrCompute(tok, () => {
       const { termStart, n } = this.data;
       const near: number[] = [];
-      const onPrefix = (p: string, dist: number) => {
-        const [a, b] = this.dict.prefixRange(p);
-        if (termStart[b]! - termStart[a]! <= Math.max(COMMON_RANGE_MIN, n / 4)) near.push(a, b, dist);
-      };
-      this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, i + 1, dist), widen ? onPrefix : undefined);
+      const onPrefix = widen
+        ? (p: string, dist: number) => {
+            const [a, b] = this.dict.prefixRange(p);
+            if (termStart[b]! - termStart[a]! <= Math.max(COMMON_RANGE_MIN, n / 4)) near.push(a, b, dist);
+          }
+        : undefined;
+      this.data.trie.fuzzy(tok, typos, (i, dist) => near.push(i, i + 1, dist), onPrefix);
       return near;
     });
   }
