@@ -8,14 +8,13 @@ import { ApiFailure } from "../../domain/errors.ts";
 import { BlobDataStore } from "../../tus/blob-data-store.ts";
 import { UPLOAD_ID_RE, type PartialUpload } from "@app/blobs";
 import { ownerOf } from "../../http/auth.ts";
-import type { PreviewUrls } from "../../domain/asset-view.ts";
 import type { UploadDeps } from "../../http/deps.ts";
 import { assetShape, toApiFailure } from "../../http/error-handler.ts";
 import { HEAD_BYTES } from "../../http/multipart.ts";
 import { byteBudgetOf } from "../../http/rate-limit.ts";
 import type { AssetLibrary } from "../../library/asset-library.ts";
 import type { AssetRouteContext } from "./context.ts";
-import { checkDestination, fieldsOf, providedHash, storeNewUpload } from "./upload.ts";
+import { fieldsOf, providedHash } from "../../http/asset-fields.ts";
 
 /** One tus data store per set of deps: the routes and the expiry sweep share its hashers. */
 const stores = new WeakMap<UploadDeps, BlobDataStore>();
@@ -100,7 +99,7 @@ function tusUploadHandler(deps: UploadDeps, library: AssetLibrary): RequestHandl
   const finish = (id: string, owner: string): Promise<string> => {
     let running = finishing.get(id);
     if (!running) {
-      running = makeAsset(library, deps.settings.previewUrls, data, id, owner).finally(() => finishing.delete(id));
+      running = makeAsset(library, data, id, owner).finally(() => finishing.delete(id));
       finishing.set(id, running);
     }
     return running;
@@ -118,7 +117,7 @@ function tusUploadHandler(deps: UploadDeps, library: AssetLibrary): RequestHandl
       const res = expressResponseOf(req);
       const asked = assetRequestOf(upload.metadata);
       if (upload.size === 0) throw new ApiFailure("empty_upload", "Upload-Length is 0: an asset has at least one byte.");
-      if (!(asked.hash && (await deps.blobs.stat(asked.hash)))) checkDestination(asked.fields.tags);
+      await library.checkDestination(asked.fields.tags, asked.hash);
       data.claim(upload, ownerOf(res));
       res.locals.tusUploadId = upload.id;
       return {};
@@ -185,7 +184,7 @@ function bodyIdleTimer(req: IncomingMessage, ms: number): () => void {
  * (its bytes cannot become an asset: a resumed client starts over) and is answered as the
  * asset API answers it (e.g. 400 HASH_MISMATCH).
  */
-async function makeAsset(library: AssetLibrary, previews: PreviewUrls, data: BlobDataStore, id: string, owner: string): Promise<string> {
+async function makeAsset(library: AssetLibrary, data: BlobDataStore, id: string, owner: string): Promise<string> {
   const stored: PartialUpload | null = await data.partials.get(id);
   if (!stored) throw new ApiFailure("not_found", `upload ${id} is gone`);
   if (stored.assetId) return stored.assetId;
@@ -196,9 +195,9 @@ async function makeAsset(library: AssetLibrary, previews: PreviewUrls, data: Blo
     const staged = assembled.stage(hash);
     try {
       const head = assembled.size === 0 ? Buffer.alloc(0) : await readAll(await assembled.read({ start: 0, end: Math.min(assembled.size, HEAD_BYTES) - 1 }));
-      const { created } = await storeNewUpload(library, previews, owner, { head, fileName: asked.fileName }, staged, asked.fields, asked.hash);
-      await data.partials.finish(id, created.id);
-      return created.id;
+      const { reference } = await library.storeNewUpload(owner, staged, { head, fileName: asked.fileName }, asked.fields, asked.hash);
+      await data.partials.finish(id, reference.id);
+      return reference.id;
     } finally {
       await staged.discard();
     }
