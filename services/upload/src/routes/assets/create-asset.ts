@@ -18,7 +18,7 @@ import type { AssetRouteContext } from "./context.ts";
  * shortcut; with no file at all it is the whole request). 201 with `created_new: true` when the
  * bytes were new, 200 when only a record was added.
  */
-export function uploadRoute(router: Router, prefix: string, { deps, library, access }: AssetRouteContext): void {
+export function createAssetRoute(router: Router, prefix: string, { deps, library, access }: AssetRouteContext): void {
   router.post(`${prefix}/assets`, access.upload, async (req, res) => {
     const owner = ownerOf(res);
     if (!/^multipart\//i.test(req.headers["content-type"] ?? "")) {
