@@ -91,9 +91,10 @@ export class AssetLibrary {
       });
     }
     const { newBytes, category } = await this.checkDestination(fields.tags, file.hash);
-    const info = await probeContent(upload.head, file.localPath ?? upload.head, fields.mime_type);
+    const given = fields.name ?? upload.fileName?.trim();
+    const info = await probeContent(upload.head, file.localPath ?? upload.head, fields.mime_type, given);
     const filename = `${file.hash}.${info.ext}`;
-    const name = fields.name ?? (upload.fileName?.trim() || filename);
+    const name = given || filename;
     return withinTagLimit(() =>
       this.commitUpload(file, info, fields.tags.slice(0, MAX_TAGS_PER_ASSET), {
         owner,
