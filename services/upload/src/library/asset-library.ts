@@ -4,7 +4,7 @@ import { mergeSidecar, type BlobStore, type StagedBlob } from "@app/blobs";
 import { TooManyTagsError, type ReferenceStore } from "../adapters/references/reference-store.ts";
 import { probeContent } from "../adapters/probes/content-probe.ts";
 import type { AssetReference, ReferencePatch } from "../domain/asset-reference.ts";
-import { fileNames } from "../domain/asset-view.ts";
+import { extensionOf, fileNames } from "../domain/asset-view.ts";
 import { bareMime } from "../domain/content-type.ts";
 import { destinationCategory } from "../domain/destination.ts";
 import { ApiFailure } from "../domain/errors.ts";
@@ -93,7 +93,8 @@ export class AssetLibrary {
     const { newBytes, category } = await this.checkDestination(fields.tags, file.hash);
     const given = fields.name ?? upload.fileName?.trim();
     const info = await probeContent(upload.head, file.localPath ?? upload.head, fields.mime_type, given);
-    const filename = `${file.hash}.${info.ext}`;
+    // As ComfyUI records it: the hash and the extension of the name it was given (the probed one when that has none).
+    const filename = `${file.hash}${(given && extensionOf(given)) || `.${info.ext}`}`;
     const name = given || filename;
     return withinTagLimit(() =>
       this.commitUpload(file, info, fields.tags.slice(0, MAX_TAGS_PER_ASSET), {
