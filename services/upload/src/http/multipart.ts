@@ -25,6 +25,8 @@ export interface MultipartOptions {
    * its end without storing a byte (the asset API's known-hash shortcut).
    */
   beforeFile?: (fields: Map<string, string>) => Promise<"stage" | "drain">;
+  /** The most text fields the form may hold (default 16); parts may number 16 more. */
+  maxFields?: number;
 }
 
 export interface ParsedUpload {
@@ -45,6 +47,8 @@ export interface ParsedUpload {
 /** How much of a file the content probes see. */
 export const HEAD_BYTES = 1024 * 1024;
 const FIELD_MAX = 64 * 1024;
+const fieldLimit = (options: MultipartOptions): number => options.maxFields ?? 16;
+const partLimit = (options: MultipartOptions): number => fieldLimit(options) + 16;
 
 /** Keeps the first bytes of the file (seen through the store's chunk hook: no extra stream hop) and counts what flows. */
 class HeadCapture {
@@ -91,7 +95,7 @@ export async function parseMultipart(
   try {
     bb = new Busboy({
       headers: { ...req.headers, "content-type": type },
-      limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
+      limits: { fileSize: limits.maxBytes, files: 1, fields: fieldLimit(options), fieldSize: FIELD_MAX, parts: partLimit(options), headerPairs: 16 },
     });
   } catch (err) {
     throw new ApiFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`);
@@ -174,9 +178,9 @@ class PartsReader {
     req.on("close", this.onClose);
     bb.on("file", this.onFile);
     bb.on("field", this.onField);
-    bb.on("partsLimit", () => this.fail(new ApiFailure("malformed_multipart", "too many parts (at most 32)")));
+    bb.on("partsLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many parts (at most ${partLimit(options)})`)));
     bb.on("filesLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many file parts (one '${this.fileField}' part is accepted)`)));
-    bb.on("fieldsLimit", () => this.fail(new ApiFailure("malformed_multipart", "too many fields (at most 16)")));
+    bb.on("fieldsLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many fields (at most ${fieldLimit(options)})`)));
     bb.on("error", (err: Error) => this.fail(new ApiFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
     bb.on("finish", () => void this.finish());
     req.pipe(bb);

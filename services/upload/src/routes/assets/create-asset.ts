@@ -1,5 +1,5 @@
 import type { Router } from "express";
-import type { AssetCreated, UploadAssetFields } from "@app/contracts";
+import { MAX_TAGS_PER_ASSET, type AssetCreated, type UploadAssetFields } from "@app/contracts";
 import { toAsset, type PreviewUrls } from "../../domain/asset-view.ts";
 import { ApiFailure } from "../../domain/errors.ts";
 import { fieldsOf, providedHash } from "../../http/asset-fields.ts";
@@ -8,6 +8,9 @@ import { parseMultipart, type ParsedUpload } from "../../http/multipart.ts";
 import { byteBudgetOf } from "../../http/rate-limit.ts";
 import type { AssetLibrary } from "../../library/asset-library.ts";
 import type { AssetRouteContext } from "./context.ts";
+
+/** One `tags` field per tag, up to the tag cap, beside the form's other fields (name, user_metadata, hash, mime_type, preview_id). */
+const ASSET_FORM_FIELDS = MAX_TAGS_PER_ASSET + 8;
 
 /**
  * POST /api/assets: ComfyUI's multipart upload of any asset (`file`, `tags`, `name`,
@@ -33,6 +36,7 @@ export function createAssetRoute(router: Router, prefix: string, { deps, library
       {
         fileField: "file",
         idleTimeout: true,
+        maxFields: ASSET_FORM_FIELDS,
         beforeFile: async (fields) => {
           const hash = providedHash(fields.get("hash"));
           if (hash && (await deps.blobs.stat(hash))) knownHash = hash;
