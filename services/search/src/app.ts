@@ -52,20 +52,32 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   return { router, direct: [direct] };
 }
 
-/** The standalone search service: router + health, readiness, metrics, 404 and error shape. */
-export function createApp(deps: SearchAppDeps): RequestListener {
-  const { router, direct } = createSearchRoutes(deps);
+/** What the standalone app serves (a `SearchService` is one). */
+export interface SearchAppParts {
+  routes(): SearchRoutes;
+  isReady(): boolean;
+  readyDetails(): Record<string, unknown>;
+}
+
+/** The standalone search service: its routes + health, readiness, metrics, 404 and error shape. */
+export function createSearchApp(parts: SearchAppParts, logger: Logger): RequestListener {
+  const { router, direct } = parts.routes();
   const app = createServiceApp({
     name: "search",
-    logger: deps.logger,
+    logger,
     router,
-    isReady: () => deps.isReady(),
+    isReady: () => parts.isReady(),
     notReadyBody: { error: "not_ready", message: "the catalog is still being indexed" },
-    readyDetails: () => searchReadyDetails(deps),
+    readyDetails: () => parts.readyDetails(),
     notFoundBody: (req) => ({ error: SearchErrorCode.notFound, message: `no route ${req.method} ${req.path.slice(0, 200)}` }),
-    errorHandler: searchErrorHandler(deps.logger),
+    errorHandler: searchErrorHandler(logger),
   });
-  return directRoutesFirst(app, direct, { service: "search", logger: deps.logger });
+  return directRoutesFirst(app, direct, { service: "search", logger });
+}
+
+/** The standalone app over parts a test or bench assembles itself (an engine it filled, a runtime). */
+export function createApp(deps: SearchAppDeps): RequestListener {
+  return createSearchApp({ routes: () => createSearchRoutes(deps), isReady: () => deps.isReady(), readyDetails: () => searchReadyDetails(deps) }, deps.logger);
 }
 
 /** What search adds to /readyz: the catalog's state, with the archives' under `catalog.archives`. */

@@ -1,4 +1,5 @@
-export { createApp, createSearchRoutes, searchReadyDetails, type SearchAppDeps, type SearchRouterDeps, type SearchRoutes } from "./app.ts";
+export { createSearchService, type SearchService } from "./service.ts";
+export { createApp, createSearchApp, createSearchRoutes, searchReadyDetails, type SearchAppDeps, type SearchRouterDeps, type SearchRoutes } from "./app.ts";
 export { createArchiveService, catalogVersionOf, type ArchiveService, type ArchivesStatus } from "./adapters/archives/archive-service.ts";
 export { withBundleImported } from "./adapters/bundle/bundle-source.ts";
 export { createSearchEngine, createSearchRuntime, type SearchRuntime, type SearchRuntimeOptions } from "./compose.ts";
