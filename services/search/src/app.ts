@@ -8,6 +8,7 @@ import type { VersionClasses } from "./adapters/registry/version-classes.ts";
 import { channelRoutes } from "./routes/channel/index.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
+import { archiveRoute } from "./routes/archives.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
 import { applyRegistryCors, registryCors } from "./routes/cors.ts";
 import { SEARCH_PATHS } from "./routes/paths.ts";
@@ -46,7 +47,7 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   router.get("/nodes", list);
   router.use(registryReadRoutes(deps.engine, deps.archives?.links, deps.versionClasses));
   router.use(channelRoutes(deps.engine));
-  if (deps.archives) router.use(deps.archives.router);
+  if (deps.archives) archiveRoute(router, { engine: deps.engine, store: deps.archives.store, fetchFromUpstream: deps.archives.fetchesFromUpstream, logger: deps.logger.child({ component: "archives" }) });
   router.use(searchErrorHandler(deps.logger));
   const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };
   return { router, direct: [direct] };

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs, UnrecoverableJobError } from "@app/jobs";
+import { UnrecoverableJobError, type JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
@@ -8,9 +8,8 @@ import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
 import type { SearchEngine } from "../adapters/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
-import { searchJobs } from "../jobs/search-jobs.ts";
 import { CatalogMemory } from "./catalog-memory.ts";
-import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, REFRESH_RETRY } from "./catalog-refresh.ts";
+import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
 import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
 import type { ReindexOptions, ReindexResult } from "./reindex.ts";
 import { registryMirror } from "./registry-mirror.ts";
@@ -23,6 +22,11 @@ export interface CatalogOptions {
   role: CatalogRole;
   /** How registries are mirrored (tests shorten the timeouts). */
   mirror?: MirrorOptions;
+  /**
+   * Where a server schedules its refresh: a queue whose `catalog.reindex` jobs run this catalog's
+   * reindex. None: this process refreshes nothing (a writer, or a server whose worker does at scale).
+   */
+  refreshQueue?: JobQueue;
 }
 
 /**
@@ -48,7 +52,7 @@ export class Catalog {
   private ready = false;
   private unwatch: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
-  private refreshQueue: InProcessJobQueue | undefined;
+  private readonly refreshQueue: JobQueue | undefined;
 
   constructor(o: CatalogOptions) {
     this.config = o.config;
@@ -56,6 +60,7 @@ export class Catalog {
     this.engine = o.engine;
     this.rules = roleRules(o.role, o.engine.kind);
     this.source = o.config.CATALOG_SOURCE;
+    this.refreshQueue = o.refreshQueue;
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
     this.memory = new CatalogMemory(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
@@ -102,12 +107,11 @@ export class Catalog {
     }
   };
 
-  /** Stops reads, the snapshot watch and the refresh schedule; the engine is its owner's to close. */
+  /** Stops reads and the snapshot watch; the engine and the refresh queue are their owner's to close. */
   async close(): Promise<void> {
     this.closing.abort(new Error("the search service is closing"));
     this.unwatch?.();
     await this.started;
-    await this.refreshQueue?.close();
     await this.reloading;
   }
 
@@ -210,12 +214,9 @@ export class Catalog {
   }
 
   private async startRefresh(source: string, everyMs: number): Promise<void> {
-    // At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
-    if (!runsJobsHere("service", queueKindFor(this.config))) return;
-    // A queue of its own: one read at a time, retried as a refresh is, apart from request-path jobs.
-    this.refreshQueue = new InProcessJobQueue({ concurrency: 1, ...REFRESH_RETRY });
-    await serveJobs(this.refreshQueue, searchJobs(this), { runner: "service" });
-    if (everyMs > 0) await this.refreshQueue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
-    else await this.refreshQueue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
+    const queue = this.refreshQueue;
+    if (!queue) return;
+    if (everyMs > 0) await queue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
+    else await queue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
   }
 }

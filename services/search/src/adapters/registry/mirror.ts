@@ -1,6 +1,5 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
-import { loadCatalog } from "../catalog-source.ts";
-import type { LoadProgress } from "../source-base.ts";
+import { readAllRecords, type LoadProgress } from "../source-base.ts";
 import type { NodeVersion } from "@app/contracts";
 import { readAllVersions, type AllVersions } from "./all-versions.ts";
 import { describe, RegistryHttp } from "./http.ts";
@@ -81,7 +80,7 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
     report();
     let list: PackListReport | undefined;
     const source = new RegistryApiSource(base, { since: run.full ? undefined : run.since, http });
-    const { records: listed, progress: load } = await loadCatalog(source, {
+    const { records: listed, progress: load } = await readAllRecords(source, {
       onBadRecord: run.onBadRecord,
       onWarning: run.onWarning,
       onListReport: (r) => (list = r),
