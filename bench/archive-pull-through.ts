@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig } from "@app/platform";
-import { catalogVersionOf, createApp, createArchiveService, EmbeddedSearchEngine } from "@app/search";
+import { catalogVersionOf, createApp, createArchiveService, EmbeddedSearchEngine } from "@app/search/internal";
 
 /**
  * A node archive through `/archives/{id}/{version}/node.zip`, in MB/s, against a bare node:http

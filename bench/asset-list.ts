@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createReferenceStore, metadataConditions, type ReferenceStore } from "@app/upload";
+import { createReferenceStore, metadataConditions, type ReferenceStore } from "@app/upload/internal";
 import { createTestDatabase } from "@app/testkit/postgres";
 import { fillSqliteStore, fillStatements } from "./lib/asset-list-fill.ts";
 

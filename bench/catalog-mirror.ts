@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig } from "@app/platform";
-import { createSearchRuntime, loadCatalog } from "@app/search";
+import { createSearchRuntime, loadCatalog } from "@app/search/internal";
 import { fixtureCatalog, generateCatalog, testCatalog, writeCatalogFile, type RegistryNode } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
 import { SCRIPTS, startService } from "@app/testkit/processes";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blake3 } from "@napi-rs/blake-hash";
 import sharp from "sharp";
-import { createSqliteReferenceStore } from "@app/upload";
+import { createSqliteReferenceStore } from "@app/upload/internal";
 import { repoRoot, startService } from "@app/testkit/processes";
 import { cycle, load, median, medianResult, type LoadResult } from "./lib/http-load.ts";
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery } from "@app/search";
+import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery } from "@app/search/internal";
 import { testCatalog } from "@app/testkit/catalog";
 import { JUDGED_QUERIES, type JudgedKind, type JudgedQuery } from "@app/testkit/judged-queries";
 import { acceptableIds, firstHit, relevanceFigures, type RelevanceFigures } from "@app/testkit/relevance-metrics";

@@ -1,7 +1,7 @@
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import type { CatalogRecord } from "@app/contracts";
-import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery, type EngineQuery, type SearchEngine } from "@app/search";
+import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery, type EngineQuery, type SearchEngine } from "@app/search/internal";
 import { testCatalog } from "@app/testkit/catalog";
 import { realisticQueries } from "./lib/queries.ts";
 import { syntheticCatalog } from "./lib/search-synthetic.ts";

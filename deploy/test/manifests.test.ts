@@ -16,7 +16,7 @@ import {
   yamlFilesIn,
   type Manifests,
 } from "./k8s.ts";
-import { parseKeyFile } from "@app/upload";
+import { parseKeyFile } from "@app/upload/internal";
 import { commandOnPath, compiledFile, configKeys, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
 
 const hasKubectl = commandOnPath("kubectl");
