@@ -1,7 +1,7 @@
 import type { RequestListener } from "node:http";
 import { Router } from "express";
 import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } from "@app/platform";
-import type { SearchEngine } from "./adapters/search-engine.ts";
+import type { SearchEngine } from "./ports/search-engine.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { ArchiveService } from "./adapters/archives/archive-service.ts";
 import type { VersionClasses } from "./adapters/registry/version-classes.ts";

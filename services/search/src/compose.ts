@@ -5,7 +5,7 @@ import { bundleCatalogPath } from "./adapters/bundle/bundle-import.ts";
 import { KeptVersionClasses, versionClassesDir, type VersionClasses } from "./adapters/registry/version-classes.ts";
 import { isRegistryUrl } from "./adapters/catalog-source.ts";
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
-import type { SearchEngine } from "./adapters/search-engine.ts";
+import type { SearchEngine } from "./ports/search-engine.ts";
 import { Catalog } from "./catalog/catalog.ts";
 import { REFRESH_RETRY } from "./catalog/catalog-refresh.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";

@@ -4,7 +4,7 @@ export { createSearchRuntime, type SearchRuntime } from "./compose.ts";
 export { catalogVersionOf, createArchiveService } from "./adapters/archives/archive-service.ts";
 export { loadCatalog } from "./adapters/catalog-source.ts";
 export { createReindexHandler } from "./jobs/reindex-handler.ts";
-export type { SearchEngine, EngineQuery } from "./adapters/search-engine.ts";
+export type { SearchEngine, EngineQuery } from "./ports/search-engine.ts";
 export { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 export { buildIndex } from "./adapters/embedded/build-index.ts";
 export { IndexSearcher } from "./adapters/embedded/search-index.ts";

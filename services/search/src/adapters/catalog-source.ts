@@ -1,9 +1,9 @@
 import type { StoredNode } from "../domain/catalog-record.ts";
 import { FileSource } from "./file-source.ts";
 import { RegistryApiSource, type RegistryLoadOptions } from "./registry/registry-source.ts";
-import { readAllRecords, type CatalogSource, type LoadProgress } from "./source-base.ts";
+import { readAllRecords, type CatalogSource, type LoadProgress } from "../ports/source-base.ts";
 
-export type { BadRecord, CatalogSource, LoadOptions, LoadProgress } from "./source-base.ts";
+export type { BadRecord, CatalogSource, LoadOptions, LoadProgress } from "../ports/source-base.ts";
 export type { MirrorOptions } from "./registry/mirror-options.ts";
 
 /** Options for a source named by a string: any source's, and a registry's own (a file ignores them). */

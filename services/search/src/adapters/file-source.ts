@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { BaseSource, type Raw } from "./source-base.ts";
+import { BaseSource, type Raw } from "../ports/source-base.ts";
 
 /** An NDJSON file (one record a line) or a JSON array file. */
 export class FileSource extends BaseSource {

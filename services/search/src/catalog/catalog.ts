@@ -5,14 +5,14 @@ import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
 import { describe } from "../adapters/registry/http.ts";
 import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
-import type { SearchEngine } from "../adapters/search-engine.ts";
+import type { SearchEngine } from "../ports/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
-import { CatalogMemory } from "./catalog-memory.ts";
+import { LastWrittenCatalog } from "./last-written.ts";
 import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
-import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
+import { CatalogRefusedError, StatusTracker, type CatalogStatus } from "./catalog-status.ts";
 import type { ReindexOptions, ReindexResult } from "./reindex.ts";
-import { registryMirror } from "./registry-mirror.ts";
+import { createMirrorReindex } from "./mirror-reindex.ts";
 import { roleRules, type CatalogRole, type RoleRules } from "./role.ts";
 
 export interface CatalogOptions {
@@ -45,8 +45,8 @@ export class Catalog {
   private readonly source: string | undefined;
   /** Embedded: the index's persistence, which a server restores at start and follows. */
   private readonly snapshot: CatalogSnapshot | undefined;
-  private readonly memory: CatalogMemory;
-  private readonly tracker: CatalogTracker;
+  private readonly lastWritten: LastWrittenCatalog;
+  private readonly tracker: StatusTracker;
   private readonly mirror: (from: string, ro: ReindexOptions) => Promise<LoadProgress>;
   private readonly closing = new AbortController();
   private ready = false;
@@ -63,14 +63,14 @@ export class Catalog {
     this.refreshQueue = o.refreshQueue;
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
-    this.memory = new CatalogMemory(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
-    this.tracker = new CatalogTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
-    this.mirror = registryMirror({
+    this.lastWritten = new LastWrittenCatalog(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
+    this.tracker = new StatusTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
+    this.mirror = createMirrorReindex({
       logger: o.logger,
       fullRefreshMs: o.config.CATALOG_FULL_REFRESH,
       options: o.mirror,
       signal: this.closing.signal,
-      memory: this.memory,
+      lastWritten: this.lastWritten,
       tracker: this.tracker,
       land: (records, meta) => this.land(records, meta),
       refuseShrink: (from, nodes, ro) => this.refuseShrink(from, nodes, ro),
@@ -123,7 +123,7 @@ export class Catalog {
   /** The size a new catalog is compared with: the index served, or (a writer) the last catalog written. */
   private async indexedCount(): Promise<number> {
     if (this.rules.serves) return this.tracker.status().nodes;
-    return (await this.memory.writtenCount()) ?? this.engine.count();
+    return (await this.lastWritten.writtenCount()) ?? this.engine.count();
   }
 
   /** The shrink guard: a catalog less than half the size of the indexed one is refused unless forced. */
@@ -140,7 +140,7 @@ export class Catalog {
   /** A new catalog is served: persisted (the snapshot, or a mirror's memory), swapped in, reported. */
   private async land(records: StoredNode[], meta: Omit<SnapshotMeta, "nodes" | "indexedAt">): Promise<void> {
     const indexedAt = new Date().toISOString();
-    await this.memory.write(records, { ...meta, indexedAt });
+    await this.lastWritten.write(records, { ...meta, indexedAt });
     if (this.rules.swapsIn) await this.swapIn(records);
     this.tracker.indexed(records.length, { indexedAt, source: meta.source }, true);
   }
@@ -162,7 +162,7 @@ export class Catalog {
     const { records, progress } = await loadCatalog(snapshot.path);
     await this.swapIn(records);
     const meta = await snapshot.readMeta();
-    this.memory.restored(records, meta);
+    this.lastWritten.restored(records, meta);
     const indexedAt = meta?.indexedAt ?? (await stat(snapshot.path)).mtime.toISOString();
     this.tracker.indexed(records.length, { indexedAt, source: meta?.source }, fresh);
     return progress;

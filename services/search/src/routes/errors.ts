@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
-import type { JsonText } from "../domain/node-output.ts";
+import type { JsonText } from "../fast/node-output.ts";
 import type { Logger } from "@app/platform";
 
 /** Stable `error` values of the search service's `{error, message}` bodies. */

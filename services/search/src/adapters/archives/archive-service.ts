@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Config, Logger } from "@app/platform";
-import type { SearchEngine } from "../search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import { servedLinks, UPSTREAM_LINKS, type ArchiveLinks } from "../../domain/archive-links.ts";
 import { createArchiveBlobs, type ArchiveBlobs } from "./archive-blobs.ts";
 import { ArchiveIndex } from "./archive-index.ts";

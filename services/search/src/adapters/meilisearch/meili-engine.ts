@@ -1,6 +1,6 @@
 import { Meilisearch, type SearchParams } from "meilisearch";
 import type { StoredNode } from "../../domain/catalog-record.ts";
-import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../search-engine.ts";
+import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../../ports/search-engine.ts";
 import { meiliUid, toMeiliDocument, type MeiliDocument } from "./documents.ts";
 import { lookupFilters, planMeiliQuery, sliceSegments } from "./query.ts";
 import { MEILI_SETTINGS } from "./settings.ts";

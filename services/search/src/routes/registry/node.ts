@@ -1,7 +1,7 @@
 import type { Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { ArchiveLinks } from "../../domain/archive-links.ts";
-import { toApiNode, toApiNodeJson } from "../../domain/node-output.ts";
+import { toApiNode, toApiNodeJson } from "../../fast/node-output.ts";
 import { parseIncludeBanned } from "../../domain/query.ts";
 import { SearchErrorCode, sendError, sendJsonText } from "../errors.ts";
 import { findPack } from "./pack.ts";
