@@ -55,6 +55,8 @@ export default tseslint.config(
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true },
       ],
       // An AbortSignal's reason is `any`; passing it on is what an aborted wait should do.
+      // A timer declared before the callbacks that clear it, and set after them, stays `let`.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingAny: true, allowThrowingUnknown: true }],
     },
   },
