@@ -13,7 +13,7 @@ function interpolate(value: unknown, env: Record<string, string> = {}): unknown 
       if (whole === "$$") return "$";
       const v = env[name!];
       const unset = v === undefined || (op?.startsWith(":") === true && v === "");
-      if (!unset) return v!;
+      if (!unset) return v;
       if (op?.endsWith("?")) throw new Error(`compose: ${name} is required: ${arg}`);
       return op ? arg! : "";
     });
