@@ -226,7 +226,7 @@ function streamParts(
     bb.on("finish", () => {
       if (settled) return;
       void (async () => {
-        let file: StagedBlob | null = null;
+        let file: StagedBlob | null;
         try {
           await draining;
           file = staging ? await staging : null;

@@ -385,15 +385,15 @@ function limitedTags(tags: string[]): string[] {
 export function toReference(row: Record<string, unknown>): AssetReference {
   return {
     id: String(row.id),
-    owner: String(row.owner ?? ""),
+    owner: String((row.owner as string | null | undefined) ?? ""),
     hash: String(row.hash),
     name: String(row.name),
     size: Number(row.size),
     mimeType: String(row.mime_type),
     tags: JSON.parse(String(row.tags)) as string[],
     userMetadata: JSON.parse(String(row.user_metadata)) as Record<string, unknown>,
-    systemMetadata: row.system_metadata === null || row.system_metadata === undefined ? null : (JSON.parse(String(row.system_metadata)) as Record<string, unknown>),
-    previewId: row.preview_id === null || row.preview_id === undefined ? null : String(row.preview_id),
+    systemMetadata: row.system_metadata === null || row.system_metadata === undefined ? null : (JSON.parse(row.system_metadata as string) as Record<string, unknown>),
+    previewId: row.preview_id === null || row.preview_id === undefined ? null : (row.preview_id as string),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
     lastAccessTime: String(row.last_access_time ?? row.created_at),
