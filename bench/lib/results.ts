@@ -41,11 +41,10 @@ export interface BenchResult {
   details: Record<string, unknown>;
 }
 
-/** What a bench's `run()` returns: its figures for the table, console lines, and any details. */
+/** What a bench's `run()` returns: its figures for the table and its console lines, beside any details. */
 export interface BenchOutput {
   figures: Figure[];
   summary: string[];
-  [detail: string]: unknown;
 }
 
 export const resultsDir = join(repoRoot, "bench/results");
@@ -82,7 +81,7 @@ export async function measure(bench: string, run: () => Promise<BenchOutput>, di
   const date = new Date().toISOString();
   const start = load();
   const { figures, summary: _summary, ...details } = await run();
-  const result: BenchResult = { bench, machine: machine(), date, load: { start, end: load() }, figures, details };
+  const result: BenchResult = { bench, machine: machine(), date, load: { start, end: load() }, figures, details: details as Record<string, unknown> };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${bench}.json`), `${JSON.stringify(result, null, 2)}\n`);
   return result;
