@@ -3,7 +3,7 @@ import { bareMime, isDangerousType } from "../../domain/content-type.ts";
 import { ApiFailure } from "../../domain/errors.ts";
 import { formatFromExt, parseAssetName } from "../../domain/naming.ts";
 import { verifySignedView, type SignedView } from "../../domain/signed-view-url.ts";
-import { sendBlob } from "../../http/blob-response.ts";
+import { KEYED_CACHE, sendBlob, signedCache } from "../../http/blob-response.ts";
 import type { UploadDeps } from "../../http/deps.ts";
 
 /**
@@ -48,6 +48,7 @@ export function viewHandler(deps: UploadDeps) {
       mime: sidecar?.mime ?? formatFromExt(parsed.ext)!.mime,
       disposition: `inline; filename="${name}"`,
       label: name,
+      cacheControl: KEYED_CACHE,
     });
   };
 }
@@ -62,5 +63,6 @@ async function sendSigned(req: Request, res: Response, deps: UploadDeps, view: S
     mime: dangerous ? "application/octet-stream" : bareMime(view.mime),
     disposition: `${dangerous ? "attachment" : "inline"}; filename="${view.hash}"`,
     label: `blake3:${view.hash}`,
+    cacheControl: signedCache(view.expires),
   });
 }
