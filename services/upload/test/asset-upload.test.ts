@@ -33,7 +33,7 @@ const form = (file: Buffer, tags = '["input"]') =>
 async function streamed(app: TestApp, write: (chunk: (b: Buffer | string) => boolean, end: () => void) => Promise<void>) {
   server = app.app.listen(0);
   const port = (server.address() as AddressInfo).port;
-  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => {
     const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/api/assets", headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd", "transfer-encoding": "chunked" } });
     req.on("response", (res) => {
       let text = "";

@@ -22,7 +22,7 @@ const KEY = "comfy-asset-key-studio";
 const KEY2 = "comfy-asset-key-partner";
 const MODEL = ["models", "model_type:checkpoints", "unit-tests"];
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
@@ -153,8 +153,8 @@ export function describeComfyAssetApi(mode: Mode): void {
       const same = bytes("concurrent", 4096);
       const racing = await Promise.all([upload("cu_a.bin", ["input", scope], {}, same), upload("cu_b.bin", ["input", scope], {}, same)]);
       expect(racing.map((r) => r.body.created_new).sort()).toEqual([false, true]);
-      expect(racing[0]!.body.asset_hash).toBe(racing[1]!.body.asset_hash);
-      expect(racing[0]!.body.id).not.toBe(racing[1]!.body.id);
+      expect(racing[0].body.asset_hash).toBe(racing[1].body.asset_hash);
+      expect(racing[0].body.id).not.toBe(racing[1].body.id);
 
       // The same display name with other bytes: both kept, each serving its own bytes.
       const v1 = await create("same_display.bin", ["input", scope], {}, bytes("v1", 1536));

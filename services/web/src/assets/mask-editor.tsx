@@ -28,6 +28,7 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Mas
   const brush = useRef<HTMLCanvasElement | null>(null);
   useToolKeys(setTool, setSize);
 
+  // Reports its own failures (setError), so a click need not wait for it.
   const send = async () => {
     if (!brush.current) return;
     setError(null);
@@ -60,7 +61,7 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Mas
               Size <input type="range" aria-keyshortcuts="[ ]" min={2} max={120} value={size} onInput={(e) => setSize(Number(e.currentTarget.value))} /> <output>{size}px</output>
             </label>
             <button type="button" onClick={() => brush.current && clearCanvas(brush.current)}>Clear</button>
-            <button type="button" class="primary" onClick={send} disabled={progress !== null}>Upload mask</button>
+            <button type="button" class="primary" onClick={() => void send()} disabled={progress !== null}>Upload mask</button>
           </div>
           <MaskCanvas src={image.src} width={image.width} height={image.height} tool={tool} size={size} onReady={(c) => (brush.current = c)} />
           <p class="muted">Painted areas become transparent in the result ({image.width}×{image.height} px).</p>
