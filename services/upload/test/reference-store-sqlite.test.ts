@@ -34,7 +34,7 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "fixtures/hold-reference-store.ts"), file], { stdio: ["ignore", "pipe", "inherit"] });
     const id = await new Promise<string>((resolve, reject) => {
       let out = "";
-      child.stdout!.on("data", (d: Buffer) => {
+      child.stdout.on("data", (d: Buffer) => {
         out += String(d);
         const m = /ready (\S+)\nlocked\n/.exec(out);
         if (m) resolve(m[1]!);

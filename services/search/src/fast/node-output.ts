@@ -1,6 +1,6 @@
 import { NODE_FIELDS, NODE_PUBLIC_ALIASES, type Node, type SearchPage } from "@app/contracts";
-import type { StoredNode } from "./catalog-record.ts";
-import { installVersion } from "./versions.ts";
+import type { StoredNode } from "../domain/catalog-record.ts";
+import { installVersion } from "../domain/versions.ts";
 
 const FIELDS = new Set<string>(NODE_FIELDS);
 const cache = new WeakMap<StoredNode, Node>();

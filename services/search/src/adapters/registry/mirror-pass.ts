@@ -1,6 +1,5 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
-import { loadCatalog } from "../catalog-source.ts";
-import type { LoadProgress } from "../source-base.ts";
+import { readAllRecords, type LoadProgress } from "../../ports/source-base.ts";
 import type { NodeVersion } from "@app/contracts";
 import { readAllVersions, type AllVersions } from "./all-versions.ts";
 import { describe, RegistryHttp } from "./http.ts";
@@ -26,7 +25,7 @@ export interface MirrorProgress {
   requests: number;
 }
 
-export interface MirrorRun extends Pick<RegistryLoadOptions, "onBadRecord" | "onWarning" | "fetch" | "signal"> {
+export interface MirrorPassRun extends Pick<RegistryLoadOptions, "onBadRecord" | "onWarning" | "fetch" | "signal"> {
   /** A full pass reads the whole list (and so sees deletions) and every pack's versions; otherwise only packs updated after `since`. */
   full: boolean;
   since?: string;
@@ -39,7 +38,7 @@ export interface MirrorRun extends Pick<RegistryLoadOptions, "onBadRecord" | "on
   onListed?: (records: StoredNode[], list: { report: PackListReport; kept: string[] }) => Promise<void>;
 }
 
-export interface MirrorOutcome {
+export interface MirrorPassOutcome {
   records: StoredNode[];
   /** False when an incremental pass found nothing updated: the catalog is as it was. */
   changed: boolean;
@@ -59,7 +58,7 @@ export interface MirrorOutcome {
  * it had until new ones are read; a full pass whose list came back short keeps the previous
  * catalog's packs it did not see (named in `kept`), so a pack is never silently lost.
  */
-export async function mirrorRegistry(base: string, previous: readonly StoredNode[] | undefined, run: MirrorRun): Promise<MirrorOutcome> {
+export async function readMirrorPass(base: string, previous: readonly StoredNode[] | undefined, run: MirrorPassRun): Promise<MirrorPassOutcome> {
   const o = { ...MIRROR_DEFAULTS, ...run.mirror };
   const stop = new AbortController();
   const onOuterAbort = () => stop.abort(run.signal?.reason);
@@ -81,7 +80,7 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
     report();
     let list: PackListReport | undefined;
     const source = new RegistryApiSource(base, { since: run.full ? undefined : run.since, http });
-    const { records: listed, progress: load } = await loadCatalog(source, {
+    const { records: listed, progress: load } = await readAllRecords(source, {
       onBadRecord: run.onBadRecord,
       onWarning: run.onWarning,
       onListReport: (r) => (list = r),
@@ -98,7 +97,11 @@ export async function mirrorRegistry(base: string, previous: readonly StoredNode
     for (const l of listed) merged.set(l.id, withDetails(l, detailsOf(prevById.get(l.id))));
     const kept: string[] = [];
     if (run.full && (list?.missing ?? 0) > 0) {
-      for (const p of previous ?? []) if (!merged.has(p.id)) (merged.set(p.id, p), kept.push(p.id));
+      for (const p of previous ?? []) {
+        if (merged.has(p.id)) continue;
+        merged.set(p.id, p);
+        kept.push(p.id);
+      }
     }
     const readable = (r: StoredNode) => r.status !== "NodeStatusBanned";
     const listedIds = new Set(listed.map((l) => l.id));

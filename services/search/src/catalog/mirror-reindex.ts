@@ -1,27 +1,27 @@
 import type { Logger } from "@app/platform";
 import type { LoadProgress } from "../adapters/catalog-source.ts";
 import { PermanentHttpError } from "../adapters/registry/http.ts";
-import { mirrorRegistry } from "../adapters/registry/mirror.ts";
+import { readMirrorPass } from "../adapters/registry/mirror-pass.ts";
 import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
 import type { SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
-import type { CatalogMemory } from "./catalog-memory.ts";
-import type { CatalogTracker } from "./catalog-status.ts";
+import type { LastWrittenCatalog } from "./last-written.ts";
+import type { StatusTracker } from "./catalog-status.ts";
 import type { ReindexOptions } from "./reindex.ts";
 
 /** `timestamp=` is the last pass's start less this much: the registry's clock and ours may differ. */
 const SINCE_MARGIN_MS = 5 * 60_000;
 
 /** What a mirror needs of the catalog it keeps. */
-export interface RegistryMirrorDeps {
+export interface MirrorReindexDeps {
   logger: Logger;
   /** CATALOG_FULL_REFRESH: a pass is full when the last full one is older. */
   fullRefreshMs: number;
   options?: MirrorOptions;
   signal: AbortSignal;
   /** The catalog the next pass goes on from. */
-  memory: CatalogMemory;
-  tracker: CatalogTracker;
+  lastWritten: LastWrittenCatalog;
+  tracker: StatusTracker;
   /** Persist, swap in and report a new catalog. */
   land(records: StoredNode[], meta: Omit<SnapshotMeta, "nodes" | "indexedAt">): Promise<void>;
   /** Throws when a full list would shrink the index by more than half (unless forced). */
@@ -34,21 +34,21 @@ export interface RegistryMirrorDeps {
  * otherwise only the packs updated since the last pass. A full pass serves its pack list as soon
  * as it is read, then again with the versions and classes.
  */
-export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: ReindexOptions) => Promise<LoadProgress> {
+export function createMirrorReindex(d: MirrorReindexDeps): (from: string, ro: ReindexOptions) => Promise<LoadProgress> {
   const { logger, tracker } = d;
 
   /** Registries that answered `timestamp=` with a 400 (another instance of this service does): full passes only. */
   const noTimestamp = new Set<string>();
 
   const pass = async (from: string, ro: ReindexOptions): Promise<LoadProgress> => {
-    const prev = await d.memory.previous(from);
+    const prev = await d.lastWritten.previous(from);
     const startedAt = new Date();
     const listedAt = startedAt.toISOString();
     const lastFull = prev?.meta.fullAt ? Date.parse(prev.meta.fullAt) : NaN;
     const full = !!(ro.full || ro.force) || noTimestamp.has(from) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.fullRefreshMs);
     const since = prev?.meta.listedAt ? new Date(Date.parse(prev.meta.listedAt) - SINCE_MARGIN_MS).toISOString() : undefined;
     let fullAt = prev?.meta.fullAt;
-    const outcome = await mirrorRegistry(from, prev?.records, {
+    const outcome = await readMirrorPass(from, prev?.records, {
       full,
       since,
       mirror: d.options,
@@ -88,7 +88,7 @@ export function registryMirror(d: RegistryMirrorDeps): (from: string, ro: Reinde
       await d.land(outcome.records, { source: from, listedAt, fullAt });
     } else {
       // Nothing new: nothing is rebuilt, and the next pass asks from this one on.
-      await d.memory.writeMeta({ ...prev!.meta, listedAt });
+      await d.lastWritten.writeMeta({ ...prev!.meta, listedAt });
       tracker.indexed(outcome.records.length, { indexedAt: listedAt, source: from }, true);
     }
     const p = outcome.progress;

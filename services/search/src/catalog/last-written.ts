@@ -13,7 +13,7 @@ interface KnownCatalog {
  * The last catalog written and what is known of it: on disk in `store` (the snapshot when
  * embedded; under Meilisearch, a registry mirror's own memory under DATA_DIR), and in memory.
  */
-export class CatalogMemory {
+export class LastWrittenCatalog {
   private known: KnownCatalog | undefined;
 
   constructor(
