@@ -9,7 +9,13 @@ const READY_DESCRIPTION =
   "This gateway can serve: every service mounted in it is ready (the catalog indexed, the store and queue reachable). `services` reports each service, proxied ones included; a proxied service that is down does not make the gateway unready. With search mounted in this process (and on the search service's own `/readyz`), `catalog` says what is served: `{state: fresh|stale|empty, source, indexedAt, nodes, lastError}`, and for a registry source `mirror` (the current or last pass: `pass` full|incremental, `phase` listing|details|done, `packs {read, total}`, `versions {done, of}` (packs whose versions were read, of those to read), `classes` (of those, packs whose install-path class list is known), `errors`, `requests`) and `missing` (`{count, kept, at}`: packs the registry counts that its list did not return, `kept` served from the previous catalog; null when none); the service is ready while a registry is still being mirrored.";
 
 function registerOperations(registry: OpenAPIRegistry): void {
-  registry.registerPath({ method: "get", path: "/healthz", operationId: "Health", tags: ["Operations"], responses: { "200": { description: "The process lives." } } });
+  registry.registerPath({
+    method: "get",
+    path: "/healthz",
+    operationId: "Health",
+    tags: ["Operations"],
+    responses: { "200": { description: "The process lives." } },
+  });
   registry.registerPath({
     method: "get",
     path: "/readyz",
@@ -24,7 +30,10 @@ function routes(): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registerRegistryRoutes(registry);
   registerUploadRoutes(registry);
-  for (const [prefix, suffix] of [["/api", ""], ["", "Comfy"]] as const) {
+  for (const [prefix, suffix] of [
+    ["/api", ""],
+    ["", "Comfy"],
+  ] as const) {
     registerAssetRoutes(registry, prefix, suffix);
     registerTusRoutes(registry, prefix, suffix);
   }
@@ -39,7 +48,11 @@ function routes(): OpenAPIRegistry {
  */
 export function buildOpenApiDocument(): Record<string, unknown> {
   // No webhooks, and the parameters are each operation's own: those two are left out.
-  const { webhooks: _webhooks, components, ...document } = new OpenApiGeneratorV31(routes().definitions).generateDocument({
+  const {
+    webhooks: _webhooks,
+    components,
+    ...document
+  } = new OpenApiGeneratorV31(routes().definitions).generateDocument({
     openapi: "3.1.0",
     info: {
       title: "Node registry search and asset uploads",

@@ -59,10 +59,14 @@ const ref = (id: SchemaName) => ({ $ref: `#/components/schemas/${id}` });
 export const json = (id: SchemaName, description: string) => ({ description, content: { "application/json": { schema: ref(id) } } });
 
 /** A JSON answer of an array of the named component. */
-export const jsonArray = (id: SchemaName, description: string) => ({ description, content: { "application/json": { schema: { type: "array" as const, items: ref(id) } } } });
+export const jsonArray = (id: SchemaName, description: string) => ({
+  description,
+  content: { "application/json": { schema: { type: "array" as const, items: ref(id) } } },
+});
 
 /** Answers of one schema, by status. */
-export const errorsOf = (id: SchemaName, statuses: Record<string, string>) => Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, json(id, description)]));
+export const errorsOf = (id: SchemaName, statuses: Record<string, string>) =>
+  Object.fromEntries(Object.entries(statuses).map(([status, description]) => [status, json(id, description)]));
 
 /** Bytes of any type, as a schema of a body or an answer. */
 export const binary = (contentMediaType = "application/octet-stream") => ({ type: "string" as const, contentMediaType });
@@ -74,18 +78,25 @@ export const securitySchemes = {
   bearer: { type: "http", scheme: "bearer" },
 } as const;
 
-const retryAfter = { "Retry-After": { description: "Seconds until the key's window ends.", schema: { type: "integer" as const, minimum: 1 } } };
+const retryAfter = {
+  "Retry-After": { description: "Seconds until the key's window ends.", schema: { type: "integer" as const, minimum: 1 } },
+};
 
 /** Every keyed route can answer this: the key's per-minute allowance is spent. */
 export const rateLimited = {
   "429": {
-    ...json("UploadError", "The key's limit for this minute is reached (`rate_limited`): requests per minute, or upload bytes per minute on upload routes."),
+    ...json(
+      "UploadError",
+      "The key's limit for this minute is reached (`rate_limited`): requests per minute, or upload bytes per minute on upload routes.",
+    ),
     headers: retryAfter,
   },
 };
 
 /** The asset routes' 429, in ComfyUI's envelope. */
-export const assetRateLimited = { "429": { ...json("AssetError", "The key's limit for this minute is reached (`RATE_LIMITED`)."), headers: retryAfter } };
+export const assetRateLimited = {
+  "429": { ...json("AssetError", "The key's limit for this minute is reached (`RATE_LIMITED`)."), headers: retryAfter },
+};
 
 /** A 429 without a body (HEAD). */
 export const bareRateLimited = { "429": { description: "The key's requests per minute are spent.", headers: retryAfter } };

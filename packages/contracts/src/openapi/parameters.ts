@@ -7,8 +7,13 @@ export function param<T extends z.ZodType>(schema: T, description?: string): T {
 
 /** A query schema whose named fields carry a parameter description. */
 export function describedQuery(schema: z.ZodObject, descriptions: Record<string, string>): z.ZodObject {
-  return schema.extend(Object.fromEntries(Object.entries(descriptions).map(([name, description]) => [name, param(schema.shape[name] as z.ZodType, description)])));
+  return schema.extend(
+    Object.fromEntries(
+      Object.entries(descriptions).map(([name, description]) => [name, param(schema.shape[name] as z.ZodType, description)]),
+    ),
+  );
 }
 
-export const nodeId = (description = "The node's id; in other capitals the answer is a 302 to the canonical id.") => param(z.string(), description);
+export const nodeId = (description = "The node's id; in other capitals the answer is a 302 to the canonical id.") =>
+  param(z.string(), description);
 export const version = (description: string) => param(z.string(), description);

@@ -1,26 +1,40 @@
 import type { OpenAPIRegistry, RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
-import { AllVersionsQueryWire, BulkNodeVersionsRequest, ComfyNodesQueryWire, InstallQueryWire, NodeVersionsQueryWire } from "../registry-reads.ts";
+import {
+  AllVersionsQueryWire,
+  BulkNodeVersionsRequest,
+  ComfyNodesQueryWire,
+  InstallQueryWire,
+  NodeVersionsQueryWire,
+} from "../registry-reads.ts";
 import { SEARCH_TEXT_MAX, SearchQueryWire } from "../search-query.ts";
 import { binary, errorsOf, json, jsonArray, type SchemaName } from "./components.ts";
 import { describedQuery, nodeId, version } from "./parameters.ts";
 
-const registryErrors = errorsOf("ErrorResponse", { "400": "Invalid input; the message names the parameter and why.", "500": "Internal server error." });
+const registryErrors = errorsOf("ErrorResponse", {
+  "400": "Invalid input; the message names the parameter and why.",
+  "500": "Internal server error.",
+});
 const redirect = {
-  "302": { description: "The id differs from a node's only by case: `Location` is the same URL with the node's id.", headers: { Location: { schema: { type: "string" as const } } } },
+  "302": {
+    description: "The id differs from a node's only by case: `Location` is the same URL with the node's id.",
+    headers: { Location: { schema: { type: "string" as const } } },
+  },
 };
 const banned = (description = 'The node is banned (`message`: "Node Banned").') => ({ "403": json("ErrorResponse", description) });
 const notFound = (description: string) => ({ "404": json("ErrorResponse", description) });
 const includeBanned = z.object({ include_banned: z.boolean() }).partial();
 
 const searchQuery = describedQuery(SearchQueryWire.extend({ comfy_node_search: z.string().max(SEARCH_TEXT_MAX).optional() }), {
-  search: "Keywords: tokenised, accent- and case-insensitive, typo-tolerant, the last token matches as a prefix; results ranked by relevance, then popularity.",
+  search:
+    "Keywords: tokenised, accent- and case-insensitive, typo-tolerant, the last token matches as a prefix; results ranked by relevance, then popularity.",
   repository_url_search: "A repository URL, `owner/repo` or a fragment; scheme, `www.`, case, trailing `/` and `.git` are ignored.",
   app_node_search: "An application node class name; whole-name matches rank above partial ones.",
   supported_os: "A ` :: `-separated path (e.g. `Windows`, `Microsoft :: Windows`, `POSIX :: Linux`).",
   supported_accelerator: "A ` :: `-separated path (e.g. `CUDA`, `GPU :: NVIDIA CUDA`, `ROCm`, `Metal`, `DirectML`, `CPU`).",
   include_banned: "Include banned nodes (deleted nodes are never returned).",
-  node_id: "Only these packs (repeat the parameter: `node_id=a&node_id=b`), under every other parameter. At most 500. Without `limit`, the page holds as many as were asked.",
+  node_id:
+    "Only these packs (repeat the parameter: `node_id=a&node_id=b`), under every other parameter. At most 500. Without `limit`, the page holds as many as were asked.",
   latest: "Accepted for the registry's clients; this service has no list cache to bypass.",
   comfyui_version: "Accepted (ComfyUI-Manager sends it on every list page); every pack is answered either way.",
   form_factor: "Accepted (ComfyUI-Manager sends it on every list page); every pack is answered either way.",
@@ -43,8 +57,20 @@ function registerSearch(registry: OpenAPIRegistry, path: string, operationId: st
 
 /** The read routes of a node: the node, its versions, their classes and the install answer. */
 function registerNodeRoutes(registry: OpenAPIRegistry): void {
-  const get = (path: string, operationId: string, rest: { summary?: string; params: z.ZodObject; query?: z.ZodObject; responses: RouteConfig["responses"] }) =>
-    registry.registerPath({ method: "get", path, operationId, tags: ["Registry"], summary: rest.summary, request: { params: rest.params, query: rest.query }, responses: { ...rest.responses, ...registryErrors } });
+  const get = (
+    path: string,
+    operationId: string,
+    rest: { summary?: string; params: z.ZodObject; query?: z.ZodObject; responses: RouteConfig["responses"] },
+  ) =>
+    registry.registerPath({
+      method: "get",
+      path,
+      operationId,
+      tags: ["Registry"],
+      summary: rest.summary,
+      request: { params: rest.params, query: rest.query },
+      responses: { ...rest.responses, ...registryErrors },
+    });
   get("/nodes/{nodeId}", "GetNode", {
     params: z.object({ nodeId: z.string() }),
     query: includeBanned,
@@ -56,8 +82,12 @@ function registerNodeRoutes(registry: OpenAPIRegistry): void {
     },
   });
   get("/nodes/{nodeId}/versions/{version}/comfy-nodes", "ListComfyNodes", {
-    summary: "The node classes of a version with their whole definitions, paged (the install path's mirrored; another version's read through from the registry and kept)",
-    params: z.object({ nodeId: nodeId(), version: version("The version the catalog holds the classes of (the install-path version unless the catalog says), or `latest`.") }),
+    summary:
+      "The node classes of a version with their whole definitions, paged (the install path's mirrored; another version's read through from the registry and kept)",
+    params: z.object({
+      nodeId: nodeId(),
+      version: version("The version the catalog holds the classes of (the install-path version unless the catalog says), or `latest`."),
+    }),
     query: ComfyNodesQueryWire,
     responses: {
       "200": json("ComfyNodesPage", "A page of node classes."),
@@ -71,16 +101,27 @@ function registerNodeRoutes(registry: OpenAPIRegistry): void {
     summary: "The version to install: the install-path version, or the one asked (whatever its status)",
     params: z.object({ nodeId: nodeId() }),
     query: InstallQueryWire,
-    responses: { "200": json("NodeVersion", "The version, with its `downloadUrl`."), ...redirect, ...banned(), ...notFound("Unknown or deleted node, or no such version (or none installable) in the catalog.") },
+    responses: {
+      "200": json("NodeVersion", "The version, with its `downloadUrl`."),
+      ...redirect,
+      ...banned(),
+      ...notFound("Unknown or deleted node, or no such version (or none installable) in the catalog."),
+    },
   });
   get("/nodes/{nodeId}/versions", "ListNodeVersions", {
     summary: "Every version the catalog knows of a node, newest first",
     params: z.object({ nodeId: nodeId() }),
-    query: describedQuery(NodeVersionsQueryWire, { statuses: "Repeatable (`statuses=A&statuses=B`); absent = every status.", include_status_reason: "Answer `status_reason` too." }),
+    query: describedQuery(NodeVersionsQueryWire, {
+      statuses: "Repeatable (`statuses=A&statuses=B`); absent = every status.",
+      include_status_reason: "Answer `status_reason` too.",
+    }),
     responses: { "200": jsonArray("NodeVersion", "The versions."), ...redirect, ...banned(), ...notFound("Unknown or deleted node.") },
   });
   get("/nodes/{nodeId}/versions/{version}", "GetNodeVersion", {
-    params: z.object({ nodeId: nodeId(), version: version("The version's number (not a UUID), or `latest` for the install-path version.") }),
+    params: z.object({
+      nodeId: nodeId(),
+      version: version("The version's number (not a UUID), or `latest` for the install-path version."),
+    }),
     responses: { "200": json("NodeVersion", "The version."), ...redirect, ...banned(), ...notFound("Unknown node or version.") },
   });
 }
@@ -104,7 +145,10 @@ function registerArchive(registry: OpenAPIRegistry): void {
       "403": json("ErrorResponse", "The node or this version is banned: its archive is never served."),
       ...notFound("Unknown node or version; or upstream publishes no archive for it; or it is not stored and MIRROR_ARCHIVES=off."),
       "416": { description: "The range lies outside the archive." },
-      "503": json("ErrorResponse", "Not stored yet, and upstream's storage cannot be reached or did not answer within ARCHIVE_TIMEOUT_MS (`error: archive_unavailable`, the message names the version)."),
+      "503": json(
+        "ErrorResponse",
+        "Not stored yet, and upstream's storage cannot be reached or did not answer within ARCHIVE_TIMEOUT_MS (`error: archive_unavailable`, the message names the version).",
+      ),
       ...registryErrors,
     },
   });
@@ -112,17 +156,38 @@ function registerArchive(registry: OpenAPIRegistry): void {
 
 /** Reads across packs: every version, many versions at once, a class's pack, publishers. */
 function registerCatalogRoutes(registry: OpenAPIRegistry): void {
-  const route = (method: "get" | "post", path: string, operationId: string, rest: { summary?: string; request?: RouteConfig["request"]; responses: RouteConfig["responses"] }) =>
-    registry.registerPath({ method, path, operationId, tags: ["Registry"], summary: rest.summary, request: rest.request, responses: { ...rest.responses, ...registryErrors } });
+  const route = (
+    method: "get" | "post",
+    path: string,
+    operationId: string,
+    rest: { summary?: string; request?: RouteConfig["request"]; responses: RouteConfig["responses"] },
+  ) =>
+    registry.registerPath({
+      method,
+      path,
+      operationId,
+      tags: ["Registry"],
+      summary: rest.summary,
+      request: rest.request,
+      responses: { ...rest.responses, ...registryErrors },
+    });
   route("get", "/versions", "ListAllNodeVersions", {
     summary: "Every version of every pack not banned, newest first, paged",
-    request: { query: describedQuery(AllVersionsQueryWire, { statuses: "Repeatable; absent = every status.", status_reason: "A case-insensitive substring of `status_reason`." }) },
+    request: {
+      query: describedQuery(AllVersionsQueryWire, {
+        statuses: "Repeatable; absent = every status.",
+        status_reason: "A case-insensitive substring of `status_reason`.",
+      }),
+    },
     responses: { "200": json("VersionsPage", "A page of versions."), "403": json("ErrorResponse", "`nodeId` names a banned node.") },
   });
   route("post", "/bulk/nodes/versions", "GetBulkNodeVersions", {
     summary: "Many node versions at once, each `success` or `not_found`, in the order asked",
     request: { body: { required: true, content: { "application/json": { schema: BulkNodeVersionsRequest } } } },
-    responses: { "200": json("BulkNodeVersionsResponse", "One result per identifier."), "413": json("ErrorResponse", "A body over 256 KiB.") },
+    responses: {
+      "200": json("BulkNodeVersionsResponse", "One result per identifier."),
+      "413": json("ErrorResponse", "A body over 256 KiB."),
+    },
   });
   route("get", "/comfy-nodes/{comfyNodeName}/node", "GetNodeByComfyNodeName", {
     summary: "The pack that provides a node class: one that preempts the name first, then the lower search_ranking, then more downloads",
@@ -143,10 +208,32 @@ function registerCatalogRoutes(registry: OpenAPIRegistry): void {
 /** ComfyUI-Manager's channel files (set its channel URL to `<base>/channel`). */
 function registerChannel(registry: OpenAPIRegistry): void {
   const file = (name: string, operationId: string, schema: SchemaName, summary: string) =>
-    registry.registerPath({ method: "get", path: `/channel/${name}.json`, operationId, tags: ["Channel"], summary, responses: { "200": json(schema, summary) } });
-  file("custom-node-list", "ChannelCustomNodeList", "CustomNodeList", "Every pack not banned, as a git-clone entry of ComfyUI-Manager's list");
-  file("extension-node-map", "ChannelExtensionNodeMap", "ExtensionNodeMap", "Repository URL → [the pack's node classes, {title_aux, preemptions}]: Manager's missing-node mapping");
-  file("github-stats", "ChannelGithubStats", "GithubStats", "Repository URL → {stars, last_update, author_account_age_days} for every pack not banned");
+    registry.registerPath({
+      method: "get",
+      path: `/channel/${name}.json`,
+      operationId,
+      tags: ["Channel"],
+      summary,
+      responses: { "200": json(schema, summary) },
+    });
+  file(
+    "custom-node-list",
+    "ChannelCustomNodeList",
+    "CustomNodeList",
+    "Every pack not banned, as a git-clone entry of ComfyUI-Manager's list",
+  );
+  file(
+    "extension-node-map",
+    "ChannelExtensionNodeMap",
+    "ExtensionNodeMap",
+    "Repository URL → [the pack's node classes, {title_aux, preemptions}]: Manager's missing-node mapping",
+  );
+  file(
+    "github-stats",
+    "ChannelGithubStats",
+    "GithubStats",
+    "Repository URL → {stars, last_update, author_account_age_days} for every pack not banned",
+  );
   file("model-list", "ChannelModelList", "ModelList", "No models: `{models: []}`");
   file("alter-list", "ChannelAlterList", "AlterList", "No alternatives: `{items: []}`");
   file("extras", "ChannelExtras", "ChannelExtras", "No favourites: `{favorites: []}`");

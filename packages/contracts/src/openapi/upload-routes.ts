@@ -7,9 +7,19 @@ import { binary, errorsOf, json, rateLimited, security } from "./components.ts";
 const withFile = (form: z.ZodObject, field: string) =>
   form.extend({ [field]: (form.shape[field] as z.ZodType).meta({ type: "string", contentMediaType: "application/octet-stream" }) });
 
-const maskErrors = { "404": "The original image is unknown.", "503": "The derivative job did not finish in time or the queue is down; retrying is safe." };
+const maskErrors = {
+  "404": "The original image is unknown.",
+  "503": "The derivative job did not finish in time or the queue is down; retrying is safe.",
+};
 
-function registerUpload(registry: OpenAPIRegistry, path: string, operationId: string, form: z.ZodObject, result: "UploadResult" | "MaskUploadResult", extraErrors: Record<string, string>): void {
+function registerUpload(
+  registry: OpenAPIRegistry,
+  path: string,
+  operationId: string,
+  form: z.ZodObject,
+  result: "UploadResult" | "MaskUploadResult",
+  extraErrors: Record<string, string>,
+): void {
   registry.registerPath({
     method: "post",
     path,
@@ -39,10 +49,18 @@ function registerView(registry: OpenAPIRegistry, path: string, operationId: stri
     security,
     request: { query: ViewQuery },
     responses: {
-      "200": { description: "The bytes, with ETag = the hash and an immutable Cache-Control.", content: { "image/*": { schema: binary() } } },
+      "200": {
+        description: "The bytes, with ETag = the hash and an immutable Cache-Control.",
+        content: { "image/*": { schema: binary() } },
+      },
       "206": { description: "The requested byte range." },
       "304": { description: "Not modified (If-None-Match matched the ETag)." },
-      ...errorsOf("UploadError", { "400": "A filename that is not a stored asset's name.", "401": "Missing or unknown API key.", "404": "No such asset.", "416": "Unsatisfiable range." }),
+      ...errorsOf("UploadError", {
+        "400": "A filename that is not a stored asset's name.",
+        "401": "Missing or unknown API key.",
+        "404": "No such asset.",
+        "416": "Unsatisfiable range.",
+      }),
       ...rateLimited,
     },
   });
@@ -50,7 +68,10 @@ function registerView(registry: OpenAPIRegistry, path: string, operationId: stri
 
 /** ComfyUI's upload and view routes, with and without the /api prefix. */
 export function registerUploadRoutes(registry: OpenAPIRegistry): void {
-  for (const [prefix, suffix] of [["/api", ""], ["", "Comfy"]] as const) {
+  for (const [prefix, suffix] of [
+    ["/api", ""],
+    ["", "Comfy"],
+  ] as const) {
     registerUpload(registry, `${prefix}/upload/image`, `UploadImage${suffix}`, UploadImageForm, "UploadResult", {});
     registerUpload(registry, `${prefix}/upload/mask`, `UploadMask${suffix}`, UploadMaskForm, "MaskUploadResult", maskErrors);
     registerView(registry, `${prefix}/view`, `ViewAsset${suffix}`);
