@@ -85,7 +85,7 @@ describe.each(sets)("$label", ({ load, rendered }) => {
   });
 
   it("loads, and every object passes the Kubernetes schema (kubernetes-models)", () => {
-    if (loadError) throw loadError;
+    if (!loaded) throw loadError;
     expect(m.count).toBeGreaterThan(10);
   });
 

@@ -141,7 +141,11 @@ function planPass(listed: StoredNode[], previous: readonly StoredNode[] | undefi
   for (const l of listed) merged.set(l.id, withDetails(l, detailsOf(prevById.get(l.id))));
   const kept: string[] = [];
   if (full && (list?.missing ?? 0) > 0) {
-    for (const p of previous ?? []) if (!merged.has(p.id)) (merged.set(p.id, p), kept.push(p.id));
+    for (const p of previous ?? []) {
+      if (merged.has(p.id)) continue;
+      merged.set(p.id, p);
+      kept.push(p.id);
+    }
   }
   const readable = (r: StoredNode) => r.status !== "NodeStatusBanned";
   const listedIds = new Set(listed.map((l) => l.id));

@@ -3,7 +3,7 @@ import { bareMime, isDangerousType } from "../../domain/content-type.ts";
 import { ApiFailure } from "../../domain/errors.ts";
 import { formatFromExt, parseAssetName } from "../../domain/naming.ts";
 import { verifySignedView, type SignedView } from "../../domain/signed-view-url.ts";
-import { sendBlob } from "../../http/blob-response.ts";
+import { KEYED_CACHE, sendBlob, signedCache } from "../../http/blob-response.ts";
 import type { UploadDeps } from "../../http/deps.ts";
 
 /**
@@ -13,7 +13,7 @@ import type { UploadDeps } from "../../http/deps.ts";
  */
 export function viewAccess(deps: UploadDeps, keyed: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const signed = verifySignedView(deps.settings.previewUrls.secret, req.query as Record<string, unknown>);
+    const signed = verifySignedView(deps.settings.previewUrls.secret, req.query);
     if (signed === "absent") return keyed(req, res, next);
     if (signed === "invalid") return next(new ApiFailure("unauthorized", "this preview URL's signature is not valid: use the preview_url the asset API answered"));
     if (signed === "expired") return next(new ApiFailure("unauthorized", "this preview URL has expired: read the asset again for a fresh preview_url"));
@@ -48,6 +48,7 @@ export function viewHandler(deps: UploadDeps) {
       mime: sidecar?.mime ?? formatFromExt(parsed.ext)!.mime,
       disposition: `inline; filename="${name}"`,
       label: name,
+      cacheControl: KEYED_CACHE,
     });
   };
 }
@@ -62,5 +63,6 @@ async function sendSigned(req: Request, res: Response, deps: UploadDeps, view: S
     mime: dangerous ? "application/octet-stream" : bareMime(view.mime),
     disposition: `${dangerous ? "attachment" : "inline"}; filename="${view.hash}"`,
     label: `blake3:${view.hash}`,
+    cacheControl: signedCache(view.expires),
   });
 }

@@ -44,6 +44,8 @@ export class BlobDataStore extends DataStore {
 
   override async getUpload(id: string): Promise<Upload> {
     const upload = await this.partials.get(id);
+    // @tus/server answers the plain { status_code, body } objects of ERRORS, not Error instances.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (!upload) throw ERRORS.FILE_NOT_FOUND;
     return new Upload({ id, size: upload.size, offset: upload.offset, metadata: upload.metadata, creation_date: upload.createdAt });
   }
@@ -74,6 +76,7 @@ export class BlobDataStore extends DataStore {
 
   override async remove(id: string): Promise<void> {
     this.forget(id);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (!(await this.partials.remove(id))) throw ERRORS.FILE_NOT_FOUND;
   }
 

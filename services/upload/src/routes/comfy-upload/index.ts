@@ -7,7 +7,7 @@ import { uploadMaskHandler } from "./mask.ts";
 import { viewAccess, viewHandler } from "./view.ts";
 
 /** The spec's face, with and without `/api` as a local ComfyUI server answers it: upload an image, a mask, view one. */
-export function uploadRoutes(router: Router, deps: UploadDeps, library: AssetLibrary, access: KeyedAccess): void {
+export function comfyUploadRoutes(router: Router, deps: UploadDeps, library: AssetLibrary, access: KeyedAccess): void {
   const image = uploadImageHandler(deps, library);
   const mask = uploadMaskHandler(deps, library);
   const view = viewHandler(deps);
