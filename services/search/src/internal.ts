@@ -10,3 +10,4 @@ export { buildIndex } from "./adapters/embedded/build-index.ts";
 export { IndexSearcher } from "./adapters/embedded/search-index.ts";
 export { DEFAULT_WEIGHTS, type RankingWeights } from "./domain/ranking.ts";
 export { parseSearchQuery, toEngineQuery } from "./domain/query.ts";
+export { BoundedMemo } from "./fast/bounded-memo.ts";
