@@ -1,7 +1,7 @@
 import type { JobHandlers } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { catalogVersionOf, createArchiveService } from "./adapters/archives/archive-service.ts";
-import { withBundleImported } from "./adapters/bundle/bundle-source.ts";
+import { importedCatalogSource } from "./adapters/bundle/bundle-source.ts";
 import { createSearchRoutes, searchReadyDetails, type SearchRoutes } from "./app.ts";
 import { createSearchRuntime, type SearchRuntimeOptions } from "./compose.ts";
 import { searchJobs } from "./jobs/search-jobs.ts";
@@ -29,10 +29,10 @@ export interface SearchService {
  */
 export async function createSearchService(config: Config, logger: Logger, opts: SearchRuntimeOptions = {}): Promise<SearchService> {
   const serves = (opts.role ?? "server") === "server";
-  const searchConfig = serves ? await withBundleImported(config, logger) : config;
-  const runtime = await createSearchRuntime(searchConfig, logger, opts);
+  const source = serves ? await importedCatalogSource(config, logger) : config.CATALOG_SOURCE;
+  const runtime = await createSearchRuntime(config, logger, { ...opts, source });
   const archives = serves
-    ? await createArchiveService(searchConfig, logger.child({ component: "archives" }), { engine: runtime.engine, catalogVersion: () => catalogVersionOf(runtime.catalogStatus()) })
+    ? await createArchiveService(config, logger.child({ component: "archives" }), { engine: runtime.engine, catalogVersion: () => catalogVersionOf(runtime.catalogStatus()) })
     : undefined;
   let routes: SearchRoutes | undefined;
   return {

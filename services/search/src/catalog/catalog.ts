@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { UnrecoverableJobError, type JobQueue } from "@app/jobs";
-import type { Config, Logger } from "@app/platform";
+import { catalogSourceName, type CatalogSourceConfig, type Config, type Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
 import { describe } from "../adapters/registry/http.ts";
@@ -20,6 +20,8 @@ export interface CatalogOptions {
   logger: Logger;
   engine: SearchEngine;
   role: CatalogRole;
+  /** What the catalog is read from (a bundle's, once imported, is the catalog file it was imported to). */
+  source: CatalogSourceConfig;
   /** How registries are mirrored (tests shorten the timeouts). */
   mirror?: MirrorOptions;
   /**
@@ -42,6 +44,8 @@ export class Catalog {
   private readonly logger: Logger;
   private readonly engine: SearchEngine;
   private readonly rules: RoleRules;
+  private readonly sourceConfig: CatalogSourceConfig;
+  /** The source's URL or path; none: nothing is read. */
   private readonly source: string | undefined;
   /** Embedded: the index's persistence, which a server restores at start and follows. */
   private readonly snapshot: CatalogSnapshot | undefined;
@@ -59,12 +63,13 @@ export class Catalog {
     this.logger = o.logger;
     this.engine = o.engine;
     this.rules = roleRules(o.role, o.engine.kind);
-    this.source = o.config.CATALOG_SOURCE;
+    this.sourceConfig = o.source;
+    this.source = catalogSourceName(o.source) ?? undefined;
     this.refreshQueue = o.refreshQueue;
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
     this.lastWritten = new LastWrittenCatalog(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
-    this.tracker = new StatusTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
+    this.tracker = new StatusTracker(this.source ?? null, o.source.kind === "registry");
     this.mirror = createMirrorReindex({
       logger: o.logger,
       fullRefreshMs: o.config.CATALOG_FULL_REFRESH,
@@ -183,9 +188,9 @@ export class Catalog {
 
   /** A server's start: the local part (a file read, or the snapshot restored), then the watch and the refresh. */
   private async start(): Promise<void> {
-    const { source, snapshot, logger, config } = this;
+    const { source, sourceConfig, snapshot, logger, config } = this;
     try {
-      if (source && !isRegistryUrl(source)) {
+      if (source && sourceConfig.kind !== "registry") {
         // A local file is read before the service says it is ready, as it always was.
         logger.info({ source, engine: this.engine.kind }, "indexing the catalog");
         await this.reindex(source);
@@ -202,14 +207,14 @@ export class Catalog {
     }
     if (snapshot && !this.closing.signal.aborted) this.unwatch = snapshot.watch(() => this.reloadSnapshot(snapshot));
     if (this.ready) {
-      const refreshMs = catalogRefreshMs(config);
+      const refreshMs = catalogRefreshMs(sourceConfig, config.CATALOG_REFRESH);
       const s = this.tracker.status();
       if (s.state !== "fresh") {
         const serving = s.state === "empty" ? "an empty index (searches answer empty pages)" : `${s.nodes} nodes from the snapshot of ${s.indexedAt}`;
         const next = !source ? "CATALOG_SOURCE=none: nothing is read" : config.REDIS_URL ? `the worker mirrors ${source} in the background` : `the first read of ${source} runs in the background`;
         logger.warn({ catalog: s }, `catalog ${s.state}: serving ${serving}; ${next}; /readyz reports the catalog's state`);
       }
-      if (source && (isRegistryUrl(source) || refreshMs > 0)) await this.startRefresh(source, refreshMs);
+      if (source && (sourceConfig.kind === "registry" || refreshMs > 0)) await this.startRefresh(source, refreshMs);
     }
   }
 
