@@ -1,8 +1,6 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { LRUCache } from "lru-cache";
 import { BoundedMemo } from "@app/search/internal";
+import { figure, runWhenMain, type BenchOutput } from "./lib/results.ts";
 
 /**
  * Same-run A/B of the search memos: the hand-written `BoundedMemo` (a Bloom filter, `SeenBefore`,
@@ -11,7 +9,7 @@ import { BoundedMemo } from "@app/search/internal";
  * Two workloads: a repeated mix (2,000 query strings, skewed as traffic is) and first sight (every
  * key new, as a search box's keystrokes are). Rounds alternate A and B; the medians are kept.
  *
- * `node --expose-gc --import tsx bench/memo-lru-ab.ts` writes bench/results/memo-lru-ab.json.
+ * `pnpm bench memo-lru-ab` writes bench/results/memo-lru-ab.json.
  */
 
 interface Memo {
@@ -66,7 +64,24 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ["impact", "controlnet", "upscale", "video", "lora", "face", "mask", "sampler", "flux", "wan", "animate", "segment", "depth", "prompt", "image", "latent"];
+const WORDS = [
+  "impact",
+  "controlnet",
+  "upscale",
+  "video",
+  "lora",
+  "face",
+  "mask",
+  "sampler",
+  "flux",
+  "wan",
+  "animate",
+  "segment",
+  "depth",
+  "prompt",
+  "image",
+  "latent",
+];
 const queryString = (i: number) => `search=${WORDS[i % WORDS.length]}${i}&limit=20&page=${1 + (i % 3)}`;
 
 /** The repeated mix: 2,000 strings, the low ones far more often (squared uniform draw). */
@@ -80,19 +95,19 @@ const firstSightKeys = (n: number, round: number) => Array.from({ length: n }, (
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
 /** The memo of the run in progress, held where the optimizer cannot see that it is no longer read. */
-let held: Memo | undefined;
+let _held: Memo | undefined;
 
 /** One pass of `keys` through a new memo: time per lookup, and the heap the memo still holds after it. */
 function runOnce(make: () => Memo, keys: string[]): { nsPerLookup: number; retainedMiB: number } {
   gc();
-  const memo = (held = make());
+  const memo = (_held = make());
   const t0 = process.hrtime.bigint();
   let sink = 0;
   for (const k of keys) sink += (memo.getOrCompute(k, () => ({ search: k, limit: 20, offset: 0 })) as { limit: number }).limit;
   const ns = Number(process.hrtime.bigint() - t0);
   gc();
   const withMemo = process.memoryUsage().heapUsed;
-  held = undefined;
+  _held = undefined;
   gc();
   const retained = withMemo - process.memoryUsage().heapUsed;
   if (sink === 0) throw new Error("unreachable");
@@ -101,14 +116,17 @@ function runOnce(make: () => Memo, keys: string[]): { nsPerLookup: number; retai
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-export function run(opts = { rounds: 7, lookups: 400_000 }) {
+export function run(opts = { rounds: 7, lookups: 400_000 }): Promise<BenchOutput & Record<string, unknown>> {
   const repeated = repeatedKeys(opts.lookups);
   const samples: Record<string, Record<string, { ns: number[]; retained: number[] }>> = {};
   for (let round = 0; round < opts.rounds; round++) {
     const firstSight = firstSightKeys(opts.lookups, round);
     // Alternate the order so that neither variant always runs on a warmer or colder machine.
     const names = round % 2 === 0 ? Object.keys(VARIANTS) : Object.keys(VARIANTS).reverse();
-    for (const [workload, keys] of [["repeated", repeated], ["firstSight", firstSight]] as const) {
+    for (const [workload, keys] of [
+      ["repeated", repeated],
+      ["firstSight", firstSight],
+    ] as const) {
       for (const name of names) {
         const r = runOnce(VARIANTS[name]!, keys);
         const s = ((samples[workload] ??= {})[name] ??= { ns: [], retained: [] });
@@ -120,24 +138,26 @@ export function run(opts = { rounds: 7, lookups: 400_000 }) {
   const figures = Object.fromEntries(
     Object.entries(samples).map(([workload, byVariant]) => [
       workload,
-      Object.fromEntries(Object.entries(byVariant).map(([name, s]) => [name, { medianNsPerLookup: median(s.ns), medianRetainedMiB: median(s.retained) }])),
+      Object.fromEntries(
+        Object.entries(byVariant).map(([name, s]) => [name, { medianNsPerLookup: median(s.ns), medianRetainedMiB: median(s.retained) }]),
+      ),
     ]),
   );
-  return { lookupsPerRound: opts.lookups, rounds: opts.rounds, figures };
+  const baseline = "handWritten (BoundedMemo with SeenBefore)";
+  const rows = Object.entries(figures).flatMap(([workload, byVariant]) =>
+    Object.entries(byVariant)
+      .filter(([name]) => name !== "handWritten")
+      .flatMap(([name, f]) => [
+        figure(`memo lookup, ${workload}, ${name}`, f.medianNsPerLookup, "ns", {
+          baseline: [baseline, byVariant.handWritten!.medianNsPerLookup],
+        }),
+        figure(`memo retained, ${workload}, ${name}`, f.medianRetainedMiB, "MiB", {
+          baseline: [baseline, byVariant.handWritten!.medianRetainedMiB],
+        }),
+      ]),
+  );
+  const summary = rows.map((f) => `${f.name}: ${f.value} ${f.unit} against ${f.baselineValue} (${f.ratio}×)`);
+  return Promise.resolve({ lookupsPerRound: opts.lookups, rounds: opts.rounds, variants: figures, figures: rows, summary });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const load = loadavg()[0]!;
-  const result = run();
-  const out = {
-    bench: "memo-lru-ab",
-    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? "unknown", node: process.version },
-    date: new Date().toISOString(),
-    load: { before: load, after: loadavg()[0] },
-    baseline: "handWritten (BoundedMemo with SeenBefore)",
-    ...result,
-  };
-  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-  writeFileSync(new URL("./results/memo-lru-ab.json", import.meta.url), JSON.stringify(out, null, 2) + "\n");
-  console.log(JSON.stringify(out, null, 2));
-}
+await runWhenMain(import.meta.url, run);

@@ -27,6 +27,8 @@ const benches = [
   "mask-derive",
   "catalog-mirror",
   "archive-pull-through",
+  "hand-paths-ab",
+  "memo-lru-ab",
 ];
 const arg = process.argv[2];
 const summaries: string[] = [];
