@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startChromium, type Page } from "@app/testkit/chromium";
+import { startChromium, type HTTPRequest, type Page } from "@app/testkit/chromium";
+import type { CatalogStatus } from "@app/search";
 import { FakeRegistry } from "@app/testkit/fake-registry";
 import { openPage, screenshots, startWebStack, waitFor, WIDTHS, type WebStack } from "./web-browser-support.ts";
 import { IMPACT_CLASSES, WEB_CATALOG } from "./web-catalog.ts";
@@ -159,6 +160,46 @@ describe.skipIf(!chromium.ok)("an empty catalog in chromium", () => {
       await waitFor(page, `document.querySelectorAll(".results li").length > 0`);
     } finally {
       await details.stop();
+    }
+  }, 120_000);
+
+  it("once the first read's tries are used up, says when the next try is and how to serve a file or bundle, with no moving bar", async () => {
+    const closed = await new FakeRegistry([]).start();
+    const url = closed.url;
+    await closed.stop();
+    const stack = await startWebStack({ env: { CATALOG_SOURCE: url }, waitReady: false });
+    stacks.push(stack);
+    // The service's own /readyz, with the state a stopped first mirror leaves (its retries take
+    // minutes; catalog-retry.test.ts reaches it for real): the pass failed, the next try in an hour.
+    const nextAt = new Date(Date.now() + 3_600_000).toISOString();
+    const stopped: Partial<CatalogStatus> = {
+      state: "empty",
+      source: url,
+      nodes: 0,
+      indexedAt: null,
+      lastError: `${url}/nodes?page=1&limit=100: fetch failed (ECONNREFUSED) (after 4 tries)`,
+      mirror: { pass: "full", phase: "failed", startedAt: new Date(Date.now() - 180_000).toISOString(), packs: { read: 0, total: null }, versions: { done: 0, of: 0 }, classes: 0, errors: 0, requests: 24 },
+      nextTry: { at: nextAt, retrying: false, failedTries: 6 },
+    };
+    await page.setRequestInterception(true);
+    const answer = (req: HTTPRequest) => {
+      if (new URL(req.url()).pathname === "/readyz") void req.respond({ status: 200, contentType: "application/json", body: JSON.stringify({ status: "ready", ready: true, catalog: stopped }) });
+      else void req.continue();
+    };
+    page.on("request", answer);
+    try {
+      await page.goto(`${stack.base}/?q=impact`);
+      await waitFor(page, `(document.querySelector("[data-testid=catalog-empty]")?.textContent ?? "").includes("next try")`);
+      const text = await page.$eval("[data-testid=catalog-empty]", (m) => m.textContent ?? "");
+      expect(text).toContain("The catalog is empty: the first read failed");
+      expect(text).toMatch(/It stopped after 6 tries; the next try is at \d\d:\d\d \(in 1 hour\)/);
+      expect(text).not.toContain("first mirror is running");
+      expect(await page.$$eval("[data-testid=catalog-empty] progress", (p) => p.length)).toBe(0);
+      expect(await page.$eval("[data-testid=offline-advice]", (p) => p.textContent ?? "")).toMatch(/CATALOG_SOURCE=demo.*CATALOG_SOURCE=\.\/nodes\.ndjson.*pnpm mirror export.*CATALOG_SOURCE=\.\/mirror\.tar/);
+      clean((await screenshots(page, "catalog-stopped")).overflow);
+    } finally {
+      page.off("request", answer);
+      await page.setRequestInterception(false);
     }
   }, 120_000);
 

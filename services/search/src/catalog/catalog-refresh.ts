@@ -1,6 +1,7 @@
 import type { JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { isRegistryUrl } from "../adapters/catalog-source.ts";
+import { MIRROR_DEFAULTS } from "../adapters/registry/mirror-options.ts";
 
 /** The id of the one refresh schedule, in-process or in Redis. */
 export const CATALOG_REFRESH_SCHEDULE = "catalog-refresh";
@@ -9,7 +10,7 @@ export const CATALOG_REFRESH_SCHEDULE = "catalog-refresh";
  * How a failed read is retried within one refresh: 6 tries, 5 s apart and doubling (about 2.5 min
  * in all), then the next tick. Pages are retried on their own inside each try.
  */
-export const REFRESH_RETRY = { attempts: 6, backoffMs: 5_000 } as const;
+export const REFRESH_RETRY = { attempts: MIRROR_DEFAULTS.refreshAttempts, backoffMs: MIRROR_DEFAULTS.refreshBackoffMs } as const;
 
 const HOUR_MS = 3_600_000;
 

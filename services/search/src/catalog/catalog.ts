@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs, UnrecoverableJobError } from "@app/jobs";
+import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs, UnrecoverableJobError, type JobHandler } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
@@ -8,7 +8,7 @@ import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
 import type { SearchEngine } from "../adapters/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
-import { searchJobs } from "../jobs/search-jobs.ts";
+import { createReindexHandler } from "../jobs/reindex-handler.ts";
 import { CatalogMemory } from "./catalog-memory.ts";
 import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, REFRESH_RETRY } from "./catalog-refresh.ts";
 import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
@@ -49,6 +49,8 @@ export class Catalog {
   private unwatch: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
   private refreshQueue: InProcessJobQueue | undefined;
+  /** Tries per in-process refresh and the first wait between them. */
+  private readonly refreshRetry: { attempts: number; backoffMs: number };
 
   constructor(o: CatalogOptions) {
     this.config = o.config;
@@ -56,6 +58,7 @@ export class Catalog {
     this.engine = o.engine;
     this.rules = roleRules(o.role, o.engine.kind);
     this.source = o.config.CATALOG_SOURCE;
+    this.refreshRetry = { attempts: o.mirror?.refreshAttempts ?? REFRESH_RETRY.attempts, backoffMs: o.mirror?.refreshBackoffMs ?? REFRESH_RETRY.backoffMs };
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
     this.memory = new CatalogMemory(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
@@ -97,7 +100,7 @@ export class Catalog {
     } catch (err) {
       const reason = describe(err);
       this.tracker.failed(reason);
-      if (!this.closing.signal.aborted) this.logger.warn({ source: from, reason }, err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had");
+      if (!this.closing.signal.aborted && ro.logFailure !== false) this.logger.warn({ source: from, reason }, err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had");
       throw err;
     }
   };
@@ -209,12 +212,52 @@ export class Catalog {
     }
   }
 
+  /**
+   * The in-process refresh's job: a read whose failures say when the next try is (/readyz's
+   * `nextTry`). A failed try with tries left is logged at info; the last one of a refresh at
+   * warn, once, with the time of the next refresh and how to serve a catalog without a network.
+   */
+  private refreshHandler(everyMs: number, scheduledAt: number): JobHandler<"catalog.reindex"> {
+    const read = createReindexHandler({ reindex: (from, ro) => this.reindex(from, { ...ro, logFailure: false }) });
+    let failedTries = 0;
+    return async (data, ctx) => {
+      try {
+        const result = await read(data, ctx);
+        failedTries = 0;
+        return result;
+      } catch (err) {
+        if (this.closing.signal.aborted) throw err;
+        failedTries++;
+        const now = Date.now();
+        const { attempts, backoffMs } = this.refreshRetry;
+        const retrying = !(err instanceof UnrecoverableJobError) && failedTries < attempts;
+        // The schedule ticks every `everyMs` from `scheduledAt`; with no schedule nothing reads again.
+        const nextMs = retrying ? now + backoffMs * 2 ** (failedTries - 1) : everyMs > 0 ? scheduledAt + Math.ceil((now - scheduledAt + 1) / everyMs) * everyMs : null;
+        const at = nextMs === null ? null : new Date(nextMs).toISOString();
+        this.tracker.willRetry({ at, retrying, failedTries });
+        const reason = describe(err);
+        if (retrying) this.logger.info({ source: data.source, reason, try: failedTries, of: attempts, nextTryAt: at }, "catalog read failed; trying again");
+        else {
+          const s = this.tracker.status();
+          const serving = s.nodes === 0 ? "an empty index" : `${s.nodes} nodes from ${s.source}`;
+          this.logger.warn(
+            { source: data.source, reason, tries: failedTries, nextTryAt: at },
+            `catalog could not be read (${failedTries} ${failedTries === 1 ? "try" : "tries"}); serving ${serving}; ${at ? `next try at ${at}` : "no further try until a restart"}. Without a network, serve a file or a bundle: CATALOG_SOURCE=<file.ndjson|bundle.tar> or CATALOG_SOURCE=demo`,
+          );
+          failedTries = 0;
+        }
+        throw err;
+      }
+    };
+  }
+
   private async startRefresh(source: string, everyMs: number): Promise<void> {
     // At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
     if (!runsJobsHere("service", queueKindFor(this.config))) return;
     // A queue of its own: one read at a time, retried as a refresh is, apart from request-path jobs.
-    this.refreshQueue = new InProcessJobQueue({ concurrency: 1, ...REFRESH_RETRY });
-    await serveJobs(this.refreshQueue, searchJobs(this), { runner: "service" });
+    this.refreshQueue = new InProcessJobQueue({ concurrency: 1, ...this.refreshRetry });
+    const scheduledAt = Date.now();
+    await serveJobs(this.refreshQueue, { "catalog.reindex": this.refreshHandler(everyMs, scheduledAt) }, { runner: "service" });
     if (everyMs > 0) await this.refreshQueue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
     else await this.refreshQueue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
   }
