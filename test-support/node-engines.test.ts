@@ -20,7 +20,7 @@ const floors = new semver.Range(rootEngines).set.map((alternative) => semver.min
 describe("the Node version the project names", () => {
   it("is what the README tells a newcomer to install", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
-    const named = /with Node (\d+\.\d+)\+ or (\d+\.\d+)\+/.exec(readme);
+    const named = /[Ww]ith Node (\d+\.\d+)\+ or (\d+\.\d+)\+/.exec(readme);
     expect(named, "README names its Node versions").not.toBeNull();
     expect(floors.map((v) => v.replace(/\.0$/, ""))).toEqual([named![1], named![2]]);
   });

@@ -26,13 +26,10 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   if (config.SEARCH_URL) {
     services.push({ ...searchRoutes, mount: { kind: "proxy", url: config.SEARCH_URL } });
   } else {
-    // CATALOG_SOURCE=<bundle.tar>: the bundle is imported into DATA_DIR first, then its catalog is read.
-    const searchConfig = await search.withBundleImported(config, logger.child({ service: "search" }));
-    const runtime = await search.createSearchRuntime(searchConfig, logger.child({ service: "search" }));
-    const archives = await search.createArchiveService(searchConfig, logger.child({ service: "search", component: "archives" }), { engine: runtime.engine, catalogVersion: () => search.catalogVersionOf(runtime.catalogStatus()) });
-    services.push({ ...searchRoutes, mount: { kind: "embedded", ...search.createSearchRoutes({ ...runtime, archives }), isReady: () => runtime.isReady(), readyDetails: () => search.searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }) } });
-    Object.assign(handlers, search.searchJobs(runtime));
-    closables.push(archives, runtime);
+    const service = await search.createSearchService(config, logger.child({ service: "search" }));
+    services.push({ ...searchRoutes, mount: { kind: "embedded", ...service.routes(), isReady: () => service.isReady(), readyDetails: () => service.readyDetails() } });
+    Object.assign(handlers, service.jobs);
+    closables.push(service);
   }
 
   const uploadRoutes: Omit<GatewayService, "mount"> = { name: "upload", paths: upload.routePrefixes, unavailableBody: upload.unavailableBody };

@@ -1,7 +1,7 @@
 import type { JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { isRegistryUrl } from "../adapters/catalog-source.ts";
-import { MIRROR_DEFAULTS } from "../adapters/registry/mirror-options.ts";
+import { MIRROR_DEFAULTS, type MirrorOptions } from "../adapters/registry/mirror-options.ts";
 
 /** The id of the one refresh schedule, in-process or in Redis. */
 export const CATALOG_REFRESH_SCHEDULE = "catalog-refresh";
@@ -11,6 +11,12 @@ export const CATALOG_REFRESH_SCHEDULE = "catalog-refresh";
  * in all), then the next tick. Pages are retried on their own inside each try.
  */
 export const REFRESH_RETRY = { attempts: MIRROR_DEFAULTS.refreshAttempts, backoffMs: MIRROR_DEFAULTS.refreshBackoffMs } as const;
+
+/** The in-process refresh's retries: REFRESH_RETRY unless the mirror options shorten them (tests). */
+export const refreshRetry = (mirror: MirrorOptions | undefined): { attempts: number; backoffMs: number } => ({
+  attempts: mirror?.refreshAttempts ?? REFRESH_RETRY.attempts,
+  backoffMs: mirror?.refreshBackoffMs ?? REFRESH_RETRY.backoffMs,
+});
 
 const HOUR_MS = 3_600_000;
 

@@ -1,7 +1,7 @@
-import type { MirrorProgress } from "../adapters/registry/mirror.ts";
+import type { MirrorProgress } from "../adapters/registry/mirror-pass.ts";
 
 /** Packs a registry counts that the last full list read did not return, after its re-reads. */
-export interface CatalogMissing {
+export interface MissingPacks {
   /** How many: the registry's total less the distinct packs read. */
   count: number;
   /** Packs served from the previous catalog because the list did not return them (at most 50 named). */
@@ -36,19 +36,19 @@ export interface CatalogStatus {
   /** A registry source: the current (or last) mirror pass, its progress and errors. */
   mirror?: MirrorProgress | null;
   /** A registry source: what the last full list read could not find (null: nothing). */
-  missing?: CatalogMissing | null;
+  missing?: MissingPacks | null;
   /** After a failed read, when the source is read again; null while a read runs or after one succeeded. */
   nextTry?: CatalogNextTry | null;
 }
 
-export class CatalogTracker {
+export class StatusTracker {
   private fresh = false;
   private nodes = 0;
   private indexedAt: string | null = null;
   private indexedFrom: string | null = null;
   private lastError: string | null = null;
   private mirror: MirrorProgress | null = null;
-  private missing: CatalogMissing | null = null;
+  private missing: MissingPacks | null = null;
   private nextTry: CatalogNextTry | null = null;
 
   constructor(
@@ -63,7 +63,7 @@ export class CatalogTracker {
   }
 
   /** A full list read ended: with packs missing, or (null) complete. */
-  listed(missing: CatalogMissing | null): void {
+  listed(missing: MissingPacks | null): void {
     this.missing = missing;
   }
 

@@ -1,19 +1,18 @@
 import { stat } from "node:fs/promises";
-import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs, UnrecoverableJobError, type JobHandler } from "@app/jobs";
+import { UnrecoverableJobError, type JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
 import { describe } from "../adapters/registry/http.ts";
 import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
-import type { SearchEngine } from "../adapters/search-engine.ts";
+import type { SearchEngine } from "../ports/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
-import { createReindexHandler } from "../jobs/reindex-handler.ts";
-import { CatalogMemory } from "./catalog-memory.ts";
-import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, REFRESH_RETRY } from "./catalog-refresh.ts";
-import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
+import { LastWrittenCatalog } from "./last-written.ts";
+import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, refreshRetry } from "./catalog-refresh.ts";
+import { CatalogRefusedError, StatusTracker, type CatalogStatus } from "./catalog-status.ts";
 import type { ReindexOptions, ReindexResult } from "./reindex.ts";
-import { registryMirror } from "./registry-mirror.ts";
+import { createMirrorReindex } from "./mirror-reindex.ts";
 import { roleRules, type CatalogRole, type RoleRules } from "./role.ts";
 
 export interface CatalogOptions {
@@ -23,6 +22,11 @@ export interface CatalogOptions {
   role: CatalogRole;
   /** How registries are mirrored (tests shorten the timeouts). */
   mirror?: MirrorOptions;
+  /**
+   * Where a server schedules its refresh: a queue whose `catalog.reindex` jobs run this catalog's
+   * reindex. None: this process refreshes nothing (a writer, or a server whose worker does at scale).
+   */
+  refreshQueue?: JobQueue;
 }
 
 /**
@@ -41,16 +45,19 @@ export class Catalog {
   private readonly source: string | undefined;
   /** Embedded: the index's persistence, which a server restores at start and follows. */
   private readonly snapshot: CatalogSnapshot | undefined;
-  private readonly memory: CatalogMemory;
-  private readonly tracker: CatalogTracker;
+  private readonly lastWritten: LastWrittenCatalog;
+  private readonly tracker: StatusTracker;
   private readonly mirror: (from: string, ro: ReindexOptions) => Promise<LoadProgress>;
   private readonly closing = new AbortController();
   private ready = false;
   private unwatch: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
-  private refreshQueue: InProcessJobQueue | undefined;
-  /** Tries per in-process refresh and the first wait between them. */
+  private readonly refreshQueue: JobQueue | undefined;
+  /** Tries per in-process refresh and the first wait between them (the refresh queue's). */
   private readonly refreshRetry: { attempts: number; backoffMs: number };
+  /** When the refresh schedule began: it ticks every refresh interval from then. */
+  private scheduledAt = 0;
+  private refreshEveryMs = 0;
 
   constructor(o: CatalogOptions) {
     this.config = o.config;
@@ -58,17 +65,18 @@ export class Catalog {
     this.engine = o.engine;
     this.rules = roleRules(o.role, o.engine.kind);
     this.source = o.config.CATALOG_SOURCE;
-    this.refreshRetry = { attempts: o.mirror?.refreshAttempts ?? REFRESH_RETRY.attempts, backoffMs: o.mirror?.refreshBackoffMs ?? REFRESH_RETRY.backoffMs };
+    this.refreshQueue = o.refreshQueue;
+    this.refreshRetry = refreshRetry(o.mirror);
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
-    this.memory = new CatalogMemory(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
-    this.tracker = new CatalogTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
-    this.mirror = registryMirror({
+    this.lastWritten = new LastWrittenCatalog(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
+    this.tracker = new StatusTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
+    this.mirror = createMirrorReindex({
       logger: o.logger,
       fullRefreshMs: o.config.CATALOG_FULL_REFRESH,
       options: o.mirror,
       signal: this.closing.signal,
-      memory: this.memory,
+      lastWritten: this.lastWritten,
       tracker: this.tracker,
       land: (records, meta) => this.land(records, meta),
       refuseShrink: (from, nodes, ro) => this.refuseShrink(from, nodes, ro),
@@ -105,12 +113,11 @@ export class Catalog {
     }
   };
 
-  /** Stops reads, the snapshot watch and the refresh schedule; the engine is its owner's to close. */
+  /** Stops reads and the snapshot watch; the engine and the refresh queue are their owner's to close. */
   async close(): Promise<void> {
     this.closing.abort(new Error("the search service is closing"));
     this.unwatch?.();
     await this.started;
-    await this.refreshQueue?.close();
     await this.reloading;
   }
 
@@ -122,7 +129,7 @@ export class Catalog {
   /** The size a new catalog is compared with: the index served, or (a writer) the last catalog written. */
   private async indexedCount(): Promise<number> {
     if (this.rules.serves) return this.tracker.status().nodes;
-    return (await this.memory.writtenCount()) ?? this.engine.count();
+    return (await this.lastWritten.writtenCount()) ?? this.engine.count();
   }
 
   /** The shrink guard: a catalog less than half the size of the indexed one is refused unless forced. */
@@ -139,7 +146,7 @@ export class Catalog {
   /** A new catalog is served: persisted (the snapshot, or a mirror's memory), swapped in, reported. */
   private async land(records: StoredNode[], meta: Omit<SnapshotMeta, "nodes" | "indexedAt">): Promise<void> {
     const indexedAt = new Date().toISOString();
-    await this.memory.write(records, { ...meta, indexedAt });
+    await this.lastWritten.write(records, { ...meta, indexedAt });
     if (this.rules.swapsIn) await this.swapIn(records);
     this.tracker.indexed(records.length, { indexedAt, source: meta.source }, true);
   }
@@ -161,7 +168,7 @@ export class Catalog {
     const { records, progress } = await loadCatalog(snapshot.path);
     await this.swapIn(records);
     const meta = await snapshot.readMeta();
-    this.memory.restored(records, meta);
+    this.lastWritten.restored(records, meta);
     const indexedAt = meta?.indexedAt ?? (await stat(snapshot.path)).mtime.toISOString();
     this.tracker.indexed(records.length, { indexedAt, source: meta?.source }, fresh);
     return progress;
@@ -213,52 +220,41 @@ export class Catalog {
   }
 
   /**
-   * The in-process refresh's job: a read whose failures say when the next try is (/readyz's
-   * `nextTry`). A failed try with tries left is logged at info; the last one of a refresh at
-   * warn, once, with the time of the next refresh and how to serve a catalog without a network.
+   * A try of the in-process refresh failed (`refreshJobs` counts them): /readyz's `nextTry` says
+   * when the next one is. A failed try with tries left is logged at info; the last one of a
+   * refresh at warn, once, with the time of the next refresh and how to serve a catalog without
+   * a network. Returns whether the refresh tries again.
    */
-  private refreshHandler(everyMs: number, scheduledAt: number): JobHandler<"catalog.reindex"> {
-    const read = createReindexHandler({ reindex: (from, ro) => this.reindex(from, { ...ro, logFailure: false }) });
-    let failedTries = 0;
-    return async (data, ctx) => {
-      try {
-        const result = await read(data, ctx);
-        failedTries = 0;
-        return result;
-      } catch (err) {
-        if (this.closing.signal.aborted) throw err;
-        failedTries++;
-        const now = Date.now();
-        const { attempts, backoffMs } = this.refreshRetry;
-        const retrying = !(err instanceof UnrecoverableJobError) && failedTries < attempts;
-        // The schedule ticks every `everyMs` from `scheduledAt`; with no schedule nothing reads again.
-        const nextMs = retrying ? now + backoffMs * 2 ** (failedTries - 1) : everyMs > 0 ? scheduledAt + Math.ceil((now - scheduledAt + 1) / everyMs) * everyMs : null;
-        const at = nextMs === null ? null : new Date(nextMs).toISOString();
-        this.tracker.willRetry({ at, retrying, failedTries });
-        const reason = describe(err);
-        if (retrying) this.logger.info({ source: data.source, reason, try: failedTries, of: attempts, nextTryAt: at }, "catalog read failed; trying again");
-        else {
-          const s = this.tracker.status();
-          const serving = s.nodes === 0 ? "an empty index" : `${s.nodes} nodes from ${s.source}`;
-          this.logger.warn(
-            { source: data.source, reason, tries: failedTries, nextTryAt: at },
-            `catalog could not be read (${failedTries} ${failedTries === 1 ? "try" : "tries"}); serving ${serving}; ${at ? `next try at ${at}` : "no further try until a restart"}. Without a network, serve a file or a bundle: CATALOG_SOURCE=<file.ndjson|bundle.tar> or CATALOG_SOURCE=demo`,
-          );
-          failedTries = 0;
-        }
-        throw err;
-      }
-    };
-  }
+  readonly refreshFailed = (err: unknown, failedTries: number, source: string): boolean => {
+    if (this.closing.signal.aborted) return false;
+    const now = Date.now();
+    const { attempts, backoffMs } = this.refreshRetry;
+    const everyMs = this.refreshEveryMs;
+    const retrying = !(err instanceof UnrecoverableJobError) && failedTries < attempts;
+    // The schedule ticks every `everyMs` from `scheduledAt`; with no schedule nothing reads again.
+    const nextMs = retrying ? now + backoffMs * 2 ** (failedTries - 1) : everyMs > 0 ? this.scheduledAt + Math.ceil((now - this.scheduledAt + 1) / everyMs) * everyMs : null;
+    const at = nextMs === null ? null : new Date(nextMs).toISOString();
+    this.tracker.willRetry({ at, retrying, failedTries });
+    const reason = describe(err);
+    if (retrying) {
+      this.logger.info({ source, reason, try: failedTries, of: attempts, nextTryAt: at }, "catalog read failed; trying again");
+      return true;
+    }
+    const s = this.tracker.status();
+    const serving = s.nodes === 0 ? "an empty index" : `${s.nodes} nodes from ${s.source}`;
+    this.logger.warn(
+      { source, reason, tries: failedTries, nextTryAt: at },
+      `catalog could not be read (${failedTries} ${failedTries === 1 ? "try" : "tries"}); serving ${serving}; ${at ? `next try at ${at}` : "no further try until a restart"}. Without a network, serve a file or a bundle: CATALOG_SOURCE=<file.ndjson|bundle.tar> or CATALOG_SOURCE=demo`,
+    );
+    return false;
+  };
 
   private async startRefresh(source: string, everyMs: number): Promise<void> {
-    // At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
-    if (!runsJobsHere("service", queueKindFor(this.config))) return;
-    // A queue of its own: one read at a time, retried as a refresh is, apart from request-path jobs.
-    this.refreshQueue = new InProcessJobQueue({ concurrency: 1, ...this.refreshRetry });
-    const scheduledAt = Date.now();
-    await serveJobs(this.refreshQueue, { "catalog.reindex": this.refreshHandler(everyMs, scheduledAt) }, { runner: "service" });
-    if (everyMs > 0) await this.refreshQueue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
-    else await this.refreshQueue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
+    const queue = this.refreshQueue;
+    if (!queue) return;
+    this.scheduledAt = Date.now();
+    this.refreshEveryMs = everyMs;
+    if (everyMs > 0) await queue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
+    else await queue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
   }
 }
