@@ -10,10 +10,13 @@ type Locked = { engines?: { node?: string }; os?: string[]; cpu?: string[] };
 const lock = parse(readFileSync(join(root, "pnpm-lock.yaml"), "utf8")) as { packages: Record<string, Locked> };
 
 /** pnpm installs (and checks the engines of) a package built for one platform only on that platform. */
-const installedHere = (p: Locked) => (p.os === undefined || p.os.includes(process.platform)) && (p.cpu === undefined || p.cpu.includes(process.arch));
+const installedHere = (p: Locked) =>
+  (p.os === undefined || p.os.includes(process.platform)) && (p.cpu === undefined || p.cpu.includes(process.arch));
 
 /** The oldest release of each line the root `engines` admits (`^20.19.0 || >=22.13.0` → 20.19.0, 22.13.0). */
-const floors = new semver.Range(rootEngines).set.map((alternative) => semver.minVersion(alternative.map((c) => c.value).join(" "))!.version);
+const floors = new semver.Range(rootEngines).set.map(
+  (alternative) => semver.minVersion(alternative.map((c) => c.value).join(" "))!.version,
+);
 
 // `pnpm install` warns about any locked package whose `engines.node` the running Node misses:
 // the README, the root `engines` and the lockfile must name the same Node.
@@ -27,7 +30,9 @@ describe("the Node version the project names", () => {
 
   it("is admitted by the engines.node of every locked package this platform installs", () => {
     const refused = Object.entries(lock.packages).flatMap(([name, p]) =>
-      p.engines?.node === undefined || !installedHere(p) ? [] : floors.filter((v) => !semver.satisfies(v, p.engines!.node!)).map((v) => `${name} wants ${p.engines!.node} (not ${v})`),
+      p.engines?.node === undefined || !installedHere(p)
+        ? []
+        : floors.filter((v) => !semver.satisfies(v, p.engines!.node!)).map((v) => `${name} wants ${p.engines!.node} (not ${v})`),
     );
     expect(refused).toEqual([]);
   });

@@ -28,9 +28,16 @@ export const demoVersions = (node: GeneratedNode): DemoVersion[] => (node.versio
 
 function withVersions(node: GeneratedNode): GeneratedNode {
   const created = String(node.created_at ?? "2024-01-01T00:00:00Z");
-  const latest = { version: "1.0.0", createdAt: created, status: "NodeVersionStatusActive", ...(node.latest_version as Record<string, unknown> | undefined) };
+  const latest = {
+    version: "1.0.0",
+    createdAt: created,
+    status: "NodeVersionStatusActive",
+    ...(node.latest_version as Record<string, unknown> | undefined),
+  };
   const [major, minor, patch] = String(latest.version).split(".").map(Number) as [number, number, number];
-  const older = [patch > 0 ? `${major}.${minor}.${patch - 1}` : undefined, minor > 0 ? `${major}.${minor - 1}.0` : undefined].filter((v): v is string => v !== undefined);
+  const older = [patch > 0 ? `${major}.${minor}.${patch - 1}` : undefined, minor > 0 ? `${major}.${minor - 1}.0` : undefined].filter(
+    (v): v is string => v !== undefined,
+  );
   const day = 86_400_000;
   const version = (v: string, at: string, over: Record<string, unknown> = {}): DemoVersion => ({
     ...latest,
@@ -44,6 +51,11 @@ function withVersions(node: GeneratedNode): GeneratedNode {
     ...over,
   });
   const install = version(String(latest.version), String(latest.createdAt));
-  const versions = [install, ...older.map((v, i) => version(v, new Date(Date.parse(String(latest.createdAt)) - (i + 1) * 30 * day).toISOString(), { status: "NodeVersionStatusActive" }))];
+  const versions = [
+    install,
+    ...older.map((v, i) =>
+      version(v, new Date(Date.parse(String(latest.createdAt)) - (i + 1) * 30 * day).toISOString(), { status: "NodeVersionStatusActive" }),
+    ),
+  ];
   return { ...node, latest_version: install, versions };
 }

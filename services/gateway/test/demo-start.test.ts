@@ -20,7 +20,11 @@ const DEMO = demoCatalog().filter((n) => n.status !== "NodeStatusDeleted");
 
 describe("CATALOG_SOURCE=demo", () => {
   it("serves the demo catalog, every active pack with an installable version whose archive this instance serves", async () => {
-    gateway = await startService(SCRIPTS.gateway, { CATALOG_SOURCE: "demo", DATA_DIR: dataDir, API_KEYS: "dev-key" }, { timeoutMs: 120_000 });
+    gateway = await startService(
+      SCRIPTS.gateway,
+      { CATALOG_SOURCE: "demo", DATA_DIR: dataDir, API_KEYS: "dev-key" },
+      { timeoutMs: 120_000 },
+    );
     const ready = (await (await fetch(`${gateway.url}/readyz`)).json()) as { catalog: { state: string; nodes: number; source: string } };
     expect(ready.catalog).toMatchObject({ state: "fresh", nodes: demoCatalog().length });
     expect(ready.catalog.source).toMatch(/demo-catalog\.ndjson$/);
@@ -30,7 +34,10 @@ describe("CATALOG_SOURCE=demo", () => {
 
     const active = DEMO.filter((n) => n.status === "NodeStatusActive");
     for (const [i, pack] of active.entries()) {
-      const versions = (await (await fetch(`${gateway.url}/nodes/${pack.id}/versions`)).json()) as { version: string; downloadUrl: string }[];
+      const versions = (await (await fetch(`${gateway.url}/nodes/${pack.id}/versions`)).json()) as {
+        version: string;
+        downloadUrl: string;
+      }[];
       expect(versions.length, pack.id).toBeGreaterThanOrEqual(1);
       const install = (await (await fetch(`${gateway.url}/nodes/${pack.id}/install`)).json()) as { version: string; downloadUrl: string };
       // This instance's own archive route, never the demo's placeholder upstream.

@@ -25,10 +25,14 @@ afterAll(async () => {
 function capturingLogger(): { logger: Logger; lines: { level: number; msg: string }[] } {
   const lines: { level: number; msg: string }[] = [];
   const logger = createLogger("catalog-retry-test", "info");
-  for (const [method, level] of [["info", 30], ["warn", 40], ["error", 50]] as const) {
-    vi.spyOn(logger, method).mockImplementation(((obj: unknown, msg?: string) => {
+  for (const [method, level] of [
+    ["info", 30],
+    ["warn", 40],
+    ["error", 50],
+  ] as const) {
+    vi.spyOn(logger, method).mockImplementation((obj: unknown, msg?: string) => {
       lines.push({ level, msg: typeof obj === "string" ? obj : (msg ?? "") });
-    }) as never);
+    });
   }
   return { logger, lines };
 }
@@ -58,7 +62,12 @@ describe("a registry that cannot be reached", () => {
     await d.started;
     await waitUntil(() => d.catalogStatus().nextTry?.retrying === false, "the refresh's tries to be used up");
     const s = d.catalogStatus();
-    expect(s).toMatchObject({ state: "empty", source: url, nextTry: { retrying: false, failedTries: 3 }, lastError: expect.stringMatching(/ECONNREFUSED/) });
+    expect(s).toMatchObject({
+      state: "empty",
+      source: url,
+      nextTry: { retrying: false, failedTries: 3 },
+      lastError: expect.stringMatching(/ECONNREFUSED/),
+    });
     // The next scheduled refresh, an hour after the schedule began: not "listing" forever.
     const at = Date.parse(s.nextTry!.at!);
     expect(at).toBeGreaterThanOrEqual(before + 3_600_000);

@@ -5,7 +5,14 @@ import { markdownPlainText, MarkdownText } from "../src/ui/markdown-text.tsx";
 type Child = string | VNode<{ href?: string; rel?: string; children?: unknown }>;
 const render = (text: string) => MarkdownText({ text }) as Child[];
 const links = (text: string) => render(text).filter((c): c is Exclude<Child, string> => typeof c !== "string" && c.type === "a");
-const textOf = (c: unknown): string => (typeof c === "string" ? c : Array.isArray(c) ? c.map(textOf).join("") : c && typeof c === "object" && "props" in c ? textOf((c as VNode<{ children?: unknown }>).props.children) : "");
+const textOf = (c: unknown): string =>
+  typeof c === "string"
+    ? c
+    : Array.isArray(c)
+      ? c.map(textOf).join("")
+      : c && typeof c === "object" && "props" in c
+        ? textOf((c as VNode<{ children?: unknown }>).props.children)
+        : "";
 
 describe("a pack description's Markdown", () => {
   it("shows a link as a link, its text without ComfyUI-Manager's `a/` mark", () => {

@@ -28,7 +28,8 @@ export async function checkArchive(url: string, signal?: AbortSignal): Promise<A
 
 /** What the page says of an archive it cannot hand out, where its download and install are offered. */
 export function archiveProblem(state: ArchiveState, version: string): string | null {
-  if (state === "unavailable") return `The archive of ${version} is not held here, and its upstream cannot be reached now: installing or downloading it fails until it can.`;
+  if (state === "unavailable")
+    return `The archive of ${version} is not held here, and its upstream cannot be reached now: installing or downloading it fails until it can.`;
   if (state === "missing") return `No archive of ${version} is published: it cannot be installed or downloaded.`;
   return null;
 }

@@ -25,7 +25,8 @@ export function NodePage({ id }: { id: string }) {
   const banned = n?.status === "NodeStatusBanned";
   const deleted = n?.status === "NodeStatusDeleted";
   const installs = install.data ?? null;
-  const installUrl = isOwnArchive(installs?.downloadUrl) ? installs!.downloadUrl! : null;
+  const offered = installs?.downloadUrl;
+  const installUrl = isOwnArchive(offered) ? offered : null;
   const installArchive = useLatest(installUrl, (signal) => checkArchive(installUrl!, signal));
   const installArchiveState = installArchive.dataKey === installUrl ? installArchive.data : null;
 

@@ -4,4 +4,12 @@
  * `routes/paths.ts`), archives and ComfyUI-Manager's channel included. The README's "Using it
  * from ComfyUI tools" names the same; `services/web/test/clients-advice.test.ts` holds all three equal.
  */
-export const REGISTRY_PATHS: readonly string[] = ["/nodes", "/versions", "/comfy-nodes", "/bulk/nodes", "/publishers", "/channel", "/archives"];
+export const REGISTRY_PATHS: readonly string[] = [
+  "/nodes",
+  "/versions",
+  "/comfy-nodes",
+  "/bulk/nodes",
+  "/publishers",
+  "/channel",
+  "/archives",
+];

@@ -42,7 +42,14 @@ export async function installDemo(dataDir: string, blobs: ArchiveBlobs): Promise
       const bytes = archiveBytes(id, version);
       const staged = await blobs.stage(Readable.from([bytes]));
       await staged.commit(archiveSidecar(staged.hash, staged.size));
-      await index.add({ id, version, blake3: staged.hash, sha256: createHash("sha256").update(bytes).digest("base64"), size: staged.size, storedAt: new Date().toISOString() });
+      await index.add({
+        id,
+        version,
+        blake3: staged.hash,
+        sha256: createHash("sha256").update(bytes).digest("base64"),
+        size: staged.size,
+        storedAt: new Date().toISOString(),
+      });
     }
   };
   await Promise.all(Array.from({ length: STORE_CONCURRENCY }, store));
