@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,6 +19,11 @@ afterAll(async () => {
 const DEMO = demoCatalog().filter((n) => n.status !== "NodeStatusDeleted");
 
 describe("CATALOG_SOURCE=demo", () => {
+  it("is the README's offline command", () => {
+    const readme = readFileSync(join(import.meta.dirname, "../../../README.md"), "utf8");
+    expect(readme).toContain("CATALOG_SOURCE=demo API_KEYS=dev-key pnpm start");
+  });
+
   it("serves the demo catalog, every active pack with an installable version whose archive this instance serves", async () => {
     gateway = await startService(
       SCRIPTS.gateway,
