@@ -41,7 +41,7 @@ function alternate(n: number, a: (i: number) => unknown, b: (i: number) => unkno
   return { a: median(as), b: median(bs) };
 }
 
-export async function run(): Promise<BenchOutput> {
+export async function run(): Promise<BenchOutput & Record<string, unknown>> {
   const file = benchCatalogFile();
   const stream = firstSightQueries(benchCatalogLines(file));
   const raws = Array.from({ length: QUERIES }, () => Object.fromEntries(new URLSearchParams(stream.next().value)));
