@@ -15,7 +15,7 @@ export const PUBLIC_REGISTRY = "https://api.comfy.org";
  * Where the catalog comes from, parsed once from CATALOG_SOURCE: a registry API to mirror, an
  * NDJSON or JSON array file, a mirror bundle (`pnpm mirror export`) to import, or none.
  */
-export type CatalogSourceConfig = { kind: "registry"; url: string } | { kind: "file"; path: string } | { kind: "bundle"; path: string } | { kind: "none" };
+export type CatalogSourceConfig = { kind: "registry"; url: string } | { kind: "file"; path: string } | { kind: "bundle"; path: string } | { kind: "demo" } | { kind: "none" };
 
 /**
  * Each kind with how its value is recognised, tried in order (the first that matches wins; `file`
@@ -23,6 +23,7 @@ export type CatalogSourceConfig = { kind: "registry"; url: string } | { kind: "f
  */
 const CATALOG_SOURCE_KINDS: ReadonlyArray<(v: string) => CatalogSourceConfig | undefined> = [
   (v) => (v.toLowerCase() === "none" ? { kind: "none" } : undefined),
+  (v) => (v.toLowerCase() === "demo" ? { kind: "demo" } : undefined),
   (v) => (/^https?:\/\//i.test(v) ? { kind: "registry", url: v } : undefined),
   (v) => (/\.tar$/i.test(v) ? { kind: "bundle", path: v } : undefined),
   (v) => ({ kind: "file", path: v }),
@@ -45,6 +46,8 @@ export function catalogSourceName(source: CatalogSourceConfig): string | null {
     case "file":
     case "bundle":
       return source.path;
+    case "demo":
+      return "demo";
     case "none":
       return null;
   }

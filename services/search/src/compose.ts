@@ -6,11 +6,11 @@ import { KeptVersionClasses, versionClassesDir, type VersionClasses } from "./ad
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 import type { SearchEngine } from "./ports/search-engine.ts";
 import { Catalog } from "./catalog/catalog.ts";
-import { REFRESH_RETRY } from "./catalog/catalog-refresh.ts";
+import { refreshRetry } from "./catalog/catalog-refresh.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { Reindex } from "./catalog/reindex.ts";
 import type { CatalogRole } from "./catalog/role.ts";
-import { searchJobs } from "./jobs/search-jobs.ts";
+import { refreshJobs } from "./jobs/search-jobs.ts";
 
 /** The search service running: its engine, its catalog, and how to stop both. */
 export interface SearchRuntime {
@@ -54,11 +54,11 @@ export async function createSearchRuntime(config: Config, logger: Logger, opts: 
   const role = opts.role ?? "server";
   // A server's refresh runs on a queue of its own: one read at a time, retried as a refresh is, apart
   // from request-path jobs. At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
-  const refreshQueue = role === "server" && runsJobsHere("service", queueKindFor(config)) ? new InProcessJobQueue({ concurrency: 1, ...REFRESH_RETRY }) : undefined;
+  const refreshQueue = role === "server" && runsJobsHere("service", queueKindFor(config)) ? new InProcessJobQueue({ concurrency: 1, ...refreshRetry(opts.mirror) }) : undefined;
   const source = opts.source ?? config.CATALOG_SOURCE;
   const catalog = new Catalog({ config, logger, engine, role, source, mirror: opts.mirror, refreshQueue });
   // Its handlers are registered at once (before the catalog's start can reach the queue).
-  if (refreshQueue) await serveJobs(refreshQueue, searchJobs(catalog), { runner: "service" });
+  if (refreshQueue) await serveJobs(refreshQueue, refreshJobs(catalog), { runner: "service" });
   const kept = versionClassesDir(config.DATA_DIR);
   // A bundle's catalog (CATALOG_SOURCE=<bundle.tar>, imported) answers the classes the bundle carried.
   const bundled = source.kind === "file" && source.path === bundleCatalogPath(config.DATA_DIR);

@@ -13,3 +13,4 @@ export { IndexSearcher } from "./adapters/embedded/search-index.ts";
 export { DEFAULT_WEIGHTS, type RankingWeights } from "./domain/ranking.ts";
 export { parseSearchQuery, toEngineQuery } from "./domain/query.ts";
 export { BoundedMemo } from "./fast/bounded-memo.ts";
+export type { CatalogStatus } from "./catalog/catalog-status.ts";

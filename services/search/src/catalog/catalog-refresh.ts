@@ -1,5 +1,6 @@
 import type { JobQueue } from "@app/jobs";
 import { catalogSourceName, type CatalogSourceConfig, type Config, type Logger } from "@app/platform";
+import { MIRROR_DEFAULTS, type MirrorOptions } from "../adapters/registry/mirror-options.ts";
 
 /** The id of the one refresh schedule, in-process or in Redis. */
 export const CATALOG_REFRESH_SCHEDULE = "catalog-refresh";
@@ -8,7 +9,13 @@ export const CATALOG_REFRESH_SCHEDULE = "catalog-refresh";
  * How a failed read is retried within one refresh: 6 tries, 5 s apart and doubling (about 2.5 min
  * in all), then the next tick. Pages are retried on their own inside each try.
  */
-export const REFRESH_RETRY = { attempts: 6, backoffMs: 5_000 } as const;
+export const REFRESH_RETRY = { attempts: MIRROR_DEFAULTS.refreshAttempts, backoffMs: MIRROR_DEFAULTS.refreshBackoffMs } as const;
+
+/** The in-process refresh's retries: REFRESH_RETRY unless the mirror options shorten them (tests). */
+export const refreshRetry = (mirror: MirrorOptions | undefined): { attempts: number; backoffMs: number } => ({
+  attempts: mirror?.refreshAttempts ?? REFRESH_RETRY.attempts,
+  backoffMs: mirror?.refreshBackoffMs ?? REFRESH_RETRY.backoffMs,
+});
 
 const HOUR_MS = 3_600_000;
 

@@ -9,7 +9,7 @@ import type { SearchEngine } from "../ports/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
 import { LastWrittenCatalog } from "./last-written.ts";
-import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
+import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, refreshRetry } from "./catalog-refresh.ts";
 import { CatalogRefusedError, StatusTracker, type CatalogStatus } from "./catalog-status.ts";
 import type { ReindexOptions, ReindexResult } from "./reindex.ts";
 import { createMirrorReindex } from "./mirror-reindex.ts";
@@ -57,6 +57,11 @@ export class Catalog {
   private unwatch: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
   private readonly refreshQueue: JobQueue | undefined;
+  /** Tries per in-process refresh and the first wait between them (the refresh queue's). */
+  private readonly refreshRetry: { attempts: number; backoffMs: number };
+  /** When the refresh schedule began: it ticks every refresh interval from then. */
+  private scheduledAt = 0;
+  private refreshEveryMs = 0;
 
   constructor(o: CatalogOptions) {
     this.config = o.config;
@@ -66,6 +71,7 @@ export class Catalog {
     this.sourceConfig = o.source;
     this.source = catalogSourceName(o.source) ?? undefined;
     this.refreshQueue = o.refreshQueue;
+    this.refreshRetry = refreshRetry(o.mirror);
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
     this.lastWritten = new LastWrittenCatalog(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
@@ -107,7 +113,7 @@ export class Catalog {
     } catch (err) {
       const reason = describe(err);
       this.tracker.failed(reason);
-      if (!this.closing.signal.aborted) this.logger.warn({ source: from, reason }, err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had");
+      if (!this.closing.signal.aborted && ro.logFailure !== false) this.logger.warn({ source: from, reason }, err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had");
       throw err;
     }
   };
@@ -218,9 +224,41 @@ export class Catalog {
     }
   }
 
+  /**
+   * A try of the in-process refresh failed (`refreshJobs` counts them): /readyz's `nextTry` says
+   * when the next one is. A failed try with tries left is logged at info; the last one of a
+   * refresh at warn, once, with the time of the next refresh and how to serve a catalog without
+   * a network. Returns whether the refresh tries again.
+   */
+  readonly refreshFailed = (err: unknown, failedTries: number, source: string): boolean => {
+    if (this.closing.signal.aborted) return false;
+    const now = Date.now();
+    const { attempts, backoffMs } = this.refreshRetry;
+    const everyMs = this.refreshEveryMs;
+    const retrying = !(err instanceof UnrecoverableJobError) && failedTries < attempts;
+    // The schedule ticks every `everyMs` from `scheduledAt`; with no schedule nothing reads again.
+    const nextMs = retrying ? now + backoffMs * 2 ** (failedTries - 1) : everyMs > 0 ? this.scheduledAt + Math.ceil((now - this.scheduledAt + 1) / everyMs) * everyMs : null;
+    const at = nextMs === null ? null : new Date(nextMs).toISOString();
+    this.tracker.willRetry({ at, retrying, failedTries });
+    const reason = describe(err);
+    if (retrying) {
+      this.logger.info({ source, reason, try: failedTries, of: attempts, nextTryAt: at }, "catalog read failed; trying again");
+      return true;
+    }
+    const s = this.tracker.status();
+    const serving = s.nodes === 0 ? "an empty index" : `${s.nodes} nodes from ${s.source}`;
+    this.logger.warn(
+      { source, reason, tries: failedTries, nextTryAt: at },
+      `catalog could not be read (${failedTries} ${failedTries === 1 ? "try" : "tries"}); serving ${serving}; ${at ? `next try at ${at}` : "no further try until a restart"}. Without a network, serve a file or a bundle: CATALOG_SOURCE=<file.ndjson|bundle.tar> or CATALOG_SOURCE=demo`,
+    );
+    return false;
+  };
+
   private async startRefresh(source: string, everyMs: number): Promise<void> {
     const queue = this.refreshQueue;
     if (!queue) return;
+    this.scheduledAt = Date.now();
+    this.refreshEveryMs = everyMs;
     if (everyMs > 0) await queue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
     else await queue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
   }

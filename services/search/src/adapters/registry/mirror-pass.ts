@@ -11,7 +11,8 @@ import { RegistryApiSource, type RegistryLoadOptions } from "./registry-source.t
 /** Where a mirror run stands: what /readyz shows while it runs and after. */
 export interface MirrorProgress {
   pass: "full" | "incremental";
-  phase: "listing" | "details" | "done";
+  /** `failed`: the pass ended in an error (the catalog's `nextTry` says when the next one starts). */
+  phase: "listing" | "details" | "done" | "failed";
   startedAt: string;
   /** Packs read from the list this pass, and the registry's count of them. */
   packs: { read: number; total: number | null };
