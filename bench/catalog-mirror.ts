@@ -17,7 +17,7 @@ export interface CatalogMirrorFigures {
   mirrorMs: { concurrency4: number; concurrency1: number; fileBaseline: number; ratioToFile: number; speedupVsSequential: number };
   /** One refresh of a serving index (read, build, swap, snapshot) vs the first read into an empty one. */
   refresh: { firstMs: number; refreshMs: number; refreshCpuMs: number; ratio: number };
-  /** Issue 18: the whole mirror (list, every pack's versions and classes) and its refreshes, against a registry answering in 50 ms. */
+  /** The whole mirror (list, every pack's versions and classes) and its refreshes, against a registry answering in 50 ms. */
   passes: MirrorPassFigures;
   figures: Figure[];
   summary: string[];
@@ -30,9 +30,9 @@ interface Pass {
 
 export interface MirrorPassFigures {
   catalog: string;
-  /** The pack list alone, as the mirror read it before issue 18: the baseline. */
+  /** The pack list alone (no versions, no classes): the baseline. */
   listOnly: Pass;
-  /** The first mirror as it was before issue 24: list, then each pack's versions and classes (8 at a time). */
+  /** The first mirror one pack at a time: list, then each pack's versions and classes (8 at a time). */
   fullFirstPerPack: Pass;
   /** The first mirror: list, every version from the registry's list of them (`/versions`), then each pack's classes. */
   fullFirst: Pass;
@@ -96,7 +96,7 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   };
   try {
     const listOnly = await pass(() => loadCatalog(registry.url));
-    // Before issue 24, in the same run: every pack's versions asked one by one.
+    // The per-pack mirror, in the same run: every pack's versions asked one by one.
     const perPack = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "per-pack"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"), { mirror: { bulkVersionsFrom: Number.POSITIVE_INFINITY } });
     await perPack.started;
     const fullFirstPerPack = await pass(() => perPack.reindex(registry.url));

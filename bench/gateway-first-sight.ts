@@ -21,7 +21,7 @@ export interface GatewayFirstSightFigures extends AlternatingFigures, RoundOptio
 }
 
 const SAMPLE = 400;
-/** Query strings made ahead per second of load: above what this gateway answers on the fastest machine measured (17-19k req/s, 27 Nov), so none is made live. */
+/** Query strings made ahead per second of load: above what the gateway answers on the fastest machine measured, so none is made live. */
 const AHEAD_PER_SEC = 30_000;
 
 /**

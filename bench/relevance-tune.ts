@@ -7,8 +7,8 @@ import { acceptableIds, firstHit, relevanceFigures } from "@app/testkit/relevanc
 /**
  * How the ranking weights (services/search/src/domain/ranking.ts) were chosen: coordinate
  * descent over each weight's candidate values on the judged query set, maximising MRR@10 plus
- * a little for each example of issue 26 whose popular pack reaches the top three, within the
- * issue's constraints (fields in their order of meaning, popularity bounded, phrases rewarded). Reports the
+ * a little for each judged example whose popular pack reaches the top three, within the
+ * constraints (fields in their order of meaning, popularity bounded, phrases rewarded). Reports the
  * best weights and, to show they are not fitted to single queries, the figures on each half of
  * the set (odd and even queries) for the default and the tuned weights.
  * `node --import tsx bench/relevance-tune.ts` (not part of `pnpm bench`).

@@ -18,7 +18,7 @@ export interface RelevanceBenchFigures {
   substring: RelevanceFigures;
   /** Ours, success@3 by kind of query. */
   oursByKind: Partial<Record<JudgedKind, { queries: number; successAt3: number }>>;
-  /** The examples of issue 26: the rank (0 = not in the top ten) of the pack most people mean, per engine. */
+  /** The judged set's popular-pack examples: the rank (0 = not in the top ten) of the pack most people mean, per engine. */
   popular: { q: string; pack: string; ours: number; bm25: number; substring: number }[];
   /** Ours: the queries with no acceptable pack in the top three, and what came first. */
   oursMisses: { q: string; rank: number; top3: string[] }[];

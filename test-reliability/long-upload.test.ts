@@ -8,7 +8,7 @@ import { record } from "@app/testkit/figures";
 import { SCRIPTS, sleep, startService, tempDir, type Service } from "@app/testkit/processes";
 
 /**
- * Issue 27's long upload: 320 MiB sent at 1 MB/s (about 335 s, past Node's old 300 s request
+ * A long upload: 320 MiB sent at 1 MB/s (about 335 s, past Node's old 300 s request
  * limit) through the gateway to a standalone upload service (both servers on the path), lands
  * with its hash right. LONG_UPLOAD_MIB and LONG_UPLOAD_BPS change the size and the pace.
  */

@@ -25,7 +25,7 @@ export function cycle(paths: readonly string[]): PathSource {
 /**
  * Paths made before the load from an endless source of distinct ones: while it runs, a request
  * costs the client an array read, as `cycle` does for the other arm, and not the making of a
- * query string (some 4 µs each, which only one arm would pay). Past the `count` made ahead, the
+ * query string (which only one arm would pay). Past the `count` made ahead, the
  * source goes on live; `live()` says how many were.
  */
 export function madeAhead(next: PathSource, count: number): PathSource & { live(): number } {

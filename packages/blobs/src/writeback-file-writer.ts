@@ -29,9 +29,8 @@ export class WritebackFileWriter extends Writable {
     private readonly syncEvery = 8 * 1024 * 1024,
   ) {
     // The queue and the write size apart: a 256 KiB queue keeps one upload's turn of the event
-    // loop under half a millisecond (the main thread spends ~1.5 ms a MB parsing and hashing; a
-    // 1 MiB queue made turns of several ms with four uploads), while 1 MiB writes keep the thread
-    // pool hand-offs as few as before (256 KiB writes cost ~0.5 CPU s a GB more).
+    // loop short (a 1 MiB queue made turns of several ms with four uploads), while 1 MiB writes
+    // keep the thread pool hand-offs few (docs/decisions/0014).
     super({ highWaterMark: QUEUE_BYTES });
     this.hasher = opts.hash === false ? null : new Blake3Hasher();
     this.position = opts.position ?? 0;

@@ -3,7 +3,7 @@ import { Node, NodeVersion, NodeVersionStatus } from "./registry.ts";
 import { bool, positiveInt, single, SEARCH_TEXT_MAX } from "./search-query.ts";
 
 /**
- * The registry's per-pack and version read routes (issue 18, section 4): their query parameters,
+ * The registry's per-pack and version read routes: their query parameters,
  * bodies and answers, in the production OpenAPI's shapes (comfy-cli's bundled copy).
  */
 

@@ -58,7 +58,7 @@ export const NodeVersion = z.object({
   supported_app_frontend_version: z.string(),
   supported_app_version: z.string(),
   supported_os: strings,
-  /** Public registry name of app_node_extract_status (issue 6), carried beside it. */
+  /** Public registry name of app_node_extract_status, carried beside it. */
   comfy_node_extract_status: z.string(),
 }).partial();
 
@@ -89,14 +89,14 @@ export const Node = z.object({
   supported_app_version: z.string(),
   supported_os: strings,
   translations: z.record(z.string(), z.record(z.string(), z.unknown())),
-  /** Public registry names of renamed fields (issue 6), carried beside ours where the catalog has them. */
+  /** Public registry names of renamed fields, carried beside ours where the catalog has them. */
   github_stars: z.number().int(),
   preempted_comfy_node_names: strings,
   supported_comfyui_version: z.string(),
   supported_comfyui_frontend_version: z.string(),
 }).partial();
 
-/** Our field name → the public registry's name for it (issue 6): both load, both are answered. */
+/** Our field name → the public registry's name for it: both load, both are answered. */
 export const NODE_PUBLIC_ALIASES = {
   repo_stars: "github_stars",
   preempted_app_node_names: "preempted_comfy_node_names",
@@ -118,7 +118,7 @@ export const CatalogRecord = Node.extend({
   id: z.string().min(1),
   app_node_names: strings.optional(),
   /**
-   * Every version of the pack the catalog knows (issue 18), newest `createdAt` first. A mirror
+   * Every version of the pack the catalog knows, newest `createdAt` first. A mirror
    * fills it from the registry's version routes; a file catalog may carry it or not.
    */
   versions: z.array(NodeVersion).optional(),

@@ -2,10 +2,10 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import { observeRequest, type HttpObserverOptions } from "./http-observer.ts";
 
 /**
- * A GET/HEAD route answered straight from node:http, ahead of Express. Express costs about
- * 135 µs of CPU per request here before the first middleware runs (its request and response
+ * A GET/HEAD route answered straight from node:http, ahead of Express. Express costs a large
+ * share of a request's CPU before the first middleware runs (its request and response
  * prototypes, the router's matching and closures): as much as a search the service has never
- * seen before. The search routes, a registry's whole traffic, skip it; everything else, and any
+ * seen before (docs/decisions/0002). The search routes, a registry's whole traffic, skip it; everything else, and any
  * spelling of these paths other than the exact one (trailing slash, capitals), goes through
  * Express, where the same handler is mounted, so the answers are the same either way.
  */

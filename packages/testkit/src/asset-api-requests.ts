@@ -110,7 +110,7 @@ export const ASSET_QUERY_KEYS = [
 ] as const;
 
 /**
- * A request with a known answer: the hostile inputs of issue 20 section 2 on the asset routes
+ * A request with a known answer: the hostile inputs on the asset routes
  * (each once got a 500 or slipped a limit) and POST /api/assets' refusals. `status` and `code`
  * (ComfyUI's envelope, `error.code`) are what must come back; `keeps` is text the answer must
  * hold (data kept whole). Steps run in order: the tag-limit case needs the ones before it.

@@ -2,7 +2,7 @@ import { appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Where measured figures go (one JSON line each), for the README's Reliability section. */
+/** Where measured figures go (one JSON line each), for test-reliability/README.md. */
 export const FIGURES_FILE = process.env.RELIABILITY_FIGURES ?? join(tmpdir(), "reliability-figures.ndjson");
 
 export function record(name: string, figures: Record<string, unknown>): void {

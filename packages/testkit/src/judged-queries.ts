@@ -6,7 +6,7 @@
  *
  * `accept` holds pack ids (the real catalog's ids; a few fixture-only spellings of the same pack
  * sit beside them). `publisher`: any pack of that publisher is acceptable too (author queries).
- * `popular`: the pack most people mean, which must reach the top three (the examples of issue 26).
+ * `popular`: the pack most people mean, which must reach the top three.
  * A query none of whose acceptable packs is in the catalog searched is skipped and counted.
  */
 export type JudgedKind = "name" | "partial" | "topic" | "class" | "author" | "need" | "typo";

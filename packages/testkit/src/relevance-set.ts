@@ -148,7 +148,7 @@ export const RELEVANCE_SET: RegistryNode[] = [
     repo_stars: 45,
     app_node_names: ["FaceCrop", "FacePaste"],
   }),
-  // The examples of issue 26: the pack people mean, and near-misses whose names match the
+  // The pack people mean, and near-misses whose names match the
   // words more literally. Stars are the packs' public GitHub counts; descriptions are our own.
   active("vhs", {
     name: "ComfyUI-VideoHelperSuite",

@@ -17,7 +17,7 @@ import { composeGateway } from "../src/compose.ts";
 import { serveOn } from "./web-support.ts";
 
 /**
- * Issue 24, section 5: the closed-network recipe as the README gives it, run for real. Debian's
+ * The closed-network recipe as the README gives it, run for real. Debian's
  * nginx terminates TLS for api.comfy.org with a certificate from a private CA made here with
  * openssl, and proxies every path to the gateway (MIRROR_ARCHIVES=on-demand), which mirrors the
  * testkit's fake registry. The clients resolve api.comfy.org to nginx themselves (no /etc/hosts)

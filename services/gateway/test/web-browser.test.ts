@@ -145,7 +145,7 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     ]);
     expect(rows[0]![3]).toBe("not installable");
     expect(await page.$("tr[data-version='8.9.0'] a"), "no download for a banned version").toBeNull();
-    // The archive from this instance (issue 24: every downloadUrl points at its /archives).
+    // The archive from this instance (every downloadUrl points at its /archives).
     expect(await page.$eval("tr[data-version='8.8.1'] a.download", (a) => a.getAttribute("href"))).toBe(`${base}/archives/comfyui-impact-pack/8.8.1/node.zip`);
     expect(await page.$eval("tr[data-version='8.8.0'] button.copy", (b) => b.dataset.copy)).toBe("ENVIRONMENT=dev comfy node registry-install comfyui-impact-pack --version 8.8.0");
     await page.goBack();

@@ -10,7 +10,7 @@ import { startChromium, type ElementHandle, type Page } from "@app/testkit/chrom
 import { openPage, screenshots, startWebStack, useKey, waitFor, WEB_KEY as KEY, WIDTHS, type WebStack } from "./web-browser-support.ts";
 
 /**
- * The asset pages as a product (issue 25), in Debian's chromium against the embedded stack: a
+ * The asset pages as a product, in Debian's chromium against the embedded stack: a
  * gallery of 300 assets reached to the last, each opened, downloaded, renamed, re-tagged and
  * deleted from the page; whole names with their extensions; the same bytes shown as the same
  * content; a mask from any image in the store; and a .safetensors upload with its settings

@@ -8,7 +8,7 @@ import { IMPACT_CLASSES, WEB_CATALOG } from "./web-catalog.ts";
 import { REGISTRY_PATHS } from "../../web/src/nodes/registry-paths.ts";
 
 /**
- * The node page as a product (issue 25) and the catalog's state, in Debian's chromium: a large
+ * The node page as a product and the catalog's state, in Debian's chromium: a large
  * pack's versions on the first screen at both widths, its 200 classes folded and filterable,
  * the clients page, the catalog's freshness, and an empty catalog (a first mirror still running,
  * or a source that cannot be reached) said as such rather than as "no match".

@@ -12,7 +12,7 @@ import type { SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
 
 /**
- * Issue 24, section 1: the node archives served by the service, at each MIRROR_ARCHIVES setting,
+ * The node archives served by the service, at each MIRROR_ARCHIVES setting,
  * against the testkit's fake registry, whose storage serves real zips and is stopped mid-test.
  */
 const v = (version: string, status: string, createdAt: string) => ({ version, status, createdAt });

@@ -16,7 +16,7 @@ import { createSearchRuntime, type SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
 
 /**
- * Issue 24, section 2: `pnpm mirror export` writes a running mirror's catalog and archives to one
+ * `pnpm mirror export` writes a running mirror's catalog and archives to one
  * tar; a fresh instance started with CATALOG_SOURCE=<bundle.tar> and no upstream at all answers the
  * same installs with the same bytes, and the classes of other versions the mirror had kept; a newer
  * bundle replaces the catalog and adds archives.

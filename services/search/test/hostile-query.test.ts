@@ -9,7 +9,7 @@ import { appWith } from "./helpers.ts";
 import { testCatalog } from "@app/testkit/catalog";
 
 /**
- * Hostile query strings (issue 5): whatever arrives, the answer is a 200 page or a 4xx
+ * Hostile query strings: whatever arrives, the answer is a 200 page or a 4xx
  * `{error, message}`, never a 500 and never a crash.
  */
 let app: RequestListener;

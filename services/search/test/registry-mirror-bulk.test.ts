@@ -9,7 +9,7 @@ import type { SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness } from "./helpers.ts";
 
 /**
- * Issue 24: a first mirror takes every pack's versions from the registry's list of every version
+ * A first mirror takes every pack's versions from the registry's list of every version
  * (`GET /versions`, 100 a page) instead of one request a pack, and falls back to asking each
  * pack when that route fails; the result is the same catalog either way.
  */

@@ -16,7 +16,7 @@ import { createSearchRuntime, type SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
 
 /**
- * Issue 18: a mirror of a registry that behaves as the public one does (rows that move between
+ * A mirror of a registry that behaves as the public one does (rows that move between
  * page requests, a default that hides banned packs, versions and classes behind per-pack
  * routes) serves every pack, its classes and its install-path version, and keeps in step.
  */

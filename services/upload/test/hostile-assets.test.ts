@@ -11,7 +11,7 @@ import { assertAssetRefused, hostileService, nasty } from "./hostile-service.ts"
 
 /**
  * Hostile input to the asset API: a generated corpus (400 requests), JSON bodies trickling in and
- * the fixed cases of issue 20. Every refusal is a 4xx in ComfyUI's envelope: never a 500, never a
+ * the fixed cases that once got a 500 or slipped a limit. Every refusal is a 4xx in ComfyUI's envelope: never a 500, never a
  * crash. A file of its own beside hostile.test.ts (the upload routes'), so the two corpora run at once.
  */
 const h = hostileService(400);

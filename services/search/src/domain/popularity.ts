@@ -10,8 +10,8 @@ const num = (v: number | undefined) => (v === undefined ? -Infinity : v);
 /**
  * The records' positions in popularity order: search_ranking, downloads, repo_stars (all
  * descending), then id. The keys are read once into typed arrays and the sort compares those,
- * not three fields of two records scattered over the heap (that sort was some 3 s of a quiet 1M
- * build).
+ * not three fields of two records scattered over the heap (a cache miss per comparison at 1M
+ * packs).
  */
 export function popularityOrder(records: readonly StoredNode[]): Int32Array {
   const n = records.length;

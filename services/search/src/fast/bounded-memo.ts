@@ -29,8 +29,7 @@ function lookupsOf(name: string): MemoLookups {
  * A key is remembered from its second request on (`SeenBefore`): most query strings are asked
  * once, and remembering those filled the memos with entries that outlived the young
  * generation, were dropped whole a few seconds later and left the collector a heap of
- * old-generation garbage (first-sight traffic through the gateway: scavenges of 15-130 ms,
- * +120 MiB RSS in 10 s).
+ * old-generation garbage (long scavenges and a growing RSS under first-sight traffic).
  *
  * Kept rather than lru-cache because it is faster per lookup and holds nothing of first-sight
  * keys: `bench/memo-lru-ab.ts` measures both in one run (bench/results/memo-lru-ab.json).

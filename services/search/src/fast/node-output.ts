@@ -59,8 +59,8 @@ export function toPageJson(nodes: readonly StoredNode[], total: number, page: nu
 
 /**
  * Built by concatenation, which V8 keeps as a rope that the socket write flattens once: a joined
- * array and `Buffer.byteLength` over the page each copied or scanned the whole text again
- * (5–10 µs of a first-sight request). The numbers are integers, which JSON writes as `String` does.
+ * array and `Buffer.byteLength` over the page each copied or scanned the whole text again.
+ * The numbers are integers, which JSON writes as `String` does.
  */
 function pageText(nodes: readonly JsonText[], total: number, page: number, limit: number): JsonText {
   let json = '{"nodes":[';
@@ -92,8 +92,8 @@ export interface PageText extends JsonText {
  * (the embedded one memoises them) gets the same text back without building or measuring it
  * again: the text is kept on the result, in its one field for it, and lives exactly as long as
  * the result does. (A weak map keyed by result did the same; under first-sight traffic, where
- * nearly every result is new, its entries doubled the young collector's time, 1.6 → 3.2 µs a
- * request, and each lookup missed the cache.)
+ * nearly every result is new, its entries doubled the young collector's time, and each lookup
+ * missed the cache.)
  */
 export function resultPage(result: { nodes: readonly StoredNode[]; total: number; texts?: readonly JsonText[]; pageText?: PageText }, page: number, limit: number): PageText {
   const hit = result.pageText;

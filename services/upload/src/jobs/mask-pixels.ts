@@ -77,7 +77,7 @@ export async function derivePaintLayers(files: MaskFiles): Promise<PaintLayers> 
  * P, one byte a pixel at the original's displayed size, to be written to a scratch file in
  * libvips' own format (read back as it is, uncompressed). Not a Buffer: 64 MiB of external
  * memory handed to JavaScript makes V8 run a full collection of the whole heap, a pause of the
- * event loop (up to 200 ms measured in the gateway).
+ * event loop.
  */
 function paintedAlphaPlane(mask: string, maskType: MaskType, width: number, height: number): Sharp {
   const resized = sharp(mask, INPUT).rotate().resize(width, height, { fit: "fill", kernel: "linear" }); // linear: no ringing at mask edges

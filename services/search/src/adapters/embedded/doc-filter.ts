@@ -11,7 +11,7 @@ export interface FilterStamps {
 /**
  * A search's filters as one test per doc. A class rather than a closure over `compute`'s locals:
  * a closure makes every variable it captures a context slot, and the candidates' loop then
- * reloaded them per doc (a filtered search's keys cost some 3× an unfiltered one's).
+ * reloaded them per doc.
  */
 export class DocFilter {
   private readonly banned: Uint8Array;

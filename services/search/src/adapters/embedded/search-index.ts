@@ -355,8 +355,8 @@ export class IndexSearcher {
 
   /**
    * The keys of a search with no filter but banned packs: the common case, in a loop of its own
-   * with no `DocFilter.passes` call and no app-node bits per doc (one loop for both was 5–10%
-   * slower a search). `want` > 0 offers them to the top-k; 0 writes them all to `keys`. Returns
+   * with no `DocFilter.passes` call and no app-node bits per doc (one loop for both was
+   * slower). `want` > 0 offers them to the top-k; 0 writes them all to `keys`. Returns
    * how many pass.
    */
   private rankUnfiltered(cand: Int32Array, acc: Int32Array, gen: number, includeBanned: boolean, want: number): number {
@@ -402,8 +402,8 @@ export class IndexSearcher {
   /**
    * Each doc's JSON text by doc number, from its first page on (the same object the record's own
    * cache holds). A page reads its nodes' texts here rather than by record: that lookup, a weak
-   * map's, was some 0.7 µs a node in the gateway under first-sight traffic, where the record,
-   * the map's table and the entry each miss the cache.
+   * map's, costs three cache misses a node in a busy process (the record, the map's table and
+   * the entry).
    */
   private readonly texts: (JsonText | undefined)[];
 
@@ -460,9 +460,8 @@ export class IndexSearcher {
    * and with `widen`, for the word still being typed when it begins no term as typed (`crystol`),
    * also the term ranges its mistyped prefixes begin (`crystoo` begins `crystools`), in the same
    * walk. Meilisearch widens every word being typed so; here a word that begins terms is taken as
-   * typed: widening those too moved no judged query, and the version that did so measured 8.5%
-   * more gateway CPU under first-sight traffic (same-run A/B, 27 Nov; part of that was a second
-   * loop, since merged into one), this one 1.7%. A range holding more postings than a quarter of the
+   * typed: widening those too moved no judged query and cost several times
+   * as much gateway CPU under first-sight traffic (docs/decisions/0009). A range holding more postings than a quarter of the
    * packs (and COMMON_RANGE_MIN) is left out: it is a common word's neighbourhood (`comfy` for
    * `comfyx`), which would make most packs candidates at a typo's rank and say nothing.
    */
@@ -552,7 +551,7 @@ export class IndexSearcher {
       }
       // Joined neighbours and abbreviations match as written; a word also by stem and typos.
       if (!word) continue;
-      // A word of the dictionary keeps its stem from the last query that stemmed it (Porter's rules are regular expressions, a few µs a word).
+      // A word of the dictionary keeps its stem from the last query that stemmed it (Porter's rules are regular expressions, dear to run per query).
       const stem = tok.length < 4 || NOISE_WORDS.has(tok) ? "" : s < e && terms[s] === tok ? (this.termStems[s] ??= stemmer(tok)) : stemmer(tok);
       // Inside the prefix range too: the same word's other form (`upscaler` for `upscale`) is a
       // whole word, stronger than a longer word that merely begins so (`impactframes`).

@@ -182,8 +182,7 @@ export class TermTrie {
    * term followed by those three. `frontEdits` starts a lookup at each of the root's children
    * only where its bit is set: one mask answers for all of them. The lookups went down subtrees
    * all over the trie, each step a cache miss in a busy process, and most ended within four
-   * characters (7 µs of an average first-sight request through the gateway, for the one request
-   * in six that allows two typos); a bit per child and per four-character start, in one array,
+   * characters; a bit per child and per four-character start, in one array,
    * was still 98 misses. A hash collision or a shared bit only costs a lookup.
    */
   private readonly frontSeen: Int32Array;
@@ -266,7 +265,7 @@ export class TermTrie {
   /**
    * The terms one edit from `q` where the edit touches the first character: the only way a
    * term starting with another character can be one edit away. Each is an exact lookup, not
-   * a walk (a walk from the root with one typo cost 70 µs a token at 63k terms; this, a few).
+   * a walk (a walk from the root with one typo visits much of the trie).
    * Terms starting with q's own first character are the first walk's, at no more than 2.
    */
   private frontEdits(q: string, onMatch: (termIndex: number) => void): void {

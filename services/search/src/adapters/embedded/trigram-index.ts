@@ -6,7 +6,7 @@ const key = (s: string, i: number): number => s.charCodeAt(i) * 2 ** 32 + s.char
  * Which strings may contain a needle of three characters or more: for every three consecutive
  * UTF-16 code units of every string, the ids of the strings holding them (CSR lists, ascending).
  * A substring search then verifies only the strings of the needle's rarest trigram, instead of
- * scanning every string (app node names at 5.9k nodes: 39k names, 808k characters, 0.7 ms a scan).
+ * scanning every string (the real catalog's app node names are hundreds of thousands of characters).
  */
 export class TrigramIndex {
   private readonly keys: Float64Array;

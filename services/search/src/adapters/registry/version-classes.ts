@@ -9,7 +9,7 @@ import { readVersionClasses } from "./pack-details.ts";
 
 /**
  * The classes of versions other than the install path's, read through from the registry on the
- * first request and kept (issue 24): in memory, and under `DATA_DIR/search/version-classes/` so a
+ * first request and kept: in memory, and under `DATA_DIR/search/version-classes/` so a
  * restart with no network still answers them. A version's classes never change once extracted.
  * Mirroring them all would cost a request per version of every pack, for versions rarely asked.
  * A mirror bundle carries the kept ones, so an instance started from it answers them too.

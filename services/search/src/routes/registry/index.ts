@@ -10,7 +10,7 @@ import { publisherRoutes } from "./publishers.ts";
 import { versionRoutes } from "./versions.ts";
 
 /**
- * The public registry's read routes beside the list (issue 18): what ComfyUI-Manager, comfy-cli
+ * The public registry's read routes beside the list: what ComfyUI-Manager, comfy-cli
  * and the ComfyUI frontend call, one file per resource. The list itself is `../search-list.ts`.
  * `links` decides each answered version's `downloadUrl` (this service's archive route, or upstream's).
  */
