@@ -51,6 +51,9 @@ export const resultsDir = join(repoRoot, "bench/results");
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
+/** Two decimals; a ratio under 0.1 keeps two significant digits rather than reading 0. */
+const roundRatio = (r: number) => (Math.abs(r) >= 0.1 ? round(r, 2) : Number(r.toPrecision(2)));
+
 /** A figure; with a baseline, the ratio defaults to value / baseline. */
 export function figure(
   name: string,
@@ -60,7 +63,7 @@ export function figure(
 ): Figure {
   const [baselineName, baselineValue] = opts.baseline ?? [null, null];
   const ratio = opts.ratio ?? (baselineValue ? value / baselineValue : null);
-  return { name, value, unit, baselineName, baselineValue, ratio: ratio === null ? null : round(ratio, 2), goal: opts.goal ?? null };
+  return { name, value, unit, baselineName, baselineValue, ratio: ratio === null ? null : roundRatio(ratio), goal: opts.goal ?? null };
 }
 
 export function machine(): Machine {

@@ -31,6 +31,7 @@ describe("figure", () => {
   it("computes the ratio from the baseline unless the bench gives its own", () => {
     expect(figure("x", 3, "s", { baseline: ["b", 2] }).ratio).toBe(1.5);
     expect(figure("x", 3, "s", { baseline: ["b", 2], ratio: 1.234 }).ratio).toBe(1.23);
+    expect(figure("x", 0.11, "µs", { baseline: ["b", 43.64] }).ratio).toBe(0.0025);
     expect(figure("x", 3, "s")).toEqual({
       name: "x",
       value: 3,
