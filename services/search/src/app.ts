@@ -20,6 +20,8 @@ export interface SearchRouterDeps {
   archives?: ArchiveService;
   /** Classes of versions the catalog does not hold them for, read through from the registry; none: 404 for those. */
   versionClasses?: VersionClasses;
+  /** Teams' own packs (publishers, tokens, publishing); none: the registry's write routes are absent. */
+  privatePacks?: { router: Router };
 }
 
 export interface SearchAppDeps extends SearchRouterDeps {
@@ -44,6 +46,7 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   // Any spelling of the list paths the direct route does not take (a trailing slash, capitals) reaches the same handler here.
   router.get("/nodes/search", list);
   router.get("/nodes", list);
+  if (deps.privatePacks) router.use(deps.privatePacks.router);
   router.use(registryReadRoutes(deps.engine, deps.archives?.links, deps.versionClasses));
   router.use(channelRoutes(deps.engine));
   if (deps.archives) router.use(deps.archives.router);

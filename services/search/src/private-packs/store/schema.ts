@@ -1,0 +1,39 @@
+import type { SqlRunner } from "./sql-runner.ts";
+
+/**
+ * The private-pack tables. The same statements run on SQLite and PostgreSQL: ids and times are
+ * TEXT (times as ISO-8601, which sort as text), flags and sizes INTEGER. Ids are kept as the
+ * publisher sent them, with a `key` column (lowercased) that makes them unique case-insensitively,
+ * as the mirror's ids are compared.
+ */
+export const PRIVATE_PACK_TABLES: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS private_publishers (
+     key TEXT PRIMARY KEY, id TEXT NOT NULL, name TEXT NOT NULL, owner TEXT NOT NULL,
+     status TEXT NOT NULL, created_at TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS private_tokens (
+     id TEXT PRIMARY KEY, publisher_key TEXT NOT NULL REFERENCES private_publishers(key),
+     name TEXT NOT NULL, description TEXT NOT NULL, digest TEXT NOT NULL, hint TEXT NOT NULL, created_at TEXT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS private_tokens_publisher ON private_tokens (publisher_key)`,
+  `CREATE TABLE IF NOT EXISTS private_nodes (
+     key TEXT PRIMARY KEY, id TEXT NOT NULL, publisher_key TEXT NOT NULL REFERENCES private_publishers(key),
+     status TEXT NOT NULL, fields TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS private_versions (
+     node_key TEXT NOT NULL REFERENCES private_nodes(key), version TEXT NOT NULL, id TEXT NOT NULL,
+     status TEXT NOT NULL, status_reason TEXT NOT NULL, deprecated INTEGER NOT NULL, fields TEXT NOT NULL,
+     archive_hash TEXT NOT NULL, archive_size INTEGER NOT NULL, classes TEXT NOT NULL, created_at TEXT NOT NULL,
+     PRIMARY KEY (node_key, version))`,
+  `CREATE TABLE IF NOT EXISTS private_upload_grants (
+     digest TEXT PRIMARY KEY, publisher_id TEXT NOT NULL, node_id TEXT NOT NULL, version TEXT NOT NULL,
+     request TEXT NOT NULL, expires_at TEXT NOT NULL)`,
+];
+
+/** Creates the tables that are missing, in one transaction (PostgreSQL: under a lock, so replicas starting together do not race). */
+export async function ensurePrivatePackTables(db: SqlRunner): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (tx.kind === "postgres") await tx.all("SELECT pg_advisory_xact_lock(?)", [PRIVATE_PACK_LOCK]);
+    for (const statement of PRIVATE_PACK_TABLES) await tx.run(statement);
+  });
+}
+
+/** An arbitrary constant naming the schema lock among the database's advisory locks. */
+const PRIVATE_PACK_LOCK = 360_001;
