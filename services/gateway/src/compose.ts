@@ -30,7 +30,11 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
     const searchConfig = await search.withBundleImported(config, logger.child({ service: "search" }));
     const runtime = await search.createSearchRuntime(searchConfig, logger.child({ service: "search" }));
     const archives = await search.createArchiveService(searchConfig, logger.child({ service: "search", component: "archives" }), { engine: runtime.engine, catalogVersion: () => search.catalogVersionOf(runtime.catalogStatus()) });
-    services.push({ ...searchRoutes, mount: { kind: "embedded", ...search.createSearchRoutes({ ...runtime, archives }), isReady: () => runtime.isReady(), readyDetails: () => search.searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }) } });
+    // Publishers are owned by the principals of the upload service's API keys (the same key file).
+    const publisherKeys = await upload.ReloadingApiKeys.open({ file: upload.keyFilePath(config), plaintext: config.API_KEYS, logger });
+    const privatePacks = await search.openPrivatePacks(searchConfig, logger.child({ service: "search", component: "private-packs" }), { engine: runtime.engine, keys: publisherKeys });
+    closables.push({ close: () => publisherKeys.close() }, privatePacks);
+    services.push({ ...searchRoutes, mount: { kind: "embedded", ...search.createSearchRoutes({ ...runtime, archives, privatePacks }), isReady: () => runtime.isReady(), readyDetails: () => search.searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }) } });
     Object.assign(handlers, search.searchJobs(runtime));
     closables.push(archives, runtime);
   }

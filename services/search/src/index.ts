@@ -15,3 +15,4 @@ export { catalogSource, loadCatalog, type CatalogSource } from "./adapters/catal
 export { SEARCH_PATHS as routePrefixes } from "./routes/paths.ts";
 export { unavailableBody } from "./routes/errors.ts";
 export { applyRegistryCors } from "./routes/cors.ts";
+export { openPrivatePacks, type PrivatePacks } from "./private-packs/index.ts";

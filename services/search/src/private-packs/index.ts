@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { Router } from "express";
-import type { Logger } from "@app/platform";
+import type { Config, Logger } from "@app/platform";
 import type { SearchEngine } from "../adapters/search-engine.ts";
 import { engineNamespace, type MirrorNamespace } from "./domain/mirror-namespace.ts";
 import { privatePackErrors } from "./http/errors.ts";
@@ -33,6 +33,11 @@ export function createPrivatePacks(deps: PrivatePackDeps): PrivatePacks {
   publisherRoutes(router, publishers, deps.keys);
   router.use(privatePackErrors(deps.logger));
   return { router, repo: deps.repo, publishers, close: () => deps.repo.close() };
+}
+
+/** The module over the configured store: what a composition root calls. */
+export async function openPrivatePacks(config: Config, logger: Logger, deps: { engine: SearchEngine; keys: KeyVerifier }): Promise<PrivatePacks> {
+  return createPrivatePacks({ ...deps, repo: await openPrivatePackStore(config), logger });
 }
 
 /** The SQLite file under DATA_DIR (embedded), or PostgreSQL when DATABASE_URL is set. */

@@ -51,7 +51,7 @@ export class PublisherService {
   /** The publisher, if the actor may manage it; 404 otherwise, so other principals' publishers are not revealed. */
   async owned(actor: Actor, id: string): Promise<PublisherRow> {
     const row = await this.repo.publisher(id);
-    if (!row || (actor !== "admin" && row.owner !== actor.owner)) throw new PrivatePackError(404, `no publisher '${id}' managed by this key`);
+    if (!row || (actor !== "admin" && row.owner !== actor.owner)) throw new PrivatePackError(404, actor === "admin" ? `no publisher '${id}'` : `no publisher '${id}' managed by this key`);
     return row;
   }
 

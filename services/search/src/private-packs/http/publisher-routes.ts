@@ -18,15 +18,20 @@ export function publisherRoutes(router: Router, service: PublisherService, keys:
   });
   router.post("/publishers/:publisherId/tokens", keyed, json, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const { token } = await service.createToken(actorOf(res.locals), req.params.publisherId!, body);
+    const { token } = await service.createToken(actorOf(res.locals), param(req.params.publisherId), body);
     res.status(201);
     sendJson(res, { token });
   });
   router.get("/publishers/:publisherId/tokens", keyed, async (req, res) => {
-    sendJson(res, await service.listTokens(actorOf(res.locals), req.params.publisherId!));
+    sendJson(res, await service.listTokens(actorOf(res.locals), param(req.params.publisherId)));
   });
   router.delete("/publishers/:publisherId/tokens/:tokenId", keyed, async (req, res) => {
-    await service.revokeToken(actorOf(res.locals), req.params.publisherId!, req.params.tokenId!);
+    await service.revokeToken(actorOf(res.locals), param(req.params.publisherId), param(req.params.tokenId));
     res.status(204).end();
   });
+}
+
+/** A route parameter (Express types a wildcard's as a list; these routes have none). */
+export function param(v: string | string[] | undefined): string {
+  return Array.isArray(v) ? v.join("/") : (v ?? "");
 }

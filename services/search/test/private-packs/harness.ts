@@ -1,0 +1,43 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import type { RequestListener } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { EmbeddedSearchEngine } from "../../src/adapters/embedded/embedded-engine.ts";
+import { createApp } from "../../src/app.ts";
+import type { StoredNode } from "../../src/domain/catalog-record.ts";
+import { createPrivatePacks, type PrivatePacks } from "../../src/private-packs/index.ts";
+import type { KeyVerifier } from "../../src/private-packs/http/key-access.ts";
+import { openPrivatePackRepository } from "../../src/private-packs/store/sql-private-pack-repository.ts";
+import { silentLogger } from "../helpers.ts";
+
+/** Two principals' keys, as the key file would name them. */
+export const KEYS: Record<string, string> = { "alice-key": "alice", "bob-key": "bob" };
+export const testKeys: KeyVerifier = { verify: (k) => (KEYS[k] ? { label: KEYS[k]! } : null) };
+
+export interface PrivateHarness {
+  app: RequestListener;
+  packs: PrivatePacks;
+  engine: EmbeddedSearchEngine;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** The search app over `mirrored` with private packs on a SQLite file in a temp DATA_DIR. */
+export async function privateHarness(mirrored: StoredNode[] = []): Promise<PrivateHarness> {
+  const dataDir = await mkdtemp(join(tmpdir(), "private-packs-app-"));
+  const engine = new EmbeddedSearchEngine();
+  await engine.replaceAll(mirrored);
+  const repo = await openPrivatePackRepository({ sqliteFile: join(dataDir, "private-packs.sqlite") });
+  const packs = createPrivatePacks({ repo, engine, keys: testKeys, logger: silentLogger });
+  const app = createApp({ engine, logger: silentLogger, isReady: () => true, privatePacks: packs });
+  return {
+    app,
+    packs,
+    engine,
+    dataDir,
+    async close() {
+      await packs.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
