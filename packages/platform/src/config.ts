@@ -78,6 +78,17 @@ export const ConfigSchema = z
     /** Archives prefetched at once (`latest`, `all`). */
     ARCHIVE_CONCURRENCY: int(4, 1),
 
+    /** Private packs: `on` holds a published version Pending until an owner's key (or `pnpm publisher status`) sets its status. */
+    PUBLISH_REVIEW: z.enum(["on", "off"]).default("off"),
+    /** Private packs: run on each stored archive (its path is the last argument); a non-zero exit flags the version with the output. */
+    PUBLISH_SCAN_COMMAND: z.string().trim().min(1).optional(),
+    /** Private packs: how long a publish's signed upload URL stays valid (seconds). */
+    PUBLISH_UPLOAD_TTL_SECONDS: int(15 * 60, 10),
+    /** Private packs: an archive unpacking to more than this, or more than PUBLISH_MAX_RATIO times its size, or with more entries, is refused. */
+    PUBLISH_MAX_UNPACKED_BYTES: int(512 * 1024 * 1024, 1),
+    PUBLISH_MAX_RATIO: int(200, 1),
+    PUBLISH_MAX_ENTRIES: int(20_000, 1),
+
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),

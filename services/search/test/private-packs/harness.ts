@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { EmbeddedSearchEngine } from "../../src/adapters/embedded/embedded-engine.ts";
 import { createApp } from "../../src/app.ts";
 import type { StoredNode } from "../../src/domain/catalog-record.ts";
-import { createPrivatePacks, type PrivatePacks } from "../../src/private-packs/index.ts";
+import { loadConfig } from "@app/platform";
+import { createArchiveBlobs } from "../../src/adapters/archives/archive-blobs.ts";
+import { createPrivatePacks, privatePackSettings, type PrivatePacks } from "../../src/private-packs/index.ts";
 import type { KeyVerifier } from "../../src/private-packs/http/key-access.ts";
 import { openPrivatePackRepository } from "../../src/private-packs/store/sql-private-pack-repository.ts";
 import { silentLogger } from "../helpers.ts";
@@ -19,24 +21,29 @@ export interface PrivateHarness {
   packs: PrivatePacks;
   engine: EmbeddedSearchEngine;
   dataDir: string;
+  blobs: Awaited<ReturnType<typeof createArchiveBlobs>>;
   close(): Promise<void>;
 }
 
 /** The search app over `mirrored` with private packs on a SQLite file in a temp DATA_DIR. */
-export async function privateHarness(mirrored: StoredNode[] = []): Promise<PrivateHarness> {
+export async function privateHarness(mirrored: StoredNode[] = [], env: Record<string, string> = {}): Promise<PrivateHarness> {
   const dataDir = await mkdtemp(join(tmpdir(), "private-packs-app-"));
+  const config = loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: "none", ...env });
   const engine = new EmbeddedSearchEngine();
   await engine.replaceAll(mirrored);
   const repo = await openPrivatePackRepository({ sqliteFile: join(dataDir, "private-packs.sqlite") });
-  const packs = createPrivatePacks({ repo, engine, keys: testKeys, logger: silentLogger });
+  const blobs = await createArchiveBlobs(config);
+  const packs = createPrivatePacks({ repo, blobs, engine, keys: testKeys, logger: silentLogger, settings: privatePackSettings(config) });
   const app = createApp({ engine, logger: silentLogger, isReady: () => true, privatePacks: packs });
   return {
     app,
     packs,
     engine,
     dataDir,
+    blobs,
     async close() {
       await packs.close();
+      await blobs.close();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
