@@ -31,7 +31,7 @@ export async function inspectZip(file: string, archiveBytes: number, limits: Zip
   const maxUnpacked = Math.min(limits.maxUnpackedBytes, Math.max(archiveBytes, 1) * limits.maxRatio);
   let zip: yauzl.ZipFile;
   try {
-    zip = await new Promise((resolve, reject) => yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: false }, (err, z) => (err ? reject(err) : resolve(z))));
+    zip = await new Promise((resolve, reject) => yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (err, z) => (err ? reject(err) : resolve(z))));
   } catch (err) {
     throw refused(`not a readable zip archive (${(err as Error).message})`);
   }
@@ -52,7 +52,7 @@ export async function inspectZip(file: string, archiveBytes: number, limits: Zip
 }
 
 async function checkEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, contents: ZipContents, limits: ZipLimits, maxUnpacked: number): Promise<void> {
-  const name = entry.fileName;
+  const name = entryName(entry);
   if (++contents.entries > limits.maxEntries) throw refused(`more than ${limits.maxEntries} entries (PUBLISH_MAX_ENTRIES)`);
   if (/^([/\\]|[A-Za-z]:)/.test(name)) throw refused(`entry '${shown(name)}' has an absolute path`);
   if (name.split(/[/\\]/).includes("..")) throw refused(`entry '${shown(name)}' climbs out of the folder ('..')`);
@@ -73,6 +73,12 @@ async function checkEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, contents: ZipC
     stream.on("end", () => resolve());
   });
   if (isPython) contents.pythonFiles.push({ name, text: Buffer.concat(chunks).toString("utf8") });
+}
+
+/** The name as stored (yauzl's own decoding would refuse a bad path before the reason could be named here). */
+function entryName(entry: yauzl.Entry): string {
+  const raw = entry.fileName as unknown as Buffer | string;
+  return typeof raw === "string" ? raw : raw.toString(entry.generalPurposeBitFlag & 0x800 ? "utf8" : "latin1");
 }
 
 function refused(reason: string): PrivatePackError {
