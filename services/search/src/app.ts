@@ -12,6 +12,7 @@ import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
 import { applyRegistryCors, registryCors } from "./routes/cors.ts";
 import { SEARCH_PATHS } from "./routes/paths.ts";
 import { registerMemoMetrics } from "./memo-metrics.ts";
+import { UPSTREAM_LINKS, type ArchiveLinks } from "./domain/archive-links.ts";
 
 export interface SearchRouterDeps {
   engine: SearchEngine;
@@ -21,7 +22,7 @@ export interface SearchRouterDeps {
   /** Classes of versions the catalog does not hold them for, read through from the registry; none: 404 for those. */
   versionClasses?: VersionClasses;
   /** Teams' own packs (publishers, tokens, publishing); none: the registry's write routes are absent. */
-  privatePacks?: { router: Router };
+  privatePacks?: { router: Router; links(inner: ArchiveLinks): ArchiveLinks };
 }
 
 export interface SearchAppDeps extends SearchRouterDeps {
@@ -47,7 +48,8 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   router.get("/nodes/search", list);
   router.get("/nodes", list);
   if (deps.privatePacks) router.use(deps.privatePacks.router);
-  router.use(registryReadRoutes(deps.engine, deps.archives?.links, deps.versionClasses));
+  const links = deps.privatePacks ? deps.privatePacks.links(deps.archives?.links ?? UPSTREAM_LINKS) : deps.archives?.links;
+  router.use(registryReadRoutes(deps.engine, links, deps.versionClasses));
   router.use(channelRoutes(deps.engine));
   if (deps.archives) router.use(deps.archives.router);
   router.use(searchErrorHandler(deps.logger));

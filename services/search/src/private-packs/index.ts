@@ -1,40 +1,53 @@
 import { join } from "node:path";
 import { Router } from "express";
+import type { BlobStore } from "@app/blobs";
 import type { Config, Logger } from "@app/platform";
+import { createArchiveBlobs } from "../adapters/archives/archive-blobs.ts";
 import type { SearchEngine } from "../adapters/search-engine.ts";
-import { engineNamespace, type MirrorNamespace } from "./domain/mirror-namespace.ts";
+import { publicBase, type ArchiveLinks } from "../domain/archive-links.ts";
+import { privateArchiveRoute } from "./http/archive-route.ts";
 import { privatePackErrors } from "./http/errors.ts";
 import type { KeyVerifier } from "./http/key-access.ts";
-import { publisherRoutes } from "./http/publisher-routes.ts";
-import { PublisherService } from "./publisher-service.ts";
-import { PublishService, type PublishSettings } from "./publish-service.ts";
-import { UploadService, type PackBlobs, type UploadSettings } from "./upload-service.ts";
 import { publishRoutes } from "./http/publish-routes.ts";
-import { createArchiveBlobs } from "../adapters/archives/archive-blobs.ts";
+import { publisherRoutes } from "./http/publisher-routes.ts";
+import { PrivateOverlayEngine, type OverlayStatus } from "./private-overlay-engine.ts";
+import { PublishService, type PublishSettings } from "./publish-service.ts";
+import { PublisherService } from "./publisher-service.ts";
 import type { PrivatePackRepository } from "./store/private-pack-repository.ts";
 import { openPrivatePackRepository } from "./store/sql-private-pack-repository.ts";
+import { UploadService, type UploadSettings } from "./upload-service.ts";
 
 export interface PrivatePacks {
-  /** The write routes (publishers, tokens, publish, upload, status), each with its own error answers. */
+  /** The write routes (publishers, tokens, publish, upload) and the private archives, each with its own error answers. */
   router: Router;
+  /** The search engine with the private packs over the mirror: what the catalog fills and every read route reads. */
+  engine: PrivateOverlayEngine;
   repo: PrivatePackRepository;
   publishers: PublisherService;
+  /** A version's `downloadUrl`: a private one's made absolute on this instance, the mirror's as `inner` answers it. */
+  links(inner: ArchiveLinks): ArchiveLinks;
+  status(): OverlayStatus;
   close(): Promise<void>;
 }
+
+export type PackBlobs = Pick<BlobStore, "stage" | "read">;
 
 export interface PrivatePackDeps {
   repo: PrivatePackRepository;
   blobs: PackBlobs;
-  engine: SearchEngine;
+  /** The engine the mirror is indexed in; the private packs are laid over it. */
+  inner: SearchEngine;
   keys: KeyVerifier;
   logger: Logger;
   settings: PrivatePackSettings;
-  mirror?: MirrorNamespace;
 }
 
 export interface PrivatePackSettings extends PublishSettings, UploadSettings {
   publicUrl?: string;
 }
+
+/** How often a process reads the private packs' revision, to serve what another replica published. */
+const REVISION_POLL_MS = 2000;
 
 /** The settings from the validated config. */
 export function privatePackSettings(config: Config): PrivatePackSettings {
@@ -49,23 +62,36 @@ export function privatePackSettings(config: Config): PrivatePackSettings {
   };
 }
 
-/** Teams' own packs, published into this registry beside the mirror. */
+/** Teams' own packs, published into this registry beside the mirror. Call `engine.refreshPrivate()` once to index them. */
 export function createPrivatePacks(deps: PrivatePackDeps): PrivatePacks {
-  const mirror = deps.mirror ?? engineNamespace(deps.engine);
-  const publishers = new PublisherService(deps.repo, mirror);
-  const publish = new PublishService(deps.repo, mirror, deps.settings);
-  const upload = new UploadService(deps.repo, deps.blobs, deps.settings, deps.logger);
+  const engine = new PrivateOverlayEngine(deps.inner, deps.repo, deps.logger);
+  const publishers = new PublisherService(deps.repo, engine.namespace);
+  const publish = new PublishService(deps.repo, engine.namespace, deps.settings);
+  const upload = new UploadService(deps.repo, deps.blobs, deps.settings, deps.logger, () => engine.refreshPrivate());
   const router = Router();
   publisherRoutes(router, publishers, deps.keys);
   publishRoutes(router, { publish, upload, publicUrl: deps.settings.publicUrl });
+  privateArchiveRoute(router, deps.repo, deps.blobs);
   router.use(privatePackErrors(deps.logger));
-  return { router, repo: deps.repo, publishers, close: () => deps.repo.close() };
+  return {
+    router,
+    engine,
+    repo: deps.repo,
+    publishers,
+    links: (inner) => ({
+      version: (req, v) => (v.downloadUrl?.startsWith("/archives/") ? { ...v, downloadUrl: `${publicBase(req, deps.settings.publicUrl)}${v.downloadUrl}` } : inner.version(req, v)),
+    }),
+    status: () => engine.status(),
+    close: () => deps.repo.close(),
+  };
 }
 
-/** The module over the configured store: what a composition root calls. */
-export async function openPrivatePacks(config: Config, logger: Logger, deps: { engine: SearchEngine; keys: KeyVerifier }): Promise<PrivatePacks> {
+/** The module over the configured store and blob store, its packs indexed, watching for other replicas' publishes. */
+export async function openPrivatePacks(config: Config, logger: Logger, deps: { inner: SearchEngine; keys: KeyVerifier }): Promise<PrivatePacks> {
   const blobs = await createArchiveBlobs(config);
   const packs = createPrivatePacks({ ...deps, repo: await openPrivatePackStore(config), blobs, logger, settings: privatePackSettings(config) });
+  await packs.engine.refreshPrivate();
+  packs.engine.watch(REVISION_POLL_MS);
   return { ...packs, close: async () => (await packs.close(), await blobs.close()) };
 }
 

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
@@ -36,6 +36,7 @@ export class UploadService {
     private readonly blobs: PackBlobs,
     private readonly settings: UploadSettings,
     private readonly logger: Logger,
+    private readonly onPublished?: () => Promise<void>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -53,6 +54,7 @@ export class UploadService {
     try {
       const size = await receiveBody(req, file, this.settings.body);
       const contents = await inspectZip(file, size, this.settings.zip);
+      const sha256 = await sha256Of(file);
       const staged = await this.blobs.stage(createReadStream(file));
       await staged.commit(archiveSidecar(staged.hash, staged.size));
       const scan = this.settings.scanCommand ? await scanArchive(this.settings.scanCommand, file) : null;
@@ -65,7 +67,7 @@ export class UploadService {
         status: scan?.flagged ? "NodeVersionStatusFlagged" : String(answered.status),
         statusReason: scan?.flagged ? scan.output : "",
         deprecated: false,
-        fields: answered,
+        fields: { ...answered, archive_sha256: sha256 },
         archiveHash: staged.hash,
         archiveSize: staged.size,
         classes: nodeClassesOf(contents.pythonFiles),
@@ -74,10 +76,18 @@ export class UploadService {
       const outcome = await this.repo.publish({ id: grant.nodeId, publisherId: grant.publisherId, status: "NodeStatusActive", fields: grant.request.node, createdAt: now, updatedAt: now }, version);
       if (outcome === "version-exists") throw refusal(400, "The node version already exists");
       if (outcome === "node-taken") throw refusal(403, "Permission denied");
+      await this.onPublished?.();
       this.logger.info({ node: grant.nodeId, version: grant.version, publisher: grant.publisherId, status: version.status, classes: version.classes.length }, "private pack version published");
       return version;
     } finally {
       await rm(file, { force: true });
     }
   }
+}
+
+/** Base64 SHA-256 of a file, as `Repr-Digest` carries it. */
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("base64");
 }

@@ -9,6 +9,7 @@ import { loadConfig } from "@app/platform";
 import { createArchiveBlobs } from "../../src/adapters/archives/archive-blobs.ts";
 import { createPrivatePacks, privatePackSettings, type PrivatePacks } from "../../src/private-packs/index.ts";
 import type { KeyVerifier } from "../../src/private-packs/http/key-access.ts";
+import type { PrivateOverlayEngine } from "../../src/private-packs/private-overlay-engine.ts";
 import { openPrivatePackRepository } from "../../src/private-packs/store/sql-private-pack-repository.ts";
 import { silentLogger } from "../helpers.ts";
 
@@ -19,7 +20,7 @@ export const testKeys: KeyVerifier = { verify: (k) => (KEYS[k] ? { label: KEYS[k
 export interface PrivateHarness {
   app: RequestListener;
   packs: PrivatePacks;
-  engine: EmbeddedSearchEngine;
+  engine: PrivateOverlayEngine;
   dataDir: string;
   blobs: Awaited<ReturnType<typeof createArchiveBlobs>>;
   close(): Promise<void>;
@@ -29,11 +30,12 @@ export interface PrivateHarness {
 export async function privateHarness(mirrored: StoredNode[] = [], env: Record<string, string> = {}): Promise<PrivateHarness> {
   const dataDir = await mkdtemp(join(tmpdir(), "private-packs-app-"));
   const config = loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: "none", ...env });
-  const engine = new EmbeddedSearchEngine();
-  await engine.replaceAll(mirrored);
   const repo = await openPrivatePackRepository({ sqliteFile: join(dataDir, "private-packs.sqlite") });
   const blobs = await createArchiveBlobs(config);
-  const packs = createPrivatePacks({ repo, blobs, engine, keys: testKeys, logger: silentLogger, settings: privatePackSettings(config) });
+  const packs = createPrivatePacks({ repo, blobs, inner: new EmbeddedSearchEngine(), keys: testKeys, logger: silentLogger, settings: privatePackSettings(config) });
+  const engine = packs.engine;
+  await engine.refreshPrivate();
+  await engine.replaceAll(mirrored);
   const app = createApp({ engine, logger: silentLogger, isReady: () => true, privatePacks: packs });
   return {
     app,

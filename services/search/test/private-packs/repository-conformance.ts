@@ -59,11 +59,15 @@ export function privatePackRepositoryConformance(name: string, fresh: () => Prom
       expect((await repo.nodes()).map((n) => n.id)).toEqual(["my-pack"]);
     });
 
-    it("sets a version's status and deprecation, and deletes it", async () => {
+    it("sets a version's status and deprecation, and deletes it, each a new revision", async () => {
       await repo.createPublisher(publisher("team-a"));
+      const before = await repo.revision();
       await repo.publish(node("my-pack", "team-a"), version("my-pack", "1.0.0"));
+      const published = await repo.revision();
+      expect(published).not.toBe(before);
       expect(await repo.setVersionStatus("my-pack", "1.0.0", "NodeVersionStatusFlagged", "scan: found")).toBe(true);
       expect(await repo.setDeprecated("my-pack", "1.0.0", true)).toBe(true);
+      expect(await repo.revision()).not.toBe(published);
       expect(await repo.version("my-pack", "1.0.0")).toMatchObject({ status: "NodeVersionStatusFlagged", statusReason: "scan: found", deprecated: true });
       expect(await repo.setVersionStatus("my-pack", "9.0.0", "x", "")).toBe(false);
       expect((await repo.deleteVersion("my-pack", "1.0.0"))?.version).toBe("1.0.0");

@@ -93,5 +93,7 @@ export interface PrivatePackRepository {
   setDeprecated(nodeId: string, version: string, deprecated: boolean): Promise<boolean>;
   /** The removed version, or null when there was none. */
   deleteVersion(nodeId: string, version: string): Promise<PrivateVersionRow | null>;
+  /** A number that changes whenever a published version, its status or its deprecation changes. */
+  revision(): Promise<number>;
   close(): Promise<void>;
 }

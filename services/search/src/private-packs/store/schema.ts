@@ -25,6 +25,9 @@ export const PRIVATE_PACK_TABLES: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS private_upload_grants (
      digest TEXT PRIMARY KEY, publisher_id TEXT NOT NULL, node_id TEXT NOT NULL, version TEXT NOT NULL,
      request TEXT NOT NULL, expires_at TEXT NOT NULL)`,
+  // One row: bumped by every change a reader serves (publish, status, deprecation, removal), so replicas notice it.
+  `CREATE TABLE IF NOT EXISTS private_revision (id INTEGER PRIMARY KEY, revision INTEGER NOT NULL)`,
+  `INSERT INTO private_revision (id, revision) VALUES (1, 0) ON CONFLICT (id) DO NOTHING`,
 ];
 
 /** Creates the tables that are missing, in one transaction (PostgreSQL: under a lock, so replicas starting together do not race). */

@@ -90,6 +90,7 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
           "INSERT INTO private_versions (node_key, version, id, status, status_reason, deprecated, fields, archive_hash, archive_size, classes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
           [keyOf(node.id), version.version, version.id, version.status, version.statusReason, version.deprecated ? 1 : 0, JSON.stringify(version.fields), version.archiveHash, version.archiveSize, JSON.stringify(version.classes), version.createdAt],
         );
+        await bump(tx);
         return "published";
       });
     } catch (err) {
@@ -100,18 +101,31 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
   }
 
   async setVersionStatus(nodeId: string, version: string, status: string, reason: string): Promise<boolean> {
-    return (await this.db.run("UPDATE private_versions SET status = ?, status_reason = ? WHERE node_key = ? AND version = ?", [status, reason, keyOf(nodeId), version])) > 0;
+    return this.changed("UPDATE private_versions SET status = ?, status_reason = ? WHERE node_key = ? AND version = ?", [status, reason, keyOf(nodeId), version]);
   }
 
   async setDeprecated(nodeId: string, version: string, deprecated: boolean): Promise<boolean> {
-    return (await this.db.run("UPDATE private_versions SET deprecated = ? WHERE node_key = ? AND version = ?", [deprecated ? 1 : 0, keyOf(nodeId), version])) > 0;
+    return this.changed("UPDATE private_versions SET deprecated = ? WHERE node_key = ? AND version = ?", [deprecated ? 1 : 0, keyOf(nodeId), version]);
+  }
+
+  async revision(): Promise<number> {
+    const [row] = await this.db.all("SELECT revision FROM private_revision WHERE id = 1");
+    return Number(row?.revision ?? 0);
+  }
+
+  /** A change readers serve, with the revision bumped in the same transaction. */
+  private changed(sql: string, params: unknown[]): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      if ((await tx.run(sql, params)) === 0) return false;
+      await bump(tx);
+      return true;
+    });
   }
 
   async deleteVersion(nodeId: string, version: string): Promise<PrivateVersionRow | null> {
     const found = await this.version(nodeId, version);
     if (!found) return null;
-    const removed = await this.db.run("DELETE FROM private_versions WHERE node_key = ? AND version = ?", [keyOf(nodeId), version]);
-    return removed > 0 ? found : null;
+    return (await this.changed("DELETE FROM private_versions WHERE node_key = ? AND version = ?", [keyOf(nodeId), version])) ? found : null;
   }
 
   close(): Promise<void> {
@@ -122,6 +136,10 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
 /** PostgreSQL when a database URL is given, else the SQLite file. */
 export function openPrivatePackRepository(opts: { databaseUrl?: string; sqliteFile: string }): Promise<SqlPrivatePackRepository> {
   return SqlPrivatePackRepository.open(opts.databaseUrl ? openPgRunner(opts.databaseUrl) : openSqliteRunner(opts.sqliteFile));
+}
+
+function bump(tx: SqlRunner): Promise<number> {
+  return tx.run("UPDATE private_revision SET revision = revision + 1 WHERE id = 1");
 }
 
 const NODE_SELECT = "SELECT n.*, p.id AS publisher_id FROM private_nodes n JOIN private_publishers p ON p.key = n.publisher_key";
