@@ -148,7 +148,7 @@ describe.skipIf(skip)("a private pack through the real comfy-cli", () => {
     gitFolder(squatter, { ...SOURCES, "pyproject.toml": PYPROJECT.replace('name = "team-nodes"', `name = "${String(mirroredId).toUpperCase()}"`) });
     const taken = await publishCli(squatter, token);
     expect([taken.code, taken.output]).toEqual([1, expect.stringContaining("taken by the mirrored registry")]);
-    expect((await api(`/nodes/${encodeURIComponent(mirroredId)}`)).body.tags ?? []).not.toContain("private");
+    expect((await api(`/nodes/${encodeURIComponent(String(mirroredId))}`)).body.tags ?? []).not.toContain("private");
   }, 120_000);
 
   it("keeps the pack across a restart, the upstream still gone", async () => {
