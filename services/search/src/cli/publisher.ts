@@ -1,16 +1,18 @@
 import { parseArgs } from "node:util";
 import { createLogger, loadConfig } from "@app/platform";
 import { createSearchRuntime } from "../compose.ts";
-import { engineNamespace } from "../private-packs/domain/mirror-namespace.ts";
+import { engineNamespace } from "../private-packs/engine-namespace.ts";
 import { PrivatePackError } from "../private-packs/domain/errors.ts";
 import { openPrivatePackStore } from "../private-packs/index.ts";
 import { PublisherService } from "../private-packs/publisher-service.ts";
+import { VersionAdminService } from "../private-packs/version-admin-service.ts";
 
 const USAGE = `usage:
   pnpm publisher create <id> [--name NAME] --owner LABEL     a publisher owned by the API key labelled LABEL
   pnpm publisher token create <publisher> [--name N] [--description D]   prints the token once
   pnpm publisher token list <publisher>
   pnpm publisher token revoke <publisher> <tokenId>
+  pnpm publisher status <nodeId> <version> <NodeVersionStatus…> [--reason TEXT]   as PUT /admin/nodes/{nodeId}/versions/{version}
 `;
 
 /**
@@ -22,7 +24,7 @@ const USAGE = `usage:
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   strict: true,
-  options: { name: { type: "string" }, description: { type: "string" }, owner: { type: "string" } },
+  options: { name: { type: "string" }, description: { type: "string" }, owner: { type: "string" }, reason: { type: "string" } },
 });
 const config = loadConfig();
 const logger = createLogger("publisher", process.env.LOG_LEVEL ?? "error");
@@ -50,6 +52,10 @@ try {
     else if (sub === "list") process.stdout.write(`${JSON.stringify(await tokens.listTokens("admin", rest[0]), null, 2)}\n`);
     else if (sub === "revoke" && rest[1]) await tokens.revokeToken("admin", rest[0], rest[1]);
     else fail(USAGE);
+  } else if (command === "status" && sub && rest[0] && rest[1]) {
+    // A running server reads the change within seconds (it polls the database's revision).
+    const set = await new VersionAdminService(repo, async () => {}).setStatus("admin", sub, rest[0], { status: rest[1], status_reason: values.reason ?? "" });
+    process.stdout.write(`${JSON.stringify(set)}\n`);
   } else {
     fail(USAGE);
   }

@@ -16,6 +16,8 @@ import { PublisherService } from "./publisher-service.ts";
 import type { PrivatePackRepository } from "./store/private-pack-repository.ts";
 import { openPrivatePackRepository } from "./store/sql-private-pack-repository.ts";
 import { UploadService, type UploadSettings } from "./upload-service.ts";
+import { VersionAdminService } from "./version-admin-service.ts";
+import { versionAdminRoutes } from "./http/version-admin-routes.ts";
 
 export interface PrivatePacks {
   /** The write routes (publishers, tokens, publish, upload) and the private archives, each with its own error answers. */
@@ -71,6 +73,7 @@ export function createPrivatePacks(deps: PrivatePackDeps): PrivatePacks {
   const router = Router();
   publisherRoutes(router, publishers, deps.keys);
   publishRoutes(router, { publish, upload, publicUrl: deps.settings.publicUrl });
+  versionAdminRoutes(router, new VersionAdminService(deps.repo, () => engine.refreshPrivate()), deps.keys);
   privateArchiveRoute(router, deps.repo, deps.blobs);
   router.use(privatePackErrors(deps.logger));
   return {
