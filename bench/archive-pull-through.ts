@@ -5,7 +5,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig } from "@app/platform";
-import { catalogVersionOf, createApp, createArchiveService, EmbeddedSearchEngine } from "@app/search";
+import { catalogVersionOf, createApp, createArchiveService, EmbeddedSearchEngine } from "@app/search/internal";
+import { figure, runWhenMain, type BenchOutput } from "./lib/results.ts";
 
 /**
  * A node archive through `/archives/{id}/{version}/node.zip`, in MB/s, against a bare node:http
@@ -36,7 +37,7 @@ function download(url: string, size: number): Promise<number> {
   });
 }
 
-export async function run(): Promise<Record<string, unknown>> {
+export async function run(): Promise<BenchOutput & Record<string, unknown>> {
   const mib = Number(process.env.ARCHIVE_BENCH_MIB ?? 256);
   const size = mib * 1024 * 1024;
   const dir = mkdtempSync(join(tmpdir(), "bench-archives-"));
@@ -71,6 +72,10 @@ export async function run(): Promise<Record<string, unknown>> {
       rounds,
       mbps,
       ratio,
+      figures: [
+        figure(`archive pull-through (${mib} MiB, fetched, hashed, stored, streamed)`, mbps.pullThrough, "MB/s", { baseline: ["bare createReadStream server", mbps.baseline], ratio: ratio.pullThrough }),
+        figure(`archive from the store (${mib} MiB)`, mbps.stored, "MB/s", { baseline: ["bare createReadStream server", mbps.baseline], ratio: ratio.stored }),
+      ],
       summary: [
         `GET /archives/…/node.zip, ${mib} MiB: pull-through ${mbps.pullThrough} MB/s = ${ratio.pullThrough} of a bare createReadStream server (${mbps.baseline}); ` +
           `from the store ${mbps.stored} MB/s = ${ratio.stored}`,
@@ -84,6 +89,4 @@ export async function run(): Promise<Record<string, unknown>> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await run(), null, 2));
-}
+await runWhenMain(import.meta.url, () => run());

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { repoRoot, startService, type Service } from "@app/testkit/processes";
 import { postFile } from "./lib/big-file-post.ts";
 import { cpuSeconds } from "./lib/http-load.ts";
+import { figure, runWhenMain, type Figure } from "./lib/results.ts";
 
 /**
  * Downloading a 1 GiB asset through the real gateway (its own process, embedded upload
@@ -38,6 +39,7 @@ export interface DownloadFigures {
   cpuMsPerGiB: Record<string, number>;
   /** Baseline CPU / route CPU per byte, medians of the rounds' (the same goal read as CPU: >= 0.8 is at most 1.25x the baseline's work). */
   cpuRatio: Record<string, number>;
+  figures: Figure[];
   summary: string[];
 }
 
@@ -142,6 +144,15 @@ export async function run(): Promise<DownloadFigures> {
       ratio,
       cpuMsPerGiB,
       cpuRatio,
+      figures: (["content", "view"] as const).flatMap((route) =>
+        (["Whole", "Ranges"] as const).map((kind) =>
+          figure(`${mib} MiB download, ${route === "content" ? "GET /api/assets/{id}/content" : "GET /api/view (signed preview_url)"}, ${kind === "Whole" ? "whole" : "4 MiB ranges"}`, mbps[`${route}${kind}`]!, "MB/s", {
+            baseline: ["bare createReadStream server", mbps[`baseline${kind}`]!],
+            ratio: ratio[`${route}${kind}`],
+            goal: "ratio ≥ 0.8",
+          }),
+        ),
+      ),
       summary: [
         `GET /api/assets/{id}/content, ${mib} MiB: whole ${mbps.contentWhole} MB/s = ${ratio.contentWhole} of a bare createReadStream server (${mbps.baselineWhole}), ` +
           `4 MiB ranges ${mbps.contentRanges} MB/s = ${ratio.contentRanges} (${mbps.baselineRanges}); goal >= 0.8`,
@@ -159,6 +170,4 @@ export async function run(): Promise<DownloadFigures> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await run(), null, 2));
-}
+await runWhenMain(import.meta.url, () => run());

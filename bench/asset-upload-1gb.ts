@@ -1,6 +1,7 @@
 import { postFile as postBigFile } from "./lib/big-file-post.ts";
 import { median, peakRssMiB, perSink, round2 as round, withUploadRig } from "./lib/upload-rig.ts";
 import { SINK_DOES, SINK_DURABILITIES, type SinkDurability } from "./lib/upload-sinks.ts";
+import { figure, runWhenMain, type Figure } from "./lib/results.ts";
 
 /**
  * `POST /api/assets` with a 1 GiB file (a model's size) through the real gateway (its own
@@ -24,6 +25,7 @@ export interface AssetUploadFigures {
   newContentRatio: Record<SinkDurability, number>;
   knownContentRatio: Record<SinkDurability, number>;
   gatewayPeakRssMiB: number;
+  figures: Figure[];
   summary: string[];
 }
 
@@ -54,6 +56,10 @@ export async function run(): Promise<AssetUploadFigures> {
     };
     return {
       ...figures,
+      figures: [
+        figure(`POST /api/assets, ${mib} MiB new content`, mbps.newContent, "MB/s", { baseline: ["hash+write+sync sink", mbps.sync], ratio: figures.newContentRatio.sync, goal: "ratio ≥ 0.9" }),
+        figure(`POST /api/assets, ${mib} MiB: gateway peak RSS`, figures.gatewayPeakRssMiB, "MiB", { goal: "≤ 300 MiB" }),
+      ],
       summary: [
         `POST /api/assets, ${mib} MiB file: ${mbps.newContent} MB/s new = ${figures.newContentRatio.sync} of the hash+write+sync sink (${mbps.sync} MB/s; goal >= 0.9), ` +
           `${figures.newContentRatio.write} of hash+write (${mbps.write}), ${figures.newContentRatio.hash} of hash only (${mbps.hash}); ` +
@@ -63,6 +69,4 @@ export async function run(): Promise<AssetUploadFigures> {
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await run(), null, 2));
-}
+await runWhenMain(import.meta.url, () => run());

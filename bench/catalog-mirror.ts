@@ -2,11 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger, loadConfig } from "@app/platform";
-import { createSearchRuntime, loadCatalog } from "@app/search";
+import { createSearchRuntime, loadCatalog } from "@app/search/internal";
 import { fixtureCatalog, generateCatalog, testCatalog, writeCatalogFile, type RegistryNode } from "@app/testkit/catalog";
 import { FakeRegistry } from "@app/testkit/fake-registry";
 import { SCRIPTS, startService } from "@app/testkit/processes";
 import { median } from "./lib/http-load.ts";
+import { figure, runWhenMain, type Figure } from "./lib/results.ts";
 
 export interface CatalogMirrorFigures {
   catalog: string;
@@ -18,6 +19,8 @@ export interface CatalogMirrorFigures {
   refresh: { firstMs: number; refreshMs: number; refreshCpuMs: number; ratio: number };
   /** Issue 18: the whole mirror (list, every pack's versions and classes) and its refreshes, against a registry answering in 50 ms. */
   passes: MirrorPassFigures;
+  figures: Figure[];
+  summary: string[];
 }
 
 interface Pass {
@@ -42,6 +45,17 @@ export interface MirrorPassFigures {
 }
 
 const round = (x: number) => Math.round(x);
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+function passFigures(p: MirrorPassFigures): Figure[] {
+  return [
+    figure("first mirror of the catalog (list, versions, classes) at 50 ms a request", seconds(p.fullFirst.ms), "s", { baseline: ["each pack's versions asked one by one", seconds(p.fullFirstPerPack.ms)], goal: "< 60 s" }),
+    figure("refresh where nothing changed", seconds(p.refreshUnchanged.ms), "s", { baseline: ["a full pass", seconds(p.fullAgain.ms)] }),
+  ];
+}
+
+const passSummary = (p: MirrorPassFigures) =>
+  `catalog mirror: first mirror ${seconds(p.fullFirst.ms)} s, ${p.fullFirst.requests} requests (one pack at a time: ${seconds(p.fullFirstPerPack.ms)} s, ${p.fullFirstPerPack.requests}); refresh unchanged ${seconds(p.refreshUnchanged.ms)} s, ten changed ${seconds(p.refreshTenChanged.ms)} s`;
 
 async function timeToReady(env: Record<string, string>): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), "bench-ready-"));
@@ -105,8 +119,11 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   }
 }
 
-export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: process.env.MIRROR_PASSES_ONLY === "1" }): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures }> {
-  if (opts.passesOnly) return { passes: await mirrorPasses(50) };
+export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: process.env.MIRROR_PASSES_ONLY === "1" }): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures; figures: Figure[]; summary: string[] }> {
+  if (opts.passesOnly) {
+    const passes = await mirrorPasses(50);
+    return { passes, figures: passFigures(passes), summary: [passSummary(passes)] };
+  }
   const nodes = [...fixtureCatalog(), ...generateCatalog({ seed: 99, nodes: 2000 })].slice(0, 6000);
   const pageDelayMs = 50;
   const catalog = `a fake registry on loopback serving ${nodes.length} generated nodes (testkit fixture), 100 a page, each page answered after ${pageDelayMs} ms as across the internet`;
@@ -138,6 +155,7 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: proc
     const refreshMs = await timed(() => deps.reindex(registry.url, { full: true }), 1);
     const cpu = process.cpuUsage(cpu0);
     await deps.close();
+    const passes = await mirrorPasses(pageDelayMs);
     return {
       catalog,
       readyMs: { registryDefault: round(registryDefault), noneBaseline: round(noneBaseline), ratio: Math.round((registryDefault / noneBaseline) * 100) / 100 },
@@ -149,10 +167,19 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: proc
         speedupVsSequential: Math.round((concurrency1 / concurrency4) * 100) / 100,
       },
       refresh: { firstMs: round(firstMs), refreshMs: round(refreshMs), refreshCpuMs: round((cpu.user + cpu.system) / 1000), ratio: Math.round((refreshMs / firstMs) * 100) / 100 },
-      passes: await mirrorPasses(pageDelayMs),
+      passes,
+      figures: [
+        figure("gateway start to /readyz 200, default source (registry unreachable)", seconds(registryDefault), "s", { baseline: ["CATALOG_SOURCE=none", seconds(noneBaseline)] }),
+        figure(`mirror ${nodes.length.toLocaleString("en")} nodes, 4 pages in flight`, seconds(concurrency4), "s", { baseline: ["one page at a time", seconds(concurrency1)] }),
+        figure("refresh of a serving index", seconds(refreshMs), "s", { baseline: ["first read into an empty index", seconds(firstMs)] }),
+        ...passFigures(passes),
+      ],
+      summary: [passSummary(passes)],
     };
   } finally {
     await registry.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+await runWhenMain(import.meta.url, () => run());

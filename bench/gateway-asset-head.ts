@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { blake3 } from "@napi-rs/blake-hash";
 import sharp from "sharp";
-import { createSqliteReferenceStore } from "@app/upload";
+import { createSqliteReferenceStore } from "@app/upload/internal";
 import { repoRoot, startService } from "@app/testkit/processes";
 import { cycle, load, median, medianResult, type LoadResult } from "./lib/http-load.ts";
+import { figure, runWhenMain, type Figure } from "./lib/results.ts";
 
 export interface AssetHeadFigures {
   connections: number;
@@ -21,6 +22,8 @@ export interface AssetHeadFigures {
   perRound: { gateway: LoadResult; baseline: LoadResult }[];
   /** The embedded record store (SQLite file): open + create tables, and the process's RSS growth. */
   sqliteStore: { emptyOpenMs: number; reopenWith10kRecordsMs: number; insertMsPerRecord: number; listPageMs: number; rssGrowthMiB: number };
+  figures: Figure[];
+  summary: string[];
 }
 
 const KEY = "bench-asset-key";
@@ -61,15 +64,24 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): P
     await Promise.all([gateway.stop(), baseline.stop()]);
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const g = medianResult(perRound.map((r) => r.gateway));
+  const b = medianResult(perRound.map((r) => r.baseline));
+  const throughputRatio = median(perRound.map((r) => r.gateway.requestsPerSec / r.baseline.requestsPerSec));
+  const p99Ratio = median(perRound.map((r) => r.gateway.p99Ms / Math.max(r.baseline.p99Ms, 1)));
   return {
     ...opts,
     hashes: paths.length,
-    baseline: medianResult(perRound.map((r) => r.baseline)),
-    gateway: medianResult(perRound.map((r) => r.gateway)),
-    throughputRatio: median(perRound.map((r) => r.gateway.requestsPerSec / r.baseline.requestsPerSec)),
-    p99Ratio: median(perRound.map((r) => r.gateway.p99Ms / Math.max(r.baseline.p99Ms, 1))),
+    baseline: b,
+    gateway: g,
+    throughputRatio,
+    p99Ratio,
     perRound,
     sqliteStore,
+    figures: [
+      figure("HEAD /api/assets/hash/{hash}: throughput", Math.round(g.requestsPerSec), "req/s", { baseline: ["bare Express", Math.round(b.requestsPerSec)], ratio: throughputRatio }),
+      figure("HEAD /api/assets/hash/{hash}: p99 latency", g.p99Ms, "ms", { baseline: ["bare Express", b.p99Ms], ratio: p99Ratio }),
+    ],
+    summary: [`HEAD /api/assets/hash: ${Math.round(g.requestsPerSec)} req/s = ${throughputRatio.toFixed(2)}× bare Express (${Math.round(b.requestsPerSec)}); p99 ${g.p99Ms} ms = ${p99Ratio.toFixed(2)}×`],
   };
 }
 
@@ -105,6 +117,4 @@ async function measureSqliteStore(): Promise<AssetHeadFigures["sqliteStore"]> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await run(), null, 2));
-}
+await runWhenMain(import.meta.url, () => run());

@@ -1,8 +1,9 @@
 import { benchCatalogLines } from "./lib/catalog.ts";
 import { firstSightQueries } from "./lib/first-sight-queries.ts";
-import { alternatingRounds, DEFAULT_ROUNDS, runWhenMain, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import { alternatingRounds, DEFAULT_ROUNDS, gatewayFigures, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
 import { cycle, madeAhead } from "./lib/http-load.ts";
 import { hitRates, scrapeMemoLookups, type MemoLookups } from "./lib/memo-lookups.ts";
+import { figure, runWhenMain, type Figure } from "./lib/results.ts";
 
 export interface GatewayFirstSightFigures extends AlternatingFigures, RoundOptions {
   /** Distinct query strings sent over the warm-up and the rounds (none twice). */
@@ -15,6 +16,7 @@ export interface GatewayFirstSightFigures extends AlternatingFigures, RoundOptio
   memo: Record<string, { lookups: number; hitRate: number }>;
   /** The gateway's RSS after the warm-up and after the rounds (target: within 64 MiB). */
   rssMiB: { before: number; after: number; growth: number };
+  figures: Figure[];
   summary: string[];
 }
 
@@ -56,9 +58,13 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayF
       ...figures,
       memo,
       rssMiB,
+      figures: [
+        ...gatewayFigures("search, first sight", figures, { throughput: "ratio ≥ 1.0", p99: "ratio ≤ 2", max: "≤ 250 ms" }),
+        figure("search, first sight: gateway RSS growth over the rounds", rssMiB.growth, "MiB", { goal: "≤ 64 MiB" }),
+      ],
       summary: [
         summaryLine(
-          "gateway first sight (target ≥ 1.0×, issue 26; p99 ≤ 2×, max ≤ 250 ms)",
+          "gateway first sight (target ≥ 1.0×; p99 ≤ 2×, max ≤ 250 ms)",
           figures,
           `; ${ahead.live()} queries made live; memo hits: parse ${hit("parse")}, result ${hit("result")}; RSS ${rssMiB.before} → ${rssMiB.after} MiB (+${rssMiB.growth}, target ≤ 64; after each round ${figures.perRound.map((r) => r.gatewayRssMiB).join(", ")})`,
         ),

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seeded } from "@app/testkit/catalog";
 import { benchCatalogFile } from "./lib/catalog.ts";
-import { alternatingRounds, DEFAULT_ROUNDS, runWhenMain, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import { alternatingRounds, DEFAULT_ROUNDS, gatewayFigures, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import { runWhenMain, type Figure } from "./lib/results.ts";
 import { cycle } from "./lib/http-load.ts";
 
 export interface GatewayRegistryReadsFigures extends AlternatingFigures, RoundOptions {
@@ -11,6 +12,7 @@ export interface GatewayRegistryReadsFigures extends AlternatingFigures, RoundOp
   versionsPerPack: number;
   paths: number;
   meanPageBytes: number;
+  figures: Figure[];
   summary: string[];
 }
 
@@ -41,6 +43,7 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayR
         paths: paths.length,
         meanPageBytes: rig.meanPageBytes,
         ...figures,
+        figures: gatewayFigures("registry read routes", figures),
         summary: [summaryLine("gateway registry read routes (install, versions, class -> pack, node_id, classes)", figures)],
       };
     } finally {

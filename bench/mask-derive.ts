@@ -8,6 +8,7 @@ import { upload } from "@app/testkit/assets";
 import { repoRoot, sleep, startService, type Service } from "@app/testkit/processes";
 import { benchCatalogDescription, benchCatalogFile, benchCatalogLines } from "./lib/catalog.ts";
 import { median } from "./lib/http-load.ts";
+import { figure, runWhenMain, type Figure } from "./lib/results.ts";
 
 /**
  * Mask derivation beside live traffic, embedded (the gateway process runs the jobs, as
@@ -46,6 +47,7 @@ export interface MaskFigures {
   before?: VersionFigures;
   /** after / before. */
   ratios?: Record<string, number>;
+  figures: Figure[];
   summary: string[];
 }
 
@@ -215,15 +217,15 @@ export async function run(): Promise<MaskFigures> {
     catalog: benchCatalogDescription(),
     after,
     ...(before && { before, ratios }),
+    figures: [
+      figure("/healthz p99 while four 64 MP masks derive", after.fourMasks.healthz.p99Ms, "ms", { baseline: ["the same gateway idle", after.idle.healthz.p99Ms], goal: "< 50 ms" }),
+      figure("/healthz max while four 64 MP masks derive", after.fourMasks.healthz.maxMs, "ms", { baseline: ["the same gateway idle", after.idle.healthz.maxMs], goal: "≤ 100 ms" }),
+      figure("gateway peak RSS during the four masks", after.fourMasks.peakRssMiB, "MiB", { goal: "< 512 MiB" }),
+    ],
     summary: [...(before ? [line(before, "before")] : []), line(after, "after")],
   };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await run();
-  console.log(JSON.stringify(figures, null, 2));
-  console.log(figures.summary.join("\n"));
-  process.exit(0);
-}
+await runWhenMain(import.meta.url, () => run());

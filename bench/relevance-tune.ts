@@ -1,11 +1,8 @@
 import { fileURLToPath } from "node:url";
-import { loadCatalog } from "@app/search";
+import { buildIndex, DEFAULT_WEIGHTS, IndexSearcher, loadCatalog, type RankingWeights } from "@app/search/internal";
 import { testCatalog } from "@app/testkit/catalog";
 import { JUDGED_QUERIES } from "@app/testkit/judged-queries";
 import { acceptableIds, firstHit, relevanceFigures } from "@app/testkit/relevance-metrics";
-import { buildIndex } from "../services/search/src/adapters/embedded/build-index.ts";
-import { IndexSearcher } from "../services/search/src/adapters/embedded/search-index.ts";
-import { DEFAULT_WEIGHTS, type RankingWeights } from "../services/search/src/domain/ranking.ts";
 
 /**
  * How the ranking weights (services/search/src/domain/ranking.ts) were chosen: coordinate

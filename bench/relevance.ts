@@ -1,9 +1,9 @@
-import { fileURLToPath } from "node:url";
-import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery } from "@app/search";
+import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery } from "@app/search/internal";
 import { testCatalog } from "@app/testkit/catalog";
 import { JUDGED_QUERIES, type JudgedKind, type JudgedQuery } from "@app/testkit/judged-queries";
 import { acceptableIds, firstHit, relevanceFigures, type RelevanceFigures } from "@app/testkit/relevance-metrics";
 import { Fts5Bm25 } from "./lib/bm25-fts5.ts";
+import { figure, runWhenMain, type Figure } from "./lib/results.ts";
 import { substringSearch } from "./lib/substring-search.ts";
 
 type Engine = (query: string) => Promise<string[]> | string[];
@@ -22,6 +22,7 @@ export interface RelevanceBenchFigures {
   popular: { q: string; pack: string; ours: number; bm25: number; substring: number }[];
   /** Ours: the queries with no acceptable pack in the top three, and what came first. */
   oursMisses: { q: string; rank: number; top3: string[] }[];
+  figures: Figure[];
   summary: string[];
 }
 
@@ -82,12 +83,15 @@ export async function run(): Promise<RelevanceBenchFigures> {
     oursByKind,
     popular,
     oursMisses: judged.flatMap(({ q }, i) => (o[i]!.rank >= 1 && o[i]!.rank <= 3 ? [] : [{ q: q.q, rank: o[i]!.rank, top3: o[i]!.top.slice(0, 3) }])),
+    figures: [
+      figure(`relevance, MRR@10 over ${judged.length} judged queries`, figures.ours.mrrAt10, "", { baseline: ["untuned bm25 (SQLite FTS5)", figures.bm25.mrrAt10] }),
+      figure(`relevance, success@3 over ${judged.length} judged queries`, figures.ours.successAt3, "", { baseline: ["untuned bm25 (SQLite FTS5)", figures.bm25.successAt3] }),
+      figure(`relevance, MRR@10 over ${judged.length} judged queries`, figures.ours.mrrAt10, "", { baseline: ["the registry's substring search", figures.substring.mrrAt10] }),
+    ],
     summary: [
       `relevance (${judged.length} judged queries, ${JUDGED_QUERIES.length - judged.length} skipped; ${catalog.kind} catalog): ${line("ours", figures.ours)} | ${line("bm25 (FTS5)", figures.bm25)} | ${line("substring (registry)", figures.substring)}; popular pack in ours' top 3 for ${popularInTop3} of ${popular.length} examples`,
     ],
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log(JSON.stringify(await run(), null, 2));
-}
+await runWhenMain(import.meta.url, () => run());

@@ -1,30 +1,36 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "@app/testkit/processes";
+import { writeBenchmarksMd } from "./lib/benchmarks-table.ts";
+import { measure, type BenchOutput } from "./lib/results.ts";
 
 /**
- * `pnpm bench`: every benchmark, one after the other (they would disturb each other in
- * parallel on a 2-core machine), each reporting its figures against a baseline measured in
- * the same run. Results go to stdout and bench/results/latest.json.
- * `pnpm bench <name>` runs only the benchmarks whose file name contains <name>.
+ * `pnpm bench`: every benchmark, one after the other (in parallel they would disturb each other
+ * on a small machine), each against a baseline measured in the same run and written to
+ * bench/results/<bench>.json; then BENCHMARKS.md is regenerated from every file there.
+ * `pnpm bench <name>` runs only the benches whose file name contains <name>.
+ * `pnpm bench --table` runs nothing and only regenerates BENCHMARKS.md.
  */
-const benches = ["search-inprocess.ts", "relevance.ts", "gateway-search-http.ts", "gateway-first-sight.ts", "gateway-registry-reads.ts", "gateway-asset-head.ts", "asset-list.ts", "asset-store-event-loop.ts", "asset-upload-1gb.ts", "tus-upload-1gb.ts", "asset-download-1gb.ts", "upload-throughput.ts", "mask-derive.ts", "catalog-mirror.ts", "archive-pull-through.ts"];
-const only = process.argv[2];
-const results: Record<string, unknown> = {};
+const benches = ["search-inprocess", "relevance", "gateway-search-http", "gateway-first-sight", "gateway-registry-reads", "gateway-asset-head", "asset-list", "asset-store-event-loop", "asset-upload-1gb", "tus-upload-1gb", "asset-download-1gb", "upload-throughput", "mask-derive", "catalog-mirror", "archive-pull-through"];
+const arg = process.argv[2];
 const summaries: string[] = [];
-for (const file of benches) {
-  if (only && !file.includes(only)) continue;
-  const path = join(repoRoot, "bench", file);
-  if (!existsSync(path)) continue;
-  console.log(`\n== ${file}`);
-  const mod = (await import(path)) as { run: () => Promise<{ summary?: string[] }> };
-  const figures = await mod.run();
-  results[file] = figures;
-  console.log(JSON.stringify(figures, null, 2));
-  summaries.push(...(figures.summary ?? []));
+if (arg !== "--table") {
+  for (const bench of benches) {
+    if (arg && !bench.includes(arg)) continue;
+    const path = join(repoRoot, "bench", `${bench}.ts`);
+    if (!existsSync(path)) continue;
+    console.log(`\n== ${bench}`);
+    const mod = (await import(path)) as { run: () => Promise<BenchOutput> };
+    const result = await measure(bench, async () => {
+      const output = await mod.run();
+      summaries.push(...output.summary);
+      return output;
+    });
+    console.log(JSON.stringify(result, null, 2));
+  }
 }
-// The one-line figures of the benches that have them, together at the end.
+// The one-line figures of the benches, together at the end.
 if (summaries.length > 0) console.log(`\n${summaries.join("\n")}`);
-mkdirSync(join(repoRoot, "bench/results"), { recursive: true });
-writeFileSync(join(repoRoot, "bench/results/latest.json"), JSON.stringify({ at: new Date().toISOString(), results }, null, 2));
+writeBenchmarksMd();
+console.log("\nBENCHMARKS.md regenerated from bench/results/");
 process.exit(0);

@@ -5,6 +5,7 @@ import type { Service } from "@app/testkit/processes";
 import { sendBody } from "./lib/multipart-post.ts";
 import { median, peakRssMiB, perSink, round2, withUploadRig } from "./lib/upload-rig.ts";
 import { SINK_DOES, SINK_DURABILITIES, type SinkDurability } from "./lib/upload-sinks.ts";
+import { figure, runWhenMain } from "./lib/results.ts";
 
 /**
  * A tus upload of 1 GiB (`/api/assets/uploads`: create, then one PATCH with every byte, whose
@@ -79,6 +80,7 @@ export async function run() {
       mbps,
       ratio,
       gatewayPeakRssMiB,
+      figures: [figure(`tus, ${mib} MiB in one PATCH`, mbps.tus, "MB/s", { baseline: ["hash+write+sync sink", mbps.sync], ratio: ratio.sync, goal: "ratio ≥ 0.7" })],
       summary: [
         `tus upload (/api/assets/uploads, create + one PATCH), ${mib} MiB: ${mbps.tus} MB/s = ${ratio.sync} of the hash+write+sync sink (${mbps.sync} MB/s; goal >= 0.7), ` +
           `${ratio.write} of hash+write (${mbps.write}), ${ratio.hash} of hash only (${mbps.hash}); gateway peak RSS ${gatewayPeakRssMiB} MiB`,
@@ -87,6 +89,4 @@ export async function run() {
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await run(), null, 2));
-}
+await runWhenMain(import.meta.url, () => run());

@@ -37,7 +37,7 @@ function loadSuite(mode: "embedded" | "proxied"): void {
   it("1,000 uploads at 50 in flight, a third duplicates: all 200, named by blake3, the store holds exactly the distinct contents", async () => {
     const DISTINCT = 667;
     const TOTAL = 1000;
-    const images = await pool(DISTINCT, 4, (i) => noiseImage(24 + (i % 17), 16 + (i % 11), EXTS[i % 3]!));
+    const images = await pool(DISTINCT, 4, (i) => noiseImage(24 + (i % 17), 16 + (i % 11), EXTS[i % 3]));
     // Uploads 667..999 repeat earlier images (some several times), shuffled among the rest.
     const plan = Array.from({ length: TOTAL }, (_, i) => (i < DISTINCT ? i : (i * 7919) % DISTINCT));
     for (let i = plan.length - 1; i > 0; i--) {

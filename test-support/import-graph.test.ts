@@ -8,14 +8,24 @@ import { afterAll, describe, expect, it } from "vitest";
 /**
  * The structure drawn from the imports of every package and service (`src/` only, types
  * included, workspace packages followed into their sources): no import circle anywhere, and no
- * arrow from a `domain/` folder to an `adapters/` folder (the domain is what adapters serve).
+ * arrow against the layers below.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Folders that must not import from another: `[from, to, why]`. */
+const FORBIDDEN_ARROWS: ReadonlyArray<readonly [string, string, string]> = [
+  ["domain", "adapters", "the domain is what adapters serve"],
+  ["adapters", "routes", "an adapter serves any face; the routes are one face over it"],
+  ["catalog", "jobs", "the catalog is handed its queue; the jobs run the catalog"],
+];
+/** A folder inside a package's `src/` (the `@app/jobs` package is not a `jobs/` folder). */
+const inFolder = (file: string, folder: string) => new RegExp(`(^|/)src/([^/]+/)*${folder}/`).test(file);
 
 interface Graph {
   files: string[];
   circles: string[][];
-  domainToAdapters: string[];
+  /** Arrows between folders named in FORBIDDEN_ARROWS. */
+  forbidden: string[];
   unresolved: string[];
 }
 
@@ -35,14 +45,14 @@ async function importGraph(root: string, patterns: string[]): Promise<Graph> {
   return {
     files: Object.keys(tree).map(rel),
     circles: parseCircular(tree).map((c) => c.map(rel)),
-    domainToAdapters: edges.filter((e) => e.to && /(^|\/)domain\//.test(e.from) && /(^|\/)adapters\//.test(e.to)).map((e) => `${e.from} -> ${e.to}`),
+    forbidden: edges.filter((e) => e.to && FORBIDDEN_ARROWS.some(([from, to]) => inFolder(e.from, from) && inFolder(e.to!, to))).map((e) => `${e.from} -> ${e.to}`),
     // An import that does not resolve would hide its arrows: relative ones must all resolve.
     unresolved: edges.filter((e) => e.to === null && e.request.startsWith(".")).map((e) => `${e.from} -> ${e.request}`),
   };
 }
 
 describe("the import graph", () => {
-  it("of every package and service has no circle and no arrow from domain/ to adapters/", async () => {
+  it(`of every package and service has no circle and no arrow ${FORBIDDEN_ARROWS.map(([from, to]) => `${from}/ -> ${to}/`).join(", ")}`, async () => {
     const g = await importGraph(ROOT, ["packages/*/src/**/*.{ts,tsx}", "services/*/src/**/*.{ts,tsx}"]);
     // Every service and package was read, through the workspace's own package links.
     for (const dir of ["packages/blobs", "packages/contracts", "packages/jobs", "packages/platform", "services/gateway", "services/search", "services/upload", "services/worker", "services/web"]) {
@@ -50,7 +60,7 @@ describe("the import graph", () => {
     }
     expect(g.unresolved).toEqual([]);
     expect(g.circles).toEqual([]);
-    expect(g.domainToAdapters).toEqual([]);
+    expect(g.forbidden).toEqual([]);
   });
 
   describe("finds what it looks for", () => {
@@ -61,14 +71,25 @@ describe("the import graph", () => {
       writeFileSync(join(dir, path), text);
     };
 
-    it("a circle of type imports and an arrow from domain/ to adapters/", async () => {
+    it("a circle of type imports and each forbidden arrow (domain/ to adapters/, adapters/ to routes/, catalog/ to jobs/)", async () => {
       write("src/a.ts", 'import type { B } from "./b.ts";\nexport type A = { b?: B };\n');
       write("src/b.ts", 'import type { A } from "./a.ts";\nexport type B = { a?: A };\n');
       write("src/domain/rule.ts", 'import { store } from "../adapters/store.ts";\nexport const rule = store;\n');
       write("src/adapters/store.ts", "export const store = 1;\n");
+      write("src/adapters/archives/service.ts", 'import type { Route } from "../../routes/route.ts";\nexport type Service = { route?: Route };\n');
+      write("src/routes/route.ts", "export type Route = string;\n");
+      write("src/catalog/catalog.ts", 'import { jobs } from "../jobs/jobs.ts";\nexport const catalog = jobs;\n');
+      write("src/jobs/jobs.ts", "export const jobs = 1;\n");
+      // The allowed directions are not reported.
+      write("src/routes/uses-adapters.ts", 'import { store } from "../adapters/store.ts";\nexport const r = store;\n');
+      write("src/jobs/uses-catalog.ts", 'import { catalog } from "../catalog/catalog.ts";\nexport const j = catalog;\n');
       const g = await importGraph(dir, ["src/**/*.ts"]);
       expect(g.circles.map((c) => [...c].sort())).toEqual([["src/a.ts", "src/b.ts"]]);
-      expect(g.domainToAdapters).toEqual(["src/domain/rule.ts -> src/adapters/store.ts"]);
+      expect([...g.forbidden].sort()).toEqual([
+        "src/adapters/archives/service.ts -> src/routes/route.ts",
+        "src/catalog/catalog.ts -> src/jobs/jobs.ts",
+        "src/domain/rule.ts -> src/adapters/store.ts",
+      ]);
       expect(g.unresolved).toEqual([]);
     });
   });

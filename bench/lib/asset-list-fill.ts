@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { createReferenceStore, presentEntry, valueEntry } from "@app/upload";
+import { createReferenceStore, presentEntry, valueEntry } from "@app/upload/internal";
 
 const TAGS = 100;
 const GROUPS = 50;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { repoRoot, startService, type Service } from "@app/testkit/processes";
 import { benchCatalogDescription, benchCatalogFile } from "./catalog.ts";
 import { load, median, medianResult, type LoadResult, type PathSource } from "./http-load.ts";
+import { figure, type Figure } from "./results.ts";
 
 /**
  * The real gateway (embedded search over the catalog, as `pnpm start` runs it) and its HTTP
@@ -123,10 +124,14 @@ export function summaryLine(label: string, f: AlternatingFigures, extra = ""): s
   );
 }
 
-/** `node --import tsx bench/<file>.ts` runs one gateway bench on its own (`pnpm bench <name>` is the usual way). */
-export async function runWhenMain(moduleUrl: string, run: () => Promise<{ summary: string[] }>): Promise<void> {
-  if (moduleUrl !== `file://${process.argv[1]}`) return;
-  const figures = await run();
-  console.log(JSON.stringify(figures, null, 2));
-  for (const line of figures.summary) console.log(line);
+/** The table's figures of a gateway bench: throughput, p99 and server CPU a request, each against the baseline's. */
+export function gatewayFigures(label: string, f: AlternatingFigures, goals: { throughput?: string; p99?: string; max?: string } = {}): Figure[] {
+  const g = f.gateway;
+  const b = f.baseline;
+  return [
+    figure(`${label}: throughput`, Math.round(g.requestsPerSec), "req/s", { baseline: ["bare Express", Math.round(b.requestsPerSec)], ratio: f.throughputRatio, goal: goals.throughput }),
+    figure(`${label}: p99 latency`, g.p99Ms, "ms", { baseline: ["bare Express", b.p99Ms], ratio: f.p99Ratio, goal: goals.p99 }),
+    figure(`${label}: max latency`, g.maxMs, "ms", { baseline: ["bare Express", b.maxMs], goal: goals.max }),
+    figure(`${label}: server CPU a request`, g.serverCpuUsPerRequest ?? NaN, "µs", { baseline: ["bare Express", b.serverCpuUsPerRequest ?? NaN], ratio: f.cpuPerRequestRatio }),
+  ];
 }

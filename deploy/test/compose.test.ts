@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandOnPath, compiledFile, configKeys, fileExists, isRecord, readYaml, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
+import { commandOnPath, compiledFile, configKeys, isRecord, readYaml, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
 
 /**
  * Compose's `${VAR}`, `${VAR:-default}`, `${VAR-default}`, `${VAR:?error}` and `$$`, resolved
@@ -13,7 +13,7 @@ function interpolate(value: unknown, env: Record<string, string> = {}): unknown 
       if (whole === "$$") return "$";
       const v = env[name!];
       const unset = v === undefined || (op?.startsWith(":") === true && v === "");
-      if (!unset) return v!;
+      if (!unset) return v;
       if (op?.endsWith("?")) throw new Error(`compose: ${name} is required: ${arg}`);
       return op ? arg! : "";
     });
@@ -25,7 +25,7 @@ function interpolate(value: unknown, env: Record<string, string> = {}): unknown 
 
 interface ComposeService {
   image?: string;
-  build?: { context?: string; dockerfile?: string };
+  build?: { context?: string; dockerfile?: string; args?: Record<string, string> };
   command?: string[] | string;
   environment?: Record<string, string | number | boolean | null>;
   healthcheck?: { test?: string[] | string; disable?: boolean };
@@ -100,12 +100,12 @@ describe("docker-compose.yml", () => {
     for (const engine of ["redis", "postgres", "minio", "meilisearch"]) expect(svc(engine).volumes?.length, engine).toBeGreaterThan(0);
   });
 
-  it("builds each service from its own Dockerfile, on its own port, and checks its readiness", () => {
+  it("builds each service from the one Dockerfile with its SERVICE, on its own port, and checks its readiness", () => {
     for (const s of services) {
       const c = svc(s.name);
       expect(c.build?.context).toBe(".");
-      expect(c.build?.dockerfile).toBe(`services/${s.name}/Dockerfile`);
-      expect(fileExists(c.build!.dockerfile!), c.build!.dockerfile).toBe(true);
+      expect(c.build?.dockerfile ?? "Dockerfile").toBe("Dockerfile");
+      expect(c.build?.args).toEqual({ SERVICE: s.name });
       expect(c.image).toMatch(new RegExp(`^comfy-registry-assets/${s.name}:`));
       expect(envOf(s.name).PORT).toBe(String(s.port));
       expect(healthTest(c)).toContain("/readyz");

@@ -1,86 +1,106 @@
 import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildEntries, compiledFile, dockerContextFiles, readRepoFile, repoRoot, scriptCommand, scriptFile, services } from "./support.ts";
+import {
+  buildEntries,
+  compiledFile,
+  dockerContextFiles,
+  dockerStages,
+  fileExists,
+  imageStages,
+  readRepoFile,
+  repoRoot,
+  scriptCommand,
+  scriptFile,
+  services,
+} from "./support.ts";
 
-/** Dockerfile instructions with continuation lines joined and comments dropped. */
-function instructions(text: string): { op: string; args: string }[] {
-  return text
-    .replace(/\\\n/g, " ")
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "" && !l.startsWith("#"))
-    .map((l) => {
-      const [op, ...rest] = l.split(/\s+/);
-      return { op: op!.toUpperCase(), args: rest.join(" ") };
-    });
-}
+describe("Dockerfile (one for the four services)", () => {
+  const { globalArgs, stages } = dockerStages();
+  const all = stages.flatMap((s) => s.instructions);
+  const text = readRepoFile("Dockerfile");
+  const defaults = Object.fromEntries(globalArgs.filter((i) => i.op === "ARG" && i.args.includes("=")).map((i) => i.args.split("=", 2) as [string, string]));
 
-/** The instructions of the last stage (what the image is). */
-function finalStage(ins: { op: string; args: string }[]): { op: string; args: string }[] {
-  const lastFrom = ins.map((i) => i.op).lastIndexOf("FROM");
-  return ins.slice(lastFrom);
-}
-
-describe.each(services)("services/$name/Dockerfile", ({ name, pkg, port }) => {
-  const text = readRepoFile(`services/${name}/Dockerfile`);
-  const ins = instructions(text);
-  const last = finalStage(ins);
-  const args = Object.fromEntries(
-    ins.filter((i) => i.op === "ARG" && i.args.includes("=")).map((i) => i.args.split("=", 2) as [string, string]),
-  );
-
-  it("is multi-stage on node:20-slim (glibc, for sharp's prebuilt libvips)", () => {
-    expect(ins.filter((i) => i.op === "FROM").length).toBeGreaterThanOrEqual(2);
-    expect(args.NODE_IMAGE).toBe("node:20-slim");
-    for (const from of ins.filter((i) => i.op === "FROM")) expect(from.args).toMatch(/^\$\{NODE_IMAGE\}/);
+  it("is the only one: no service keeps a Dockerfile of its own", () => {
+    for (const s of services) expect(fileExists(`services/${s.name}/Dockerfile`), s.name).toBe(false);
   });
 
-  it("installs pnpm 12, compiles its own package, and deploys it hoisted with production dependencies only", () => {
+  it("is multi-stage on node:20-slim (glibc, for sharp's prebuilt libvips)", () => {
+    expect(defaults.NODE_IMAGE).toBe("node:20-slim");
+    const names = new Set<string>();
+    for (const stage of stages) {
+      // Each stage starts from the Node image, an earlier stage, or the service's stage.
+      expect(stage.from === "${NODE_IMAGE}" || names.has(stage.from) || stage.from === "service-${SERVICE}", stage.from).toBe(true);
+      names.add(stage.name);
+    }
+    expect(stages.filter((s) => s.from === "${NODE_IMAGE}").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("makes the image of the service SERVICE names, with no default (one stage per service)", () => {
+    expect(globalArgs).toContainEqual({ op: "ARG", args: "SERVICE" });
+    expect(stages.at(-1)!.from).toBe("service-${SERVICE}");
+    expect(stages.filter((s) => s.name.startsWith("service-")).map((s) => s.name).sort()).toEqual(services.map((s) => `service-${s.name}`).sort());
+  });
+
+  it("installs pnpm 12, compiles the service's package, and deploys it hoisted with production dependencies only", () => {
     expect(text).toContain("npm install -g pnpm@12.21.0");
-    const build = ins.findIndex((i) => i.op === "RUN" && i.args.includes(`pnpm --filter ${pkg} build`));
-    const deploy = ins.findIndex((i) => i.op === "RUN" && /\bpnpm\b.*\bdeploy\b/.test(i.args));
-    expect(build, "a build step").toBeGreaterThan(-1);
-    expect(ins[build]!.args).toMatch(/pnpm install --offline --frozen-lockfile/);
+    const install = all.findIndex((i) => i.op === "RUN" && /pnpm install --offline --frozen-lockfile/.test(i.args));
+    const build = all.findIndex((i) => i.op === "RUN" && i.args.includes("pnpm --filter @app/${SERVICE} build"));
+    const deploy = all.findIndex((i) => i.op === "RUN" && /\bpnpm\b.*\bdeploy\b/.test(i.args));
+    expect(install, "an install from the lockfile").toBeGreaterThan(-1);
+    expect(build, "a build step").toBeGreaterThan(install);
     expect(deploy).toBeGreaterThan(build);
-    expect(ins[deploy]!.args).toContain(`--filter ${pkg} `);
-    expect(ins[deploy]!.args).toContain("--prod");
+    expect(all[deploy]!.args).toContain("--filter @app/${SERVICE} ");
+    expect(all[deploy]!.args).toContain("--prod");
     // The bundle imports npm packages from dist/: they must sit flat in node_modules beside it.
-    expect(ins[deploy]!.args).toContain("--config.node-linker=hoisted");
+    expect(all[deploy]!.args).toContain("--config.node-linker=hoisted");
+    // The gateway serves the web page, which its image must carry built.
+    expect(all[build]!.args).toMatch(/"\$\{SERVICE\}" = gateway \]; then pnpm --filter @app\/web build/);
+  });
+
+  it("installs nothing outside the lockfile (no global tsx or other tools)", () => {
+    for (const i of all) expect(i.args).not.toMatch(/\btsx\b/);
+    const image = new Set(services.flatMap((s) => imageStages(s.name)));
+    for (const run of [...image].flatMap((s) => s.instructions).filter((i) => i.op === "RUN")) {
+      expect(run.args).not.toMatch(/\bnpm (install|i)\b|\bpnpm add\b/);
+    }
+  });
+});
+
+describe.each(services)("Dockerfile with SERVICE=$name", ({ name, pkg, port }) => {
+  const image = imageStages(name).flatMap((s) => s.instructions);
+
+  it("is the workspace package the build filters on", () => {
+    expect(pkg).toBe(`@app/${name}`);
     expect(JSON.parse(readRepoFile(`services/${name}/package.json`)).name).toBe(pkg);
   });
 
-  it("installs nothing outside the lockfile in the image (no global tsx or other tools)", () => {
-    for (const i of ins) expect(i.args).not.toMatch(/\btsx\b/);
-    for (const run of last.filter((i) => i.op === "RUN")) expect(run.args).not.toMatch(/\bnpm (install|i)\b|\bpnpm add\b/);
-  });
-
-  it("runs as a numeric non-root user in the final stage", () => {
-    const user = last.filter((i) => i.op === "USER").at(-1)?.args;
+  it("runs as a numeric non-root user", () => {
+    const user = image.filter((i) => i.op === "USER").at(-1)?.args;
     expect(user).toMatch(/^\d+(:\d+)?$/);
     expect(Number(user!.split(":")[0])).toBeGreaterThan(0);
   });
 
   it("listens on its own port and checks its health there", () => {
-    const env = last.filter((i) => i.op === "ENV").map((i) => i.args).join(" ");
+    const env = image.filter((i) => i.op === "ENV").map((i) => i.args).join(" ");
     expect(env).toMatch(new RegExp(`\\bPORT=${port}\\b`));
-    expect(last.find((i) => i.op === "EXPOSE")?.args).toBe(String(port));
-    const hc = last.find((i) => i.op === "HEALTHCHECK")?.args ?? "";
+    expect(image.filter((i) => i.op === "EXPOSE").map((i) => i.args)).toEqual([String(port)]);
+    const hc = image.find((i) => i.op === "HEALTHCHECK")?.args ?? "";
     expect(hc).toContain("process.env.PORT");
     expect(hc).toContain("/healthz");
   });
 
   it("runs the compiled start file with the start script's node flags, in one node process (so SIGTERM reaches it)", () => {
-    const cmd = JSON.parse(last.find((i) => i.op === "CMD")!.args) as string[];
+    const cmd = JSON.parse(image.filter((i) => i.op === "CMD").at(-1)!.args) as string[];
     const start = scriptCommand(name, "start");
     expect(buildEntries(name)).toContain(start.file);
     expect(cmd).toEqual(["node", ...start.nodeFlags, compiledFile(start.file)]);
-    expect(last.some((i) => i.op === "ENTRYPOINT")).toBe(false);
+    expect(image.some((i) => i.op === "ENTRYPOINT")).toBe(false);
   });
 
   it("compiles every script the image is run with (start, and the CLIs compose and Kubernetes call)", () => {
     const pkgJson = JSON.parse(readRepoFile(`services/${name}/package.json`)) as { scripts: Record<string, string> };
-    for (const script of Object.keys(pkgJson.scripts).filter((s) => !["typecheck", "build"].includes(s))) {
+    for (const script of Object.keys(pkgJson.scripts).filter((s) => !["typecheck", "build", "lint"].includes(s))) {
       expect(buildEntries(name), script).toContain(scriptFile(name, script));
     }
   });

@@ -116,8 +116,8 @@ async function start(name: ServiceName, extraEnv: Record<string, string> = {}, o
   const child = spawn(command!, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   started.push(child);
   let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
   return { child, url: `http://127.0.0.1:${port}`, output: () => output };
 }
 

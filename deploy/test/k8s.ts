@@ -62,11 +62,11 @@ export function toManifests(objects: unknown[], origin: string): Manifests {
     const Model = models[key];
     const name = isRecord(obj.metadata) ? String(obj.metadata.name) : "?";
     if (!Model) throw new Error(`${origin}: ${key} ${name} has no model here; add it to deploy/test/k8s.ts`);
-    const model = new Model(obj as never);
+    const model = new Model(obj);
     try {
       model.validate();
     } catch (err) {
-      throw new Error(`${origin}: ${key} ${name} is invalid: ${(err as Error).message}`);
+      throw new Error(`${origin}: ${key} ${name} is invalid: ${(err as Error).message}`, { cause: err });
     }
     if (model instanceof Deployment) m.deployments.push(model);
     else if (model instanceof StatefulSet) m.statefulSets.push(model);

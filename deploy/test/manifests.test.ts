@@ -16,7 +16,7 @@ import {
   yamlFilesIn,
   type Manifests,
 } from "./k8s.ts";
-import { parseKeyFile } from "@app/upload";
+import { parseKeyFile } from "@app/upload/internal";
 import { commandOnPath, compiledFile, configKeys, repoRoot, scriptFile, services, validateEnv } from "./support.ts";
 
 const hasKubectl = commandOnPath("kubectl");
@@ -85,7 +85,7 @@ describe.each(sets)("$label", ({ load, rendered }) => {
   });
 
   it("loads, and every object passes the Kubernetes schema (kubernetes-models)", () => {
-    if (loadError) throw loadError;
+    if (!loaded) throw loadError;
     expect(m.count).toBeGreaterThan(10);
   });
 

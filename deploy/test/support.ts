@@ -63,11 +63,70 @@ export function compiledFile(source: string): string {
   return `dist/${m[1]}.js`;
 }
 
-/** The exec-form CMD of the service's Dockerfile (its last one). */
+export interface Instruction {
+  op: string;
+  args: string;
+}
+
+/** Dockerfile instructions with continuation lines joined and comments dropped. */
+export function dockerInstructions(text: string): Instruction[] {
+  return text
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"))
+    .map((l) => {
+      const [op, ...rest] = l.split(/\s+/);
+      return { op: op!.toUpperCase(), args: rest.join(" ") };
+    });
+}
+
+export interface Stage {
+  /** The `AS` name, or "" for an unnamed stage. */
+  name: string;
+  /** What the stage starts from: an image reference or an earlier stage's name. */
+  from: string;
+  instructions: Instruction[];
+}
+
+/** The root Dockerfile's stages in order, with the ARGs before the first FROM. */
+export function dockerStages(): { globalArgs: Instruction[]; stages: Stage[] } {
+  const ins = dockerInstructions(readRepoFile("Dockerfile"));
+  const first = ins.findIndex((i) => i.op === "FROM");
+  const stages: Stage[] = [];
+  for (const i of ins.slice(first)) {
+    if (i.op === "FROM") {
+      const [from, as, name] = i.args.split(/\s+/);
+      stages.push({ name: as?.toUpperCase() === "AS" ? name! : "", from: from!, instructions: [] });
+    } else stages.at(-1)!.instructions.push(i);
+  }
+  return { globalArgs: ins.slice(0, first), stages };
+}
+
+/**
+ * The stages one service's image is made of, base first: the Dockerfile's last stage with
+ * `--build-arg SERVICE=<service>`, followed back through the stages it starts from.
+ */
+export function imageStages(service: ServiceName): Stage[] {
+  const { stages } = dockerStages();
+  const chain: Stage[] = [];
+  let from = stages.at(-1)!.from.replaceAll("${SERVICE}", service);
+  for (let stage = stages.find((s) => s.name === from); stage; stage = stages.find((s) => s.name === from)) {
+    chain.unshift(stage);
+    from = stage.from;
+  }
+  if (chain.length === 0) throw new Error(`Dockerfile: SERVICE=${service} names no stage`);
+  return chain;
+}
+
+/** The exec-form CMD of the service's image (the last one of its stages). */
 export function imageCommand(service: ServiceName): string[] {
-  const cmd = readRepoFile(`services/${service}/Dockerfile`).split("\n").filter((l) => l.startsWith("CMD [")).at(-1);
-  if (!cmd) throw new Error(`services/${service}/Dockerfile: no exec-form CMD`);
-  return JSON.parse(cmd.slice("CMD ".length)) as string[];
+  const cmd = imageStages(service)
+    .flatMap((s) => s.instructions)
+    .filter((i) => i.op === "CMD" && i.args.startsWith("["))
+    .at(-1);
+  if (!cmd) throw new Error(`Dockerfile: no exec-form CMD for SERVICE=${service}`);
+  return JSON.parse(cmd.args) as string[];
 }
 
 /** The entry points the service's build script compiles. */

@@ -1,4 +1,4 @@
-import { close as closeFd, createReadStream, open as openFd, read as readFd } from "node:fs";
+import { createReadStream, open as openFd, read as readFd } from "node:fs";
 import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";

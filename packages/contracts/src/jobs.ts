@@ -57,7 +57,7 @@ export type JobResults = {
 };
 export type JobResult<N extends JobName> = JobResults[N];
 export type ReindexProgress = z.infer<typeof ReindexProgress>;
-export const JOB_NAMES = Job.options.map((o) => o.shape.name.value) as JobName[];
+export const JOB_NAMES = Job.options.map<JobName>((o) => o.shape.name.value);
 
 /** Job ids derive from content, so enqueuing the same work twice is a no-op. */
 export const jobIds = {

@@ -24,7 +24,7 @@ export const InstallQuery = z.object({
 /** `statuses` (repeatable, `statuses=A&statuses=B`): each a NodeVersionStatus. Absent = every status. */
 const statuses = z.unknown().optional().transform((v, ctx) => {
   if (v === undefined) return undefined;
-  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : undefined;
+  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined;
   const bad = list?.find((s) => !NodeVersionStatus.safeParse(s).success);
   if (!list || bad !== undefined) {
     const got = bad !== undefined ? `, got ${JSON.stringify(bad.slice(0, 40))}` : "";

@@ -64,7 +64,7 @@ export const NODE_ID_MAX = 500;
 /** `node_id` (repeatable): the registry's "only these packs" filter. Blank values count as absent. */
 const nodeIds = z.unknown().optional().transform((v, ctx) => {
   if (v === undefined) return undefined;
-  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? (v as string[]) : undefined;
+  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined;
   if (!list) {
     ctx.addIssue({ code: "custom", message: "node_id must be plain values, repeated for several packs (node_id=a&node_id=b)" });
     return z.NEVER;

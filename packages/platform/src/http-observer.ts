@@ -27,7 +27,10 @@ export interface HttpObserverOptions {
  */
 export function httpObserver(opts: HttpObserverOptions) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    observeRequest(req, res, opts, () => (req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : "unmatched"));
+    observeRequest(req, res, opts, () => {
+      const pattern = (req.route as { path?: string | RegExp } | undefined)?.path;
+      return pattern ? `${req.baseUrl}${String(pattern)}` : "unmatched";
+    });
     next();
   };
 }

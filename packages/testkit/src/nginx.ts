@@ -73,7 +73,7 @@ ${serverBlock.replace(/^/gm, "    ")}
   );
   const child = spawn(NGINX, ["-p", dir, "-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += String(d)));
+  child.stderr.on("data", (d) => (stderr += String(d)));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}${await readFile(errorLog, "utf8").catch(() => "")}`);

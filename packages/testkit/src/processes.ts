@@ -94,7 +94,7 @@ async function startServiceOnce(
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     let rest = "";
     stream.setEncoding("utf8");
     stream.on("data", (s: string) => {

@@ -41,7 +41,7 @@ export function rawRequest(
       const done = () => {
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString("utf8");
-        let json: Record<string, unknown> | null = null;
+        let json: Record<string, unknown> | null;
         try {
           json = JSON.parse(text) as Record<string, unknown>;
         } catch {
@@ -157,7 +157,7 @@ function parseAnswer(raw: Buffer): RawAnswer {
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
   const body = split < 0 ? "" : text.slice(split + 4);
-  let json: Record<string, unknown> | null = null;
+  let json: Record<string, unknown> | null;
   try {
     json = JSON.parse(body) as Record<string, unknown>;
   } catch {

@@ -26,7 +26,10 @@ export function createGatewayApp(deps: GatewayDeps): RequestListener {
   const direct = deps.services.flatMap((s) => (s.mount.kind === "embedded" ? (s.mount.direct ?? []) : []));
   const listener = directRoutesFirst(app, direct, { service: "gateway", logger: deps.logger });
   // A header flood is refused by the Express app's first layer, whatever the route.
-  return (req, res) => (tooManyHeaders(req) ? app(req, res) : listener(req, res));
+  return (req, res) => {
+    if (tooManyHeaders(req)) app(req, res);
+    else listener(req, res);
+  };
 }
 
 function createExpressApp(deps: GatewayDeps): express.Express {
@@ -47,7 +50,8 @@ function createExpressApp(deps: GatewayDeps): express.Express {
       app.use((req, res, next) => {
         if (!matchesPrefix(req.path, service.paths)) return next();
         if (service.cors?.(req, res)) return;
-        proxy(req, res, next);
+        // http-proxy-middleware answers its own failures (the `error` handler in proxy.ts).
+        void proxy(req, res, next);
       });
     }
   }
@@ -70,7 +74,7 @@ function createExpressApp(deps: GatewayDeps): express.Express {
 
 /** What the services mounted in this process add to /readyz (the catalog's state, when search is one). */
 function embeddedDetails(services: GatewayService[]): Record<string, unknown> {
-  return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined)));
+  return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined))) as Record<string, unknown>;
 }
 
 function matchesPrefix(path: string, prefixes: readonly string[]): boolean {

@@ -26,19 +26,13 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   if (config.SEARCH_URL) {
     services.push({ ...searchRoutes, mount: { kind: "proxy", url: config.SEARCH_URL } });
   } else {
-    // CATALOG_SOURCE=<bundle.tar>: the bundle is imported into DATA_DIR first, then its catalog is read.
-    const searchConfig = await search.withBundleImported(config, logger.child({ service: "search" }));
-    const searchLogger = logger.child({ service: "search" });
     // Publishers are owned by the principals of the upload service's API keys (the same key file).
     const publisherKeys = await upload.ReloadingApiKeys.open({ file: upload.keyFilePath(config), plaintext: config.API_KEYS, logger });
-    // Teams' private packs are laid over the mirror in the engine every catalog is indexed through.
-    const privatePacks = await search.openPrivatePacks(searchConfig, searchLogger.child({ component: "private-packs" }), { inner: await search.createSearchEngine(searchConfig), keys: publisherKeys });
-    const runtime = await search.createSearchRuntime(searchConfig, searchLogger, { engine: privatePacks.engine });
-    const archives = await search.createArchiveService(searchConfig, logger.child({ service: "search", component: "archives" }), { engine: privatePacks.engine.mirrorOnly(), catalogVersion: () => search.catalogVersionOf(runtime.catalogStatus()) });
-    const readyDetails = () => ({ ...search.searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }), privatePacks: privatePacks.status() });
-    services.push({ ...searchRoutes, mount: { kind: "embedded", ...search.createSearchRoutes({ ...runtime, archives, privatePacks }), isReady: () => runtime.isReady(), readyDetails } });
-    Object.assign(handlers, search.searchJobs(runtime));
-    closables.push(archives, runtime, privatePacks, { close: async () => publisherKeys.close() });
+    closables.push({ close: async () => publisherKeys.close() });
+    const service = await search.createSearchService(config, logger.child({ service: "search" }), { publisherKeys });
+    services.push({ ...searchRoutes, mount: { kind: "embedded", ...service.routes(), isReady: () => service.isReady(), readyDetails: () => service.readyDetails() } });
+    Object.assign(handlers, service.jobs);
+    closables.push(service);
   }
 
   const uploadRoutes: Omit<GatewayService, "mount"> = { name: "upload", paths: upload.routePrefixes, unavailableBody: upload.unavailableBody };

@@ -130,7 +130,7 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
       res.on("end", () => cb(null, Buffer.concat(chunks)));
     }).expect(200);
     expect(Buffer.compare(content.body as Buffer, bytes)).toBe(0);
-    expect(content.headers).toMatchObject({ etag: `"${hex}"`, "content-type": "image/png", "cache-control": "public, max-age=31536000, immutable" });
+    expect(content.headers).toMatchObject({ etag: `"${hex}"`, "content-type": "image/png", "cache-control": "private, max-age=31536000, immutable" });
     expect(content.headers["content-disposition"]).toBe("attachment; filename*=UTF-8''renamed.png");
     await c.get(`/api/assets/${second.body.id}/content`).set("if-none-match", `"${hex}"`).expect(304);
     const ranged = await c.get(`/api/assets/${second.body.id}/content?disposition=inline`).set("range", "bytes=0-3").expect(206);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestKey } from "@app/upload";
+import { digestKey } from "@app/upload/internal";
 import { tinyPng } from "@app/testkit/png";
 import { SCRIPTS, startService, type Service } from "@app/testkit/processes";
 import { countKeys, deleteKeys, TEST_REDIS_URL, uniquePrefix } from "@app/testkit/redis";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
-import { createApp as createSearchApp, createSearchRuntime } from "@app/search";
+import { createSearchApp, createSearchService } from "@app/search";
 import { startChromium } from "@app/testkit/chromium";
 import { VERSIONED_CATALOG } from "@app/testkit/registry-versions-catalog";
 import { createGatewayApp } from "../src/app.ts";
@@ -35,9 +35,9 @@ beforeAll(async () => {
   gateways.embedded = e.url;
   servers.push(e.close);
 
-  const search = await createSearchRuntime(loadConfig({ DATA_DIR: join(dataDir, "search"), CATALOG_SOURCE: catalog, LOG_LEVEL: "silent" }), logger);
+  const search = await createSearchService(loadConfig({ DATA_DIR: join(dataDir, "search"), CATALOG_SOURCE: catalog, LOG_LEVEL: "silent" }), logger);
   closables.push(search);
-  const s = await serveOn(createSearchApp(search));
+  const s = await serveOn(createSearchApp(search, logger));
   servers.push(s.close);
   const proxied = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "proxied"), SEARCH_URL: s.url, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
   closables.push(...proxied.closables);

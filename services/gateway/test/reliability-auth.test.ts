@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestKey, loadApiKeys } from "@app/upload";
+import { digestKey, loadApiKeys } from "@app/upload/internal";
 import { tinyPng } from "@app/testkit/png";
 import { SCRIPTS, startService, type Service } from "@app/testkit/processes";
 

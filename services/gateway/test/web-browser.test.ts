@@ -219,6 +219,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(await page.$("[data-testid=dedup]")).toBeNull();
     await page.click(".upload-form button[type=submit]");
     await page.waitForSelector("[data-testid=dedup]");
+    // A record of known bytes only: the name given, and no "Stored as" row (it wrote no file).
+    expect(await page.$eval("[data-testid=uploaded-name]", (e) => e.textContent)).toBe("landscape.png");
+    expect(await page.$$eval(".upload-result dt", (dts) => dts.map((d) => d.textContent))).not.toContain("Stored as");
     expect(await page.evaluate(() => localStorage.getItem("registry.apiKey"))).toBe(KEY);
   }, 60_000);
 

@@ -95,7 +95,7 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     expect(model.text).not.toContain("0.0 kB");
     const chip = await page.$eval(`.tile[data-name="tagged.txt"]`, (t) => {
       const card = t.getBoundingClientRect();
-      const c = Array.from(t.querySelectorAll(".chip")).find((x) => x.textContent!.startsWith("a-tag"))!.getBoundingClientRect();
+      const c = Array.from(t.querySelectorAll(".chip")).find((x) => x.textContent.startsWith("a-tag"))!.getBoundingClientRect();
       return { left: c.left >= card.left, right: c.right <= card.right + 0.5 };
     });
     expect(chip).toEqual({ left: true, right: true });
@@ -127,7 +127,7 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     await page.waitForSelector(".tile");
     await page.click(".tile .tile-open");
     await page.waitForSelector("dialog.viewer[open] img[data-testid=full-image]");
-    expect(await page.$eval("img[data-testid=full-image]", (i) => [(i as HTMLImageElement).naturalWidth, (i as HTMLImageElement).naturalHeight])).toEqual([64, 48]);
+    expect(await page.$eval("img[data-testid=full-image]", (i) => [i.naturalWidth, i.naturalHeight])).toEqual([64, 48]);
     const { overflow } = await screenshots(page, "gallery-open");
     expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
     await page.keyboard.press("Escape");
@@ -220,7 +220,8 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     // A server without the resumable endpoint, as an older one: its OPTIONS answers 404.
     await page.setRequestInterception(true);
     type Intercepted = { method(): string; url(): string; respond(r: { status: number; contentType: string; body: string }): Promise<void>; continue(): Promise<void> };
-    const noTus = (req: Intercepted) => (req.method() === "OPTIONS" && req.url().endsWith("/api/assets/uploads") ? req.respond({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"no route"}' }) : req.continue());
+    // A rejection here reaches vitest as an unhandled one, which fails the run.
+    const noTus = (req: Intercepted) => void (req.method() === "OPTIONS" && req.url().endsWith("/api/assets/uploads") ? req.respond({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"no route"}' }) : req.continue());
     page.on("request", noTus);
     await page.goto(`${stack!.base}/ui/upload`);
     const input = (await page.waitForSelector("#asset-file")) as ElementHandle<HTMLInputElement>;

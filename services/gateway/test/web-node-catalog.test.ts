@@ -53,7 +53,7 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
   it("its 200 classes are folded behind their count, filterable, and each opens", async () => {
     await page.goto(`${stack!.base}/ui/nodes/comfyui-impact-pack`);
     await page.waitForSelector("details.fold");
-    expect(await page.$eval("details.fold", (d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.$eval("details.fold", (d) => d.open)).toBe(false);
     expect(await page.$eval("#classes-h", (h) => h.textContent)).toBe(`Node classes (${IMPACT_CLASSES.length})`);
     await page.click("details.fold > summary");
     expect(await page.$$eval("li.class", (l) => l.length)).toBe(IMPACT_CLASSES.length);
@@ -70,12 +70,12 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
     expect(io.inputs).toEqual(["imageIMAGE", "modelMODEL", 'guide_sizeFLOAT {"default":512,"min":64,"max":8192}', "detailer_hookDETAILER_HOOK optional"]);
     expect(io.outputs).toEqual(["imageIMAGE", "cropped_refinedIMAGE list", "maskMASK"]);
     // A class the catalog holds by name only says so rather than showing nothing.
-    await page.$eval(".class-filter input", (i) => ((i as HTMLInputElement).value = ""));
+    await page.$eval(".class-filter input", (i) => (i.value = ""));
     await page.type(".class-filter input", "ImpactNode007");
     await waitFor(page, `document.querySelectorAll("li.class").length === 1 && document.querySelector("li.class")?.getAttribute("data-class") === "ImpactNode007"`);
     await page.click("li.class summary");
     expect(await page.$eval("li.class .class-body", (b) => b.textContent ?? "")).toContain("only the class's name");
-    await page.$eval(".class-filter input", (i) => (i as HTMLInputElement).blur());
+    await page.$eval(".class-filter input", (i) => i.blur());
   }, 60_000);
 
   it("the banned and the deleted-only pages, and the clients page, at both widths in both schemes", async () => {

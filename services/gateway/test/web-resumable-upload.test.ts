@@ -77,6 +77,11 @@ describe.skipIf(!chromium.ok)("a resumable upload from the page in chromium", ()
       await page.waitForSelector("[data-testid=uploaded-hash]");
       expect(await page.$eval("[data-testid=uploaded-hash]", (e) => e.textContent)).toBe(`blake3:${blake3Hex(Buffer.from(bytes))}`);
       expect(await page.$eval(".upload-result", (e) => e.textContent ?? "")).toContain("resumable upload");
+      // Every name it shows keeps the model's extension, and a model offers no original_ref for a mask.
+      const hex = blake3Hex(Buffer.from(bytes));
+      expect(await page.$eval("[data-testid=uploaded-name]", (e) => e.textContent)).toBe("resumed.safetensors");
+      expect(await page.$eval("[data-testid=stored-name]", (e) => e.textContent)).toBe(`${hex}.safetensors`);
+      expect(await page.$("[data-testid=original-ref]")).toBeNull();
       // The resume asked where the upload stood and carried on from there, not from the start.
       const afterPause = requests.slice(requests.findIndex((r) => r.method === "HEAD"));
       expect(afterPause[0]?.method).toBe("HEAD");

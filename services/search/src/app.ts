@@ -1,13 +1,14 @@
 import type { RequestListener } from "node:http";
 import { Router } from "express";
 import { createServiceApp, directRoutesFirst, type DirectRoute, type Logger } from "@app/platform";
-import type { SearchEngine } from "./adapters/search-engine.ts";
+import type { SearchEngine } from "./ports/search-engine.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { ArchiveService } from "./adapters/archives/archive-service.ts";
 import type { VersionClasses } from "./adapters/registry/version-classes.ts";
 import { channelRoutes } from "./routes/channel/index.ts";
 import { registryReadRoutes } from "./routes/registry/index.ts";
 import { searchListHandler } from "./routes/search-list.ts";
+import { archiveRoute } from "./routes/archives.ts";
 import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
 import { applyRegistryCors, registryCors } from "./routes/cors.ts";
 import { SEARCH_PATHS } from "./routes/paths.ts";
@@ -51,26 +52,38 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   const links = deps.privatePacks ? deps.privatePacks.links(deps.archives?.links ?? UPSTREAM_LINKS) : deps.archives?.links;
   router.use(registryReadRoutes(deps.engine, links, deps.versionClasses));
   router.use(channelRoutes(deps.engine));
-  if (deps.archives) router.use(deps.archives.router);
+  if (deps.archives) archiveRoute(router, { engine: deps.engine, store: deps.archives.store, fetchFromUpstream: deps.archives.fetchesFromUpstream, logger: deps.logger.child({ component: "archives" }) });
   router.use(searchErrorHandler(deps.logger));
   const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };
   return { router, direct: [direct] };
 }
 
-/** The standalone search service: router + health, readiness, metrics, 404 and error shape. */
-export function createApp(deps: SearchAppDeps): RequestListener {
-  const { router, direct } = createSearchRoutes(deps);
+/** What the standalone app serves (a `SearchService` is one). */
+export interface SearchAppParts {
+  routes(): SearchRoutes;
+  isReady(): boolean;
+  readyDetails(): Record<string, unknown>;
+}
+
+/** The standalone search service: its routes + health, readiness, metrics, 404 and error shape. */
+export function createSearchApp(parts: SearchAppParts, logger: Logger): RequestListener {
+  const { router, direct } = parts.routes();
   const app = createServiceApp({
     name: "search",
-    logger: deps.logger,
+    logger,
     router,
-    isReady: () => deps.isReady(),
+    isReady: () => parts.isReady(),
     notReadyBody: { error: "not_ready", message: "the catalog is still being indexed" },
-    readyDetails: () => searchReadyDetails(deps),
+    readyDetails: () => parts.readyDetails(),
     notFoundBody: (req) => ({ error: SearchErrorCode.notFound, message: `no route ${req.method} ${req.path.slice(0, 200)}` }),
-    errorHandler: searchErrorHandler(deps.logger),
+    errorHandler: searchErrorHandler(logger),
   });
-  return directRoutesFirst(app, direct, { service: "search", logger: deps.logger });
+  return directRoutesFirst(app, direct, { service: "search", logger });
+}
+
+/** The standalone app over parts a test or bench assembles itself (an engine it filled, a runtime). */
+export function createApp(deps: SearchAppDeps): RequestListener {
+  return createSearchApp({ routes: () => createSearchRoutes(deps), isReady: () => deps.isReady(), readyDetails: () => searchReadyDetails(deps) }, deps.logger);
 }
 
 /** What search adds to /readyz: the catalog's state, with the archives' under `catalog.archives`. */

@@ -1,14 +1,17 @@
+import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import type { MirrorOptions } from "./adapters/registry/mirror-options.ts";
 import { bundleCatalogPath } from "./adapters/bundle/bundle-import.ts";
 import { KeptVersionClasses, versionClassesDir, type VersionClasses } from "./adapters/registry/version-classes.ts";
 import { isRegistryUrl } from "./adapters/catalog-source.ts";
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
-import type { SearchEngine } from "./adapters/search-engine.ts";
+import type { SearchEngine } from "./ports/search-engine.ts";
 import { Catalog } from "./catalog/catalog.ts";
+import { REFRESH_RETRY } from "./catalog/catalog-refresh.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { Reindex } from "./catalog/reindex.ts";
 import type { CatalogRole } from "./catalog/role.ts";
+import { searchJobs } from "./jobs/search-jobs.ts";
 
 /** The search service running: its engine, its catalog, and how to stop both. */
 export interface SearchRuntime {
@@ -47,7 +50,13 @@ export async function createSearchEngine(config: Config): Promise<SearchEngine> 
 /** The composition root: the engine chosen from config, and the catalog that keeps it filled. */
 export async function createSearchRuntime(config: Config, logger: Logger, opts: SearchRuntimeOptions = {}): Promise<SearchRuntime> {
   const engine = opts.engine ?? (await createSearchEngine(config));
-  const catalog = new Catalog({ config, logger, engine, role: opts.role ?? "server", mirror: opts.mirror });
+  const role = opts.role ?? "server";
+  // A server's refresh runs on a queue of its own: one read at a time, retried as a refresh is, apart
+  // from request-path jobs. At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
+  const refreshQueue = role === "server" && runsJobsHere("service", queueKindFor(config)) ? new InProcessJobQueue({ concurrency: 1, ...REFRESH_RETRY }) : undefined;
+  const catalog = new Catalog({ config, logger, engine, role, mirror: opts.mirror, refreshQueue });
+  // Its handlers are registered at once (before the catalog's start can reach the queue).
+  if (refreshQueue) await serveJobs(refreshQueue, searchJobs(catalog), { runner: "service" });
   const source = config.CATALOG_SOURCE;
   const kept = versionClassesDir(config.DATA_DIR);
   // A bundle's catalog (CATALOG_SOURCE=<bundle.tar>, imported) answers the classes the bundle carried.
@@ -63,6 +72,7 @@ export async function createSearchRuntime(config: Config, logger: Logger, opts: 
     async close() {
       versionClasses?.close();
       await catalog.close();
+      await refreshQueue?.close();
       await engine.close();
     },
   };

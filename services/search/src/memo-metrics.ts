@@ -1,5 +1,5 @@
 import { registerCollectedCounter } from "@app/platform";
-import { memoLookups } from "./domain/bounded-memo.ts";
+import { memoLookups } from "./fast/bounded-memo.ts";
 
 /**
  * `search_memo_lookups_total{memo, outcome}`: how often each memo (parse, result, text, typo,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BoundedMemo, memoLookups } from "../src/domain/bounded-memo.ts";
-import { SeenBefore } from "../src/domain/seen-before.ts";
+import { BoundedMemo, memoLookups } from "../src/fast/bounded-memo.ts";
+import { SeenBefore } from "../src/fast/seen-before.ts";
 
 const byLength = (v: number[]) => v.length;
 

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJobQueue, InProcessJobQueue } from "@app/jobs";
 import { loadConfig } from "@app/platform";
-import { createReindexHandler, createSearchRuntime, type SearchRuntime } from "../src/index.ts";
+import { createReindexHandler, createSearchRuntime, type SearchRuntime } from "../src/internal.ts";
 import { waitUntil } from "@app/testkit/processes";
 import { silentLogger } from "./helpers.ts";
 

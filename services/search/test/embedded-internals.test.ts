@@ -121,7 +121,11 @@ describe("embedded index internals", () => {
       if (best <= maxD) want.set(t, best);
     }
     // The terms q itself begins are the caller's plain prefix range; a shorter prefix may reach them too.
-    for (const t of terms) if (t.startsWith(q)) (want.delete(t), got.delete(t));
+    for (const t of terms) {
+      if (!t.startsWith(q)) continue;
+      want.delete(t);
+      got.delete(t);
+    }
     return { got: Object.fromEntries(got), want: Object.fromEntries(want), whole: Object.fromEntries(whole), wholeWant: typoMatches(dict, q, maxD).want };
   }
 

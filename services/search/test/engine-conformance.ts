@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { StoredNode } from "../src/domain/catalog-record.ts";
-import type { EngineQuery, SearchEngine } from "../src/adapters/search-engine.ts";
+import type { EngineQuery, SearchEngine } from "../src/ports/search-engine.ts";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
 import { testCatalog } from "@app/testkit/catalog";
 

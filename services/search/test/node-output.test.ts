@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadCatalog } from "../src/adapters/catalog-source.ts";
-import { resultPage, toApiNode, toApiNodeJson, toPage, toPageJson } from "../src/domain/node-output.ts";
+import { resultPage, toApiNode, toApiNodeJson, toPage, toPageJson } from "../src/fast/node-output.ts";
 import { testCatalog } from "@app/testkit/catalog";
 import { FIXTURES } from "./helpers.ts";
 

@@ -2,7 +2,7 @@ import { parse as parseQueryString } from "node:querystring";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SearchQueryParams } from "@app/contracts";
-import { fastSearchQuery } from "../src/domain/query-fast.ts";
+import { fastSearchQuery } from "../src/fast/query-fast.ts";
 import { parseSearchQuery } from "../src/domain/query.ts";
 
 const KEYS = [

@@ -11,7 +11,7 @@ import type { PackListReport } from "../src/adapters/registry/pack-list.ts";
 import type { MirrorOptions } from "../src/adapters/registry/mirror-options.ts";
 import { loadConfig } from "@app/platform";
 import { EmbeddedSearchEngine } from "../src/adapters/embedded/embedded-engine.ts";
-import type { SearchEngine } from "../src/adapters/search-engine.ts";
+import type { SearchEngine } from "../src/ports/search-engine.ts";
 import { createSearchRuntime, type SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
 

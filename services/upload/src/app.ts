@@ -7,7 +7,7 @@ import type { UploadDeps } from "./http/deps.ts";
 import { apiErrorHandler } from "./http/error-handler.ts";
 import { AssetLibrary } from "./library/asset-library.ts";
 import { assetRouter } from "./routes/assets/index.ts";
-import { uploadRoutes } from "./routes/upload/index.ts";
+import { comfyUploadRoutes } from "./routes/comfy-upload/index.ts";
 
 /**
  * The upload routes, with and without the `/api` prefix as a local ComfyUI server answers
@@ -27,7 +27,7 @@ export function createRouter(deps: UploadDeps): Router {
   // ComfyUI's asset API, behind the same key, answering errors in ComfyUI's envelope.
   router.use(assetRouter(deps, library, access));
   // The spec's face: /api/upload/image, /api/upload/mask, /api/view.
-  uploadRoutes(router, deps, library, access);
+  comfyUploadRoutes(router, deps, library, access);
   router.use(apiErrorHandler(deps.logger));
   return router;
 }

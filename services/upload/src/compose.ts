@@ -9,7 +9,9 @@ import { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
 import { uploadJobs } from "./jobs/upload-jobs.ts";
 import { previewUrlSecret } from "./adapters/keys/preview-url-secret.ts";
 import type { UploadDeps } from "./http/deps.ts";
-import { sweepExpiredUploads } from "./routes/assets/uploads.ts";
+import { BlobDataStore } from "./adapters/tus/blob-data-store.ts";
+import { TusServer } from "./http/tus-server.ts";
+import { AssetLibrary } from "./library/asset-library.ts";
 
 export interface UploadRuntime extends UploadDeps {
   isReady(): Promise<boolean>;
@@ -27,6 +29,20 @@ export async function createReferenceStore(config: Pick<Config, "DATABASE_URL" |
   }
   const { createSqliteReferenceStore } = await import("./adapters/references/sqlite-reference-store.ts");
   return createSqliteReferenceStore(join(config.DATA_DIR, "assets.sqlite"));
+}
+
+/**
+ * The resumable uploads' tus server over the blob store's partial uploads, making assets in the
+ * reference store. One per process (its data store holds the hashers of the bytes this process
+ * received); built here, and by the tests for the apps they make by hand.
+ */
+export function createTusServer(parts: Pick<UploadDeps, "blobs" | "references" | "logger"> & { settings: Pick<UploadDeps["settings"], "tusExpiryMs" | "assetMaxBytes"> }): TusServer {
+  return new TusServer({
+    data: new BlobDataStore(parts.blobs.partials, parts.settings.tusExpiryMs),
+    library: new AssetLibrary(parts.blobs, parts.references),
+    maxBytes: parts.settings.assetMaxBytes,
+    logger: parts.logger,
+  });
 }
 
 /** The one place the rate limiter is chosen: counts in Redis (shared by every process on the prefix) when REDIS_URL is set, else in memory. */
@@ -69,6 +85,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
   }
 
   const limiter = await createRateLimiter(config, logger);
+  const tus = createTusServer({ blobs, references, logger, settings: { tusExpiryMs: config.TUS_EXPIRY, assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES } });
 
   const runtime: UploadRuntime = {
     blobs,
@@ -76,6 +93,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
     keys,
     limiter,
     queue,
+    tus,
     logger,
     settings: {
       maxBytes: config.UPLOAD_MAX_BYTES,
@@ -100,7 +118,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
   };
   // Resumable uploads past TUS_EXPIRY (0s: never), finished or not; every replica sweeps (removing one twice is harmless).
   const sweeper = setInterval(() => {
-    sweepExpiredUploads(runtime).then(
+    tus.sweepExpired().then(
       (removed) => removed > 0 && logger.info({ removed }, "expired resumable uploads removed"),
       (err: unknown) => logger.warn({ err }, "resumable upload sweep failed"),
     );

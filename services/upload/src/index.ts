@@ -1,21 +1,10 @@
-export { createApp, createRouter } from "./app.ts";
-export { AssetLibrary } from "./library/asset-library.ts";
-export { createUploadRuntime, createReferenceStore, createRateLimiter, type UploadRuntime } from "./compose.ts";
-export { createMaskDeriveHandler, type MaskDeriveDeps } from "./jobs/mask-derive.ts";
+// What the processes that host upload use: the runtime, its router, its jobs, and what a gateway mounts or proxies.
+export { createRouter } from "./app.ts";
+export { createUploadRuntime, type UploadRuntime } from "./compose.ts";
 export { uploadJobs } from "./jobs/upload-jobs.ts";
 export { routePrefixes, unavailableBody } from "./route-prefixes.ts";
-export type { UploadDeps, UploadSettings } from "./http/deps.ts";
-export { DEFAULT_SETTINGS } from "./http/deps.ts";
-// The blob store lives in @app/blobs; these stay for the services that import it from here.
-export { createBlobStore, FsBlobStore, BlobNotFoundError, BlobStoreUnavailableError } from "@app/blobs";
-export type { BlobStore, StagedBlob, CommitResult, ByteRange, BlobStat, S3BlobStore, S3BlobStoreOptions } from "@app/blobs";
-export { loadApiKeys, createApiKey, revokeApiKeys, digestKey, keyFilePath, parseKeyFile, type ApiKey, type ApiKeys } from "./adapters/keys/api-keys.ts";
+// The blob store lives in @app/blobs; the worker builds the mask jobs' store through here.
+export { createBlobStore } from "@app/blobs";
+// The key file's principals also own the registry's publishers (search's private packs); the gateway hands them over.
 export { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
-export { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter, type Decision } from "./adapters/limits/rate-limiter.ts";
-export { LIMIT_NAMES, NO_LIMITS, parseKeyLimits, type KeyLimits, type RateLimits } from "./domain/key-limits.ts";
-export { parseOriginalRef } from "./domain/original-ref.ts";
-export { parseAssetName } from "./domain/naming.ts";
-export type { ReferenceStore } from "./adapters/references/reference-store.ts";
-export type { AssetReference } from "./domain/asset-reference.ts";
-export { createSqliteReferenceStore } from "./adapters/references/sqlite-reference-store.ts";
-export { metadataConditions, presentEntry, valueEntry } from "./domain/metadata-index.ts";
+export { keyFilePath } from "./adapters/keys/api-keys.ts";

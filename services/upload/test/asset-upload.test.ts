@@ -2,6 +2,7 @@ import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import { MAX_TAGS_PER_ASSET } from "@app/contracts";
 import { NO_LIMITS } from "../src/domain/key-limits.ts";
 import { KEY, makeTestApp, multipart, type TestApp } from "./helpers.ts";
 import { noisePng } from "@app/testkit/png";
@@ -32,7 +33,7 @@ const form = (file: Buffer, tags = '["input"]') =>
 async function streamed(app: TestApp, write: (chunk: (b: Buffer | string) => boolean, end: () => void) => Promise<void>) {
   server = app.app.listen(0);
   const port = (server.address() as AddressInfo).port;
-  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => {
     const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/api/assets", headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd", "transfer-encoding": "chunked" } });
     req.on("response", (res) => {
       let text = "";
@@ -104,6 +105,27 @@ describe("POST /api/assets limits", () => {
     expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
     // The asset API's reads are the other class: still answered.
     await keyedClient(t.app, KEY).get("/api/assets").expect(200);
+  });
+
+  it("takes one repeated `tags` field per tag up to the tag cap (64); 65 tags is INVALID_BODY, a flood of fields MALFORMED_MULTIPART", async () => {
+    t = await makeTestApp();
+    const tagged = (count: number) => {
+      const parts = [{ name: "tags", body: "input" }, ...Array.from({ length: count - 1 }, (_, i) => ({ name: "tags", body: `t${i}` }))];
+      return multipart([...parts, { name: "name", body: "many.bin" }, { name: "user_metadata", body: "{}" }, { name: "file", filename: "many.bin", contentType: "application/octet-stream", body: Buffer.from(`tags ${count}`) }]);
+    };
+    const send = (body: { body: Buffer; contentType: string }) => keyedClient(t!.app, KEY).post("/api/assets").set("Content-Type", body.contentType).send(body.body);
+    const full = await send(tagged(MAX_TAGS_PER_ASSET));
+    expect(full.status, JSON.stringify(full.body)).toBe(201);
+    expect(full.body.tags).toHaveLength(MAX_TAGS_PER_ASSET);
+    const over = await send(tagged(MAX_TAGS_PER_ASSET + 1));
+    expect([over.status, over.body.error?.code]).toEqual([400, "INVALID_BODY"]);
+    expect(over.body.error.message).toMatch(/^tags/);
+    const flood = await send(tagged(200));
+    expect([flood.status, flood.body.error?.code]).toEqual([400, "MALFORMED_MULTIPART"]);
+    // /api/upload/image keeps its own small form.
+    const image = multipart([...Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, body: "x" })), { name: "image", filename: "a.png", contentType: "image/png", body: await noisePng(2, 2) }]);
+    const refused = await keyedClient(t.app, KEY).post("/api/upload/image").set("Content-Type", image.contentType).send(image.body);
+    expect([refused.status, refused.body.code]).toEqual([400, "malformed_multipart"]);
   });
 
   it("streams a large body through the hasher to disk without holding it (64 MiB, memory bounded)", async () => {

@@ -22,7 +22,7 @@ const KEY = "comfy-asset-key-studio";
 const KEY2 = "comfy-asset-key-partner";
 const MODEL = ["models", "model_type:checkpoints", "unit-tests"];
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
@@ -86,7 +86,8 @@ export function describeComfyAssetApi(mode: Mode): void {
       expect(first.status, JSON.stringify(first.body)).toBe(201);
       expect(first.body).toMatchObject({ created_new: true, hash: `blake3:${blake3Hex(data)}`, asset_hash: `blake3:${blake3Hex(data)}`, name: "dup_a.safetensors" });
       expect(first.body.mime_type).toBe("application/octet-stream");
-      expect(first.body.user_metadata).toEqual({ purpose: "dup", filename: `${blake3Hex(data)}.bin` });
+      // As ComfyUI's upload_from_temp_path records it: the hash and the uploaded name's extension.
+      expect(first.body.user_metadata).toEqual({ purpose: "dup", filename: `${blake3Hex(data)}.safetensors` });
       // The loader's file name: the hash with the uploaded name's extension, under its model category.
       const loader = { loader_path: `${blake3Hex(data)}.safetensors`, display_name: `checkpoints/${blake3Hex(data)}.safetensors` };
       expect(first.body).toMatchObject(loader);
@@ -152,8 +153,8 @@ export function describeComfyAssetApi(mode: Mode): void {
       const same = bytes("concurrent", 4096);
       const racing = await Promise.all([upload("cu_a.bin", ["input", scope], {}, same), upload("cu_b.bin", ["input", scope], {}, same)]);
       expect(racing.map((r) => r.body.created_new).sort()).toEqual([false, true]);
-      expect(racing[0]!.body.asset_hash).toBe(racing[1]!.body.asset_hash);
-      expect(racing[0]!.body.id).not.toBe(racing[1]!.body.id);
+      expect(racing[0].body.asset_hash).toBe(racing[1].body.asset_hash);
+      expect(racing[0].body.id).not.toBe(racing[1].body.id);
 
       // The same display name with other bytes: both kept, each serving its own bytes.
       const v1 = await create("same_display.bin", ["input", scope], {}, bytes("v1", 1536));
@@ -185,7 +186,7 @@ export function describeComfyAssetApi(mode: Mode): void {
       const png = await solidPng(7, 3, { r: 9, g: salt[0]!, b: salt[1]!, alpha: 1 });
       const image = await post([["tags", JSON.stringify(["input", scope])], ["mime_type", "application/x-nothing"]], { name: "photo.safetensors", data: png });
       expect(image.status, JSON.stringify(image.body)).toBe(201);
-      expect(image.body).toMatchObject({ mime_type: "image/png", name: "photo.safetensors", user_metadata: { filename: `${blake3Hex(png)}.png` } });
+      expect(image.body).toMatchObject({ mime_type: "image/png", name: "photo.safetensors", user_metadata: { filename: `${blake3Hex(png)}.safetensors` } });
       const text = await create("notes.png", ["output", scope], {}, Buffer.from(`${salt.toString("hex")}\nline one\nline two\n`));
       expect(text.mime_type).toBe("text/plain");
       const declared = await post([["tags", JSON.stringify(["input", scope])], ["mime_type", "audio/x-custom"]], { name: "clip.raw", data: Buffer.concat([Buffer.from([0, 1, 2, 255]), salt]) });

@@ -13,6 +13,7 @@ import { FsBlobStore, type ChosenBlobStore } from "@app/blobs";
 import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
 import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
 import { createApp } from "../src/app.ts";
+import { createTusServer } from "../src/compose.ts";
 import { createMaskDeriveHandler } from "../src/jobs/mask-derive.ts";
 import { DEFAULT_SETTINGS, type UploadDeps, type UploadSettings } from "../src/http/deps.ts";
 import { multipart as buildMultipart, type Part } from "@app/testkit/raw-http";
@@ -52,7 +53,8 @@ export async function makeTestApp(
   const queue = opts.queue ?? new InProcessJobQueue();
   await queue.work({ "mask.derive": createMaskDeriveHandler({ store: blobs, logger }) });
   const keys = await loadApiKeys({ plaintext: opts.keys ?? `${KEY},${OTHER_KEY}`, ...(opts.keyFile && { file: opts.keyFile }) });
-  const deps: UploadDeps = { blobs, references, keys, queue, logger, settings: { ...DEFAULT_SETTINGS, ...opts.settings } };
+  const settings = { ...DEFAULT_SETTINGS, ...opts.settings };
+  const deps: UploadDeps = { blobs, references, keys, queue, logger, settings, tus: createTusServer({ blobs, references, logger, settings }) };
   return {
     app: createApp(deps),
     deps,

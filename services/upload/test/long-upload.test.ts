@@ -23,7 +23,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function post(write: (chunk: (b: Buffer | string) => void, end: () => void) => Promise<void>) {
   t = await makeTestApp({ settings: { bodyTimeoutMs: BODY_TIMEOUT_MS } });
   const port = new URL(await apps.serve(t, createHttpServer(t.app, { headersTimeoutMs: 250, connectionsCheckingIntervalMs: 50 }))).port;
-  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => {
     const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/api/assets", headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd" } });
     req.on("response", (res) => {
       let text = "";

@@ -62,8 +62,8 @@ const masks: [string, () => Promise<Buffer>][] = [
 async function reference(original: Buffer, mask: Buffer): Promise<{ painted: Buffer; paint: Buffer; maskType: string }> {
   const meta = await sharp(original).metadata();
   const swap = (meta.orientation ?? 1) >= 5;
-  const width = swap ? meta.height! : meta.width!;
-  const height = swap ? meta.width! : meta.height!;
+  const width = swap ? meta.height : meta.width;
+  const height = swap ? meta.width : meta.height;
   const maskType = (await sharp(mask).metadata()).hasAlpha ? "alpha" : "luminance";
   const resized = sharp(mask).rotate().resize(width, height, { fit: "fill", kernel: "linear" });
   const channel =

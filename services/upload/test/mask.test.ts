@@ -118,7 +118,7 @@ describe("POST /api/upload/mask", () => {
     const res = await postMask(await pixelPng(Array.from({ length: 24 }, () => 255), 4, 6, 1), name);
     expect(res.status).toBe(200);
     const chunks: Buffer[] = [];
-    for await (const c of await t.blobs.read(res.body.name.split(".")[0]!)) chunks.push(c as Buffer);
+    for await (const c of await t.blobs.read(res.body.name.split(".")[0])) chunks.push(c as Buffer);
     const { data, info } = await sharp(Buffer.concat(chunks)).raw().toBuffer({ resolveWithObject: true });
     expect([info.width, info.height, info.channels]).toEqual([4, 6, 4]);
     expect(alphaOf(data).every((a) => a === 0)).toBe(true); // all white = all masked

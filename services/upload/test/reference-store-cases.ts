@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createTestDatabase, type TestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import type { ReferenceStore } from "../src/adapters/references/reference-store.ts";
-import { metadataConditions } from "../src/domain/metadata-index.ts";
+import { metadataConditions, metadataEntries } from "../src/domain/metadata-index.ts";
 import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 
 // A filtered page of many matches walks the sort index instead of reading each match (from
@@ -89,4 +89,47 @@ export async function upgrades(store: ReferenceStore) {
   const again = await store.create({ owner: "other", hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" });
   expect(again.created).toBe(true);
   expect((await store.create({ owner: OWNER, hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" })).reference.id).toBe(OLD_ID);
+}
+
+/**
+ * The tables as the store made them before its schema had versions (a migration table), with one
+ * owned, tagged record carrying metadata: `sorted` is the type of the byte-wise compared columns.
+ */
+export function unversionedSchema(kind: "sqlite" | "postgres"): string[] {
+  const sorted = kind === "postgres" ? 'text COLLATE "C"' : "TEXT";
+  const size = kind === "postgres" ? "bigint" : "INTEGER";
+  return [
+    `CREATE TABLE asset_refs (
+      id TEXT PRIMARY KEY, owner TEXT NOT NULL DEFAULT '', hash TEXT NOT NULL, name ${sorted} NOT NULL, name_folded ${sorted} NOT NULL, size ${size} NOT NULL,
+      mime_type TEXT NOT NULL, tags TEXT NOT NULL, user_metadata TEXT NOT NULL, system_metadata TEXT, preview_id TEXT, origin TEXT,
+      created_at ${sorted} NOT NULL, updated_at ${sorted} NOT NULL, last_access_time ${sorted})`,
+    `CREATE TABLE asset_tags (ref_id TEXT NOT NULL, owner TEXT NOT NULL DEFAULT '', tag ${sorted} NOT NULL, PRIMARY KEY (ref_id, tag))`,
+    `CREATE TABLE asset_tag_names (owner TEXT NOT NULL, tag ${sorted} NOT NULL, PRIMARY KEY (owner, tag))`,
+    "CREATE TABLE asset_meta (ref_id TEXT NOT NULL, owner TEXT NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (ref_id, entry))",
+    "CREATE UNIQUE INDEX asset_refs_owner_origin ON asset_refs (owner, hash, origin) WHERE origin IS NOT NULL",
+    "CREATE INDEX asset_refs_hash ON asset_refs (hash)",
+    "CREATE INDEX asset_refs_owner_created ON asset_refs (owner, created_at, id)",
+    "CREATE INDEX asset_refs_owner_updated ON asset_refs (owner, updated_at, id)",
+    "CREATE INDEX asset_refs_owner_name ON asset_refs (owner, name, id)",
+    "CREATE INDEX asset_refs_owner_size ON asset_refs (owner, size, id)",
+    "CREATE INDEX asset_refs_owner_access ON asset_refs (owner, last_access_time, id)",
+    "CREATE INDEX asset_tags_owner_tag ON asset_tags (owner, tag, ref_id)",
+    "CREATE INDEX asset_meta_owner_entry ON asset_meta (owner, entry, ref_id)",
+    `INSERT INTO asset_refs VALUES ('${OLD_ID}', '${OWNER}', '${"a".repeat(64)}', 'kept.png', 'kept.png', 5, 'image/png', '["input"]', '{"epoch":3}',
+      NULL, NULL, 'upload:input:', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', '2025-01-02T00:00:00.000Z')`,
+    `INSERT INTO asset_tags VALUES ('${OLD_ID}', '${OWNER}', 'input')`,
+    `INSERT INTO asset_tag_names VALUES ('${OWNER}', 'input')`,
+    ...metadataEntries({ epoch: 3 }).map((entry) => `INSERT INTO asset_meta VALUES ('${OLD_ID}', '${OWNER}', '${entry}')`),
+  ];
+}
+
+/** `init` adopts a store made before its schema had versions: nothing to move, its record read and found as before. */
+export async function adoptsUnversioned(store: ReferenceStore) {
+  await store.init();
+  await store.init();
+  expect(await store.get(OLD_ID, OWNER)).toMatchObject({ name: "kept.png", tags: ["input"], userMetadata: { epoch: 3 }, lastAccessTime: "2025-01-02T00:00:00.000Z" });
+  const page = { sort: "name", order: "asc", limit: 10, offset: 0 } as const;
+  expect((await store.list({ ...NO_FILTER, ...page, tagsAll: ["input"], metadata: metadataConditions({ epoch: 3 }) })).items.map((r) => r.id)).toEqual([OLD_ID]);
+  const again = await store.create({ owner: OWNER, hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" });
+  expect(again).toMatchObject({ created: false, reference: { id: OLD_ID } });
 }

@@ -3,7 +3,7 @@ import { createTestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import { ReferenceStoreUnavailableError } from "../src/adapters/references/reference-store.ts";
 import { toApiFailure } from "../src/http/error-handler.ts";
-import { addsTheFoldedTag, describePostgresConformance, OLD_SCHEMA, PAGINGS, upgrades } from "./reference-store-cases.ts";
+import { addsTheFoldedTag, adoptsUnversioned, describePostgresConformance, OLD_SCHEMA, PAGINGS, unversionedSchema, upgrades } from "./reference-store-cases.ts";
 import { OWNER } from "./reference-store-conformance.ts";
 
 // The ReferenceStore on PostgreSQL (DATABASE_URL); every filtered page walked: reference-store-postgres-walked.test.ts;
@@ -57,6 +57,20 @@ describe("a store made before owners is brought up to date in place", () => {
     const store = createPgReferenceStore(db.url);
     try {
       await upgrades(store);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+});
+
+describe("a store made before its schema had versions (a migration table) is adopted", () => {
+  it("PostgreSQL: a database made before the schema had versions is adopted as it is", async () => {
+    const db = await createTestDatabase("refs_unversioned");
+    for (const statement of unversionedSchema("postgres")) await db.run(statement);
+    const store = createPgReferenceStore(db.url);
+    try {
+      await adoptsUnversioned(store);
     } finally {
       await store.close();
       await db.drop();

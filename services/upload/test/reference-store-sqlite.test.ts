@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
-import { addsTheFoldedTag, OLD_SCHEMA, PAGINGS, upgrades } from "./reference-store-cases.ts";
+import { addsTheFoldedTag, adoptsUnversioned, OLD_SCHEMA, PAGINGS, unversionedSchema, upgrades } from "./reference-store-cases.ts";
 import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 
 // The ReferenceStore on a SQLite file (embedded); the same on PostgreSQL: reference-store-postgres.test.ts.
@@ -34,7 +34,7 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "fixtures/hold-reference-store.ts"), file], { stdio: ["ignore", "pipe", "inherit"] });
     const id = await new Promise<string>((resolve, reject) => {
       let out = "";
-      child.stdout!.on("data", (d: Buffer) => {
+      child.stdout.on("data", (d: Buffer) => {
         out += String(d);
         const m = /ready (\S+)\nlocked\n/.exec(out);
         if (m) resolve(m[1]!);
@@ -97,6 +97,24 @@ describe("a store made before owners is brought up to date in place", () => {
     const store = createSqliteReferenceStore(file);
     try {
       await upgrades(store);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a store made before its schema had versions (a migration table) is adopted", () => {
+  it("SQLite: an assets.sqlite made before the schema had versions is adopted as it is", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "refs-unversioned-"));
+    const file = join(dir, "assets.sqlite");
+    const { Database } = createRequire(import.meta.url)("node-sqlite3-wasm") as typeof import("node-sqlite3-wasm");
+    const old = new Database(file);
+    for (const statement of unversionedSchema("sqlite")) old.exec(statement);
+    old.close();
+    const store = createSqliteReferenceStore(file);
+    try {
+      await adoptsUnversioned(store);
     } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });

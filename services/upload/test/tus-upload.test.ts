@@ -6,7 +6,6 @@ import { Readable } from "node:stream";
 import request from "supertest";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { NO_LIMITS } from "../src/domain/key-limits.ts";
-import { sweepExpiredUploads } from "../src/routes/assets/uploads.ts";
 import type { UploadSettings } from "../src/http/deps.ts";
 import { blake3Hex, KEY, makeTestApp, OTHER_KEY, servedApps, type TestApp } from "./helpers.ts";
 import { refusal, tusUpload } from "@app/testkit/tus-client";
@@ -85,7 +84,8 @@ describe("tus uploads", () => {
     const other = randomBytes(1024 * 1024 + 9);
     const begun = await tusUpload(other, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 300 * 1024, stopAfter: 300 * 1024, metadata: MODEL });
     const { createApp } = await import("../src/app.ts");
-    const replica = createApp({ ...t.deps });
+    const { createTusServer } = await import("../src/compose.ts");
+    const replica = createApp({ ...t.deps, tus: createTusServer(t.deps) });
     const replicaServer = replica.listen(0, "127.0.0.1");
     await new Promise((r) => replicaServer.once("listening", r));
     try {
@@ -144,8 +144,8 @@ describe("tus uploads", () => {
     expect(expires - Date.now()).toBeGreaterThan(50_000);
     expect(expires - Date.now()).toBeLessThanOrEqual(60_000);
     const done = await tusUpload(randomBytes(10), { endpoint: `${base}/api/assets/uploads`, key: KEY, metadata: { filename: "b.bin", tags: "input" } });
-    expect(await sweepExpiredUploads(t.deps)).toBe(0);
-    expect(await sweepExpiredUploads(t.deps, Date.now() + 61_000)).toBe(2);
+    expect(await t.deps.tus.sweepExpired()).toBe(0);
+    expect(await t.deps.tus.sweepExpired(Date.now() + 61_000)).toBe(2);
     expect((await head(t, `${base}${create.headers.location}`)).status).toBe(404);
     expect((await head(t, done.url)).status).toBe(404);
     expect(await readdir(uploadsDir(t))).toEqual([]);

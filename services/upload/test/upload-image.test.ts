@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { blake3Hex, expectUploadError, KEY, makeTestApp, multipart, type TestApp } from "./helpers.ts";
-import { noisePng, pngClaiming, solidPng } from "@app/testkit/png";
+import { noisePng, pngClaiming } from "@app/testkit/png";
 import { keyedClient } from "@app/testkit/keyed-client";
 
 let t: TestApp;

@@ -21,14 +21,29 @@ const jsonOf = (body: unknown): unknown => (Buffer.isBuffer(body) ? JSON.parse(b
 const view = (query: string, path = "/api/view") => keyedClient(t.app, KEY).get(`${path}?${query}`).buffer(true);
 
 describe("GET /api/view", () => {
-  it("streams the bytes with Content-Type, the hash as ETag, and immutable caching", async () => {
+  it("streams the bytes with Content-Type, the hash as ETag, and immutable caching for the key's holder only (private)", async () => {
     const res = await view(`filename=${name}&type=input&subfolder=clipspace`);
     expect(res.status).toBe(200);
     expect(Buffer.from(res.body).equals(png)).toBe(true);
     expect(res.headers["content-type"]).toBe("image/png");
     expect(res.headers.etag).toBe(`"${blake3Hex(png)}"`);
-    expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(res.headers["cache-control"]).toBe("private, max-age=31536000, immutable");
     expect(res.headers["content-length"]).toBe(String(png.length));
+  });
+
+  it("a signed preview URL (no key) may be cached by anyone, but never past its expiry", async () => {
+    const asset = (await keyedClient(t.app, KEY).get("/api/assets").expect(200)).body.assets[0] as { id: string; preview_url: string };
+    const expires = Number(new URL(asset.preview_url, "http://x").searchParams.get("expires"));
+    const before = Math.floor(Date.now() / 1000);
+    const res = await request(t.app).get(asset.preview_url).buffer(true).expect(200);
+    const after = Math.ceil(Date.now() / 1000);
+    const cache = /^public, max-age=(\d+), immutable$/.exec(String(res.headers["cache-control"]));
+    expect(cache, String(res.headers["cache-control"])).not.toBeNull();
+    const maxAge = Number(cache![1]);
+    expect(maxAge).toBeLessThanOrEqual(expires - before);
+    expect(maxAge).toBeGreaterThanOrEqual(expires - after);
+    // The same asset's content, asked with the key, is private.
+    expect((await keyedClient(t.app, KEY).get(`/api/assets/${asset.id}/content`).expect(200)).headers["cache-control"]).toBe("private, max-age=31536000, immutable");
   });
 
   it("accepts ComfyUI's ' [input]' suffix and the /view alias", async () => {

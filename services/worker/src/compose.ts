@@ -1,6 +1,6 @@
 import { assertAllHandlers, type JobHandlers } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
-import { createSearchRuntime, searchJobs } from "@app/search";
+import { createSearchService } from "@app/search";
 import { createBlobStore, uploadJobs } from "@app/upload";
 
 export interface WorkerHandlers {
@@ -15,12 +15,12 @@ export interface WorkerHandlers {
  * derivatives from upload (over the same blob store the upload service writes).
  */
 export async function createWorkerHandlers(config: Config, logger: Logger): Promise<WorkerHandlers> {
-  const search = await createSearchRuntime(config, logger.child({ component: "search" }), { role: "writer" });
+  const search = await createSearchService(config, logger.child({ component: "search" }), { role: "writer" });
   // No sweep of temporaries here: the upload service owns them, and one may be mid-upload.
   const store = await createBlobStore(config);
   await store.init();
   const handlers = {
-    ...searchJobs(search),
+    ...search.jobs,
     ...uploadJobs({ store, logger: logger.child({ component: "mask" }), concurrency: config.WORKER_CONCURRENCY }),
   } satisfies JobHandlers;
   assertAllHandlers(handlers);

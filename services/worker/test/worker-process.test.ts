@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { BullMqJobQueue } from "@app/jobs";
-import { FsBlobStore } from "@app/upload";
+import { FsBlobStore } from "@app/upload/internal";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, deleteKeys, uniquePrefix } from "@app/testkit/redis";

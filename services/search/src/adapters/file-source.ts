@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { BaseSource, type Raw } from "./source-base.ts";
+import { BaseSource, type Raw } from "../ports/source-base.ts";
 
 /** An NDJSON file (one record a line) or a JSON array file. */
 export class FileSource extends BaseSource {
@@ -18,7 +18,7 @@ export class FileSource extends BaseSource {
       try {
         doc = JSON.parse(await readFile(this.path, "utf8"));
       } catch (err) {
-        throw new Error(`${this.path}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+        throw new Error(`${this.path}: not valid JSON (${err instanceof Error ? err.message : String(err)})`, { cause: err });
       }
       const items = doc as unknown[];
       for (let i = 0; i < items.length; i++) yield { where: `element ${i + 1}`, value: items[i] };

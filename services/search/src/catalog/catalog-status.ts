@@ -1,7 +1,7 @@
-import type { MirrorProgress } from "../adapters/registry/mirror.ts";
+import type { MirrorProgress } from "../adapters/registry/mirror-pass.ts";
 
 /** Packs a registry counts that the last full list read did not return, after its re-reads. */
-export interface CatalogMissing {
+export interface MissingPacks {
   /** How many: the registry's total less the distinct packs read. */
   count: number;
   /** Packs served from the previous catalog because the list did not return them (at most 50 named). */
@@ -23,17 +23,17 @@ export interface CatalogStatus {
   /** A registry source: the current (or last) mirror pass, its progress and errors. */
   mirror?: MirrorProgress | null;
   /** A registry source: what the last full list read could not find (null: nothing). */
-  missing?: CatalogMissing | null;
+  missing?: MissingPacks | null;
 }
 
-export class CatalogTracker {
+export class StatusTracker {
   private fresh = false;
   private nodes = 0;
   private indexedAt: string | null = null;
   private indexedFrom: string | null = null;
   private lastError: string | null = null;
   private mirror: MirrorProgress | null = null;
-  private missing: CatalogMissing | null = null;
+  private missing: MissingPacks | null = null;
 
   constructor(
     private readonly source: string | null,
@@ -46,7 +46,7 @@ export class CatalogTracker {
   }
 
   /** A full list read ended: with packs missing, or (null) complete. */
-  listed(missing: CatalogMissing | null): void {
+  listed(missing: MissingPacks | null): void {
     this.missing = missing;
   }
 

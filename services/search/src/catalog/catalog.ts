@@ -1,19 +1,18 @@
 import { stat } from "node:fs/promises";
-import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs, UnrecoverableJobError } from "@app/jobs";
+import { UnrecoverableJobError, type JobQueue } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
 import { describe } from "../adapters/registry/http.ts";
 import type { MirrorOptions } from "../adapters/registry/mirror-options.ts";
-import type { SearchEngine } from "../adapters/search-engine.ts";
+import type { SearchEngine } from "../ports/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
-import { searchJobs } from "../jobs/search-jobs.ts";
-import { CatalogMemory } from "./catalog-memory.ts";
-import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, REFRESH_RETRY } from "./catalog-refresh.ts";
-import { CatalogRefusedError, CatalogTracker, type CatalogStatus } from "./catalog-status.ts";
+import { LastWrittenCatalog } from "./last-written.ts";
+import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
+import { CatalogRefusedError, StatusTracker, type CatalogStatus } from "./catalog-status.ts";
 import type { ReindexOptions, ReindexResult } from "./reindex.ts";
-import { registryMirror } from "./registry-mirror.ts";
+import { createMirrorReindex } from "./mirror-reindex.ts";
 import { roleRules, type CatalogRole, type RoleRules } from "./role.ts";
 
 export interface CatalogOptions {
@@ -23,6 +22,11 @@ export interface CatalogOptions {
   role: CatalogRole;
   /** How registries are mirrored (tests shorten the timeouts). */
   mirror?: MirrorOptions;
+  /**
+   * Where a server schedules its refresh: a queue whose `catalog.reindex` jobs run this catalog's
+   * reindex. None: this process refreshes nothing (a writer, or a server whose worker does at scale).
+   */
+  refreshQueue?: JobQueue;
 }
 
 /**
@@ -41,14 +45,14 @@ export class Catalog {
   private readonly source: string | undefined;
   /** Embedded: the index's persistence, which a server restores at start and follows. */
   private readonly snapshot: CatalogSnapshot | undefined;
-  private readonly memory: CatalogMemory;
-  private readonly tracker: CatalogTracker;
+  private readonly lastWritten: LastWrittenCatalog;
+  private readonly tracker: StatusTracker;
   private readonly mirror: (from: string, ro: ReindexOptions) => Promise<LoadProgress>;
   private readonly closing = new AbortController();
   private ready = false;
   private unwatch: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
-  private refreshQueue: InProcessJobQueue | undefined;
+  private readonly refreshQueue: JobQueue | undefined;
 
   constructor(o: CatalogOptions) {
     this.config = o.config;
@@ -56,16 +60,17 @@ export class Catalog {
     this.engine = o.engine;
     this.rules = roleRules(o.role, o.engine.kind);
     this.source = o.config.CATALOG_SOURCE;
+    this.refreshQueue = o.refreshQueue;
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
-    this.memory = new CatalogMemory(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
-    this.tracker = new CatalogTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
-    this.mirror = registryMirror({
+    this.lastWritten = new LastWrittenCatalog(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
+    this.tracker = new StatusTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
+    this.mirror = createMirrorReindex({
       logger: o.logger,
       fullRefreshMs: o.config.CATALOG_FULL_REFRESH,
       options: o.mirror,
       signal: this.closing.signal,
-      memory: this.memory,
+      lastWritten: this.lastWritten,
       tracker: this.tracker,
       land: (records, meta) => this.land(records, meta),
       refuseShrink: (from, nodes, ro) => this.refuseShrink(from, nodes, ro),
@@ -102,12 +107,11 @@ export class Catalog {
     }
   };
 
-  /** Stops reads, the snapshot watch and the refresh schedule; the engine is its owner's to close. */
+  /** Stops reads and the snapshot watch; the engine and the refresh queue are their owner's to close. */
   async close(): Promise<void> {
     this.closing.abort(new Error("the search service is closing"));
     this.unwatch?.();
     await this.started;
-    await this.refreshQueue?.close();
     await this.reloading;
   }
 
@@ -119,7 +123,7 @@ export class Catalog {
   /** The size a new catalog is compared with: the index served, or (a writer) the last catalog written. */
   private async indexedCount(): Promise<number> {
     if (this.rules.serves) return this.tracker.status().nodes;
-    return (await this.memory.writtenCount()) ?? this.engine.count();
+    return (await this.lastWritten.writtenCount()) ?? this.engine.count();
   }
 
   /** The shrink guard: a catalog less than half the size of the indexed one is refused unless forced. */
@@ -136,7 +140,7 @@ export class Catalog {
   /** A new catalog is served: persisted (the snapshot, or a mirror's memory), swapped in, reported. */
   private async land(records: StoredNode[], meta: Omit<SnapshotMeta, "nodes" | "indexedAt">): Promise<void> {
     const indexedAt = new Date().toISOString();
-    await this.memory.write(records, { ...meta, indexedAt });
+    await this.lastWritten.write(records, { ...meta, indexedAt });
     if (this.rules.swapsIn) await this.swapIn(records);
     this.tracker.indexed(records.length, { indexedAt, source: meta.source }, true);
   }
@@ -158,7 +162,7 @@ export class Catalog {
     const { records, progress } = await loadCatalog(snapshot.path);
     await this.swapIn(records);
     const meta = await snapshot.readMeta();
-    this.memory.restored(records, meta);
+    this.lastWritten.restored(records, meta);
     const indexedAt = meta?.indexedAt ?? (await stat(snapshot.path)).mtime.toISOString();
     this.tracker.indexed(records.length, { indexedAt, source: meta?.source }, fresh);
     return progress;
@@ -210,12 +214,9 @@ export class Catalog {
   }
 
   private async startRefresh(source: string, everyMs: number): Promise<void> {
-    // At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
-    if (!runsJobsHere("service", queueKindFor(this.config))) return;
-    // A queue of its own: one read at a time, retried as a refresh is, apart from request-path jobs.
-    this.refreshQueue = new InProcessJobQueue({ concurrency: 1, ...REFRESH_RETRY });
-    await serveJobs(this.refreshQueue, searchJobs(this), { runner: "service" });
-    if (everyMs > 0) await this.refreshQueue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
-    else await this.refreshQueue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
+    const queue = this.refreshQueue;
+    if (!queue) return;
+    if (everyMs > 0) await queue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
+    else await queue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
   }
 }

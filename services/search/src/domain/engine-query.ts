@@ -1,5 +1,5 @@
 import type { StoredNode } from "./catalog-record.ts";
-import type { JsonText, PageText } from "./node-output.ts";
+import type { JsonText, PageText } from "../fast/node-output.ts";
 
 /** What an engine is asked: already validated and trimmed by the query layer. */
 export interface EngineQuery {

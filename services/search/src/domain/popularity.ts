@@ -18,8 +18,8 @@ export function popularityOrder(records: readonly StoredNode[]): Int32Array {
   const ranking = new Float64Array(n);
   const downloads = new Float64Array(n);
   const stars = new Float64Array(n);
-  const ids: string[] = new Array(n);
-  const order: number[] = new Array(n);
+  const ids = new Array<string>(n);
+  const order = new Array<number>(n);
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
     ranking[i] = num(r.search_ranking);

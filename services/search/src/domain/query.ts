@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { SearchQueryFields, SearchQueryParams, type SearchQuery } from "@app/contracts";
 import type { EngineQuery } from "./engine-query.ts";
-import { fastSearchQuery } from "./query-fast.ts";
+import { fastSearchQuery } from "../fast/query-fast.ts";
 
 export type QueryParseResult = { ok: true; query: SearchQuery } | { ok: false; message: string };
 

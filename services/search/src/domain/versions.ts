@@ -124,7 +124,7 @@ export function toApiVersion(nodeId: string, v: NodeVersion): NodeVersion {
     if (out[ours] !== undefined) out[theirs] = out[ours];
   }
   if (!out.id && v.version) out.id = versionUuid(nodeId, v.version);
-  return out as NodeVersion;
+  return out;
 }
 
 function versionUuid(nodeId: string, version: string): string {

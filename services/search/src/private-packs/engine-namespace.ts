@@ -1,4 +1,4 @@
-import type { SearchEngine } from "../adapters/search-engine.ts";
+import type { SearchEngine } from "../ports/search-engine.ts";
 import type { MirrorNamespace } from "./domain/mirror-namespace.ts";
 
 /** The namespace of the catalog an engine serves (the CLI's view: the mirror alone, no private packs laid over it). */

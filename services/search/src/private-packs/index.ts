@@ -3,7 +3,7 @@ import { Router } from "express";
 import type { BlobStore } from "@app/blobs";
 import type { Config, Logger } from "@app/platform";
 import { createArchiveBlobs } from "../adapters/archives/archive-blobs.ts";
-import type { SearchEngine } from "../adapters/search-engine.ts";
+import type { SearchEngine } from "../ports/search-engine.ts";
 import { publicBase, type ArchiveLinks } from "../domain/archive-links.ts";
 import { privateArchiveRoute } from "./http/archive-route.ts";
 import { privatePackErrors } from "./http/errors.ts";
@@ -90,11 +90,11 @@ export function createPrivatePacks(deps: PrivatePackDeps): PrivatePacks {
 }
 
 /** The module over the configured store and blob store, its packs indexed, watching for other replicas' publishes. */
-export async function openPrivatePacks(config: Config, logger: Logger, deps: { inner: SearchEngine; keys: KeyVerifier }): Promise<PrivatePacks> {
+export async function openPrivatePacks(config: Config, logger: Logger, deps: { inner: SearchEngine; keys: KeyVerifier; watch: boolean }): Promise<PrivatePacks> {
   const blobs = await createArchiveBlobs(config);
   const packs = createPrivatePacks({ ...deps, repo: await openPrivatePackStore(config), blobs, logger, settings: privatePackSettings(config) });
   await packs.engine.refreshPrivate();
-  packs.engine.watch(REVISION_POLL_MS);
+  if (deps.watch) packs.engine.watch(REVISION_POLL_MS);
   return { ...packs, close: async () => (await packs.close(), await blobs.close()) };
 }
 

@@ -1,8 +1,8 @@
 import type { Logger } from "@app/platform";
-import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../adapters/search-engine.ts";
+import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../ports/search-engine.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
 import type { MirrorNamespace } from "./domain/mirror-namespace.ts";
-import { privateRecords } from "./private-records.ts";
+import { PRIVATE_TAG, privateRecords } from "./private-records.ts";
 import type { PrivatePackRepository } from "./store/private-pack-repository.ts";
 
 export interface OverlayStatus {
@@ -21,6 +21,8 @@ export interface OverlayStatus {
 export class PrivateOverlayEngine implements SearchEngine {
   readonly kind: SearchEngine["kind"];
   private mirror: readonly StoredNode[] = [];
+  /** False until a catalog has passed through here: the inner engine may already hold one (Meilisearch keeps its index). */
+  private mirrorKnown = false;
   private privates: StoredNode[] = [];
   private mirrorIds = new Set<string>();
   private mirrorPublishers = new Set<string>();
@@ -48,6 +50,7 @@ export class PrivateOverlayEngine implements SearchEngine {
   replaceAll(records: readonly StoredNode[], onProgress?: (p: IndexProgress) => void): Promise<void> {
     return this.rebuild(() => {
       this.mirror = records;
+      this.mirrorKnown = true;
       this.mirrorIds = new Set(records.map((r) => r.id.toLowerCase()));
       this.mirrorPublishers = new Set(records.flatMap((r) => (r.publisher?.id ? [r.publisher.id.toLowerCase()] : [])));
     }, onProgress);
@@ -87,10 +90,21 @@ export class PrivateOverlayEngine implements SearchEngine {
   private rebuild(update: () => void | Promise<void>, onProgress?: (p: IndexProgress) => void): Promise<void> {
     const run = this.building.then(async () => {
       await update();
+      if (!this.mirrorKnown) await this.adoptInnerCatalog();
       await this.inner.replaceAll(this.merged(), onProgress);
     });
     this.building = run.catch(() => undefined);
     return run;
+  }
+
+  /** The catalog the inner engine holds (less the private packs it was given before), taken as the mirror. */
+  private async adoptInnerCatalog(): Promise<void> {
+    const own = new Set(this.privates.map((p) => `${p.id.toLowerCase()}\u0000${p.publisher?.id?.toLowerCase()}`));
+    const records = (await this.inner.all()).filter((r) => !own.has(`${r.id.toLowerCase()}\u0000${r.publisher?.id?.toLowerCase()}`) && !r.tags?.includes(PRIVATE_TAG));
+    this.mirror = records;
+    this.mirrorKnown = true;
+    this.mirrorIds = new Set(records.map((r) => r.id.toLowerCase()));
+    this.mirrorPublishers = new Set(records.flatMap((r) => (r.publisher?.id ? [r.publisher.id.toLowerCase()] : [])));
   }
 
   private merged(): StoredNode[] {

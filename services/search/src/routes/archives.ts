@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from "express";
 import type { Logger } from "@app/platform";
-import type { SearchEngine } from "../adapters/search-engine.ts";
+import type { SearchEngine } from "../ports/search-engine.ts";
 import type { ArchiveEntry } from "../adapters/archives/archive-index.ts";
 import type { ArchiveSink, ArchiveStore } from "../adapters/archives/archive-store.ts";
 import { hostOf, UpstreamArchiveError } from "../adapters/archives/upstream-archive.ts";

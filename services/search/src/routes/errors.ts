@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { ErrorRequestHandler } from "express";
-import type { JsonText } from "../domain/node-output.ts";
+import type { JsonText } from "../fast/node-output.ts";
 import type { Logger } from "@app/platform";
 
 /** Stable `error` values of the search service's `{error, message}` bodies. */
@@ -39,8 +39,9 @@ export function sendJsonText(res: ServerResponse, { json, bytes }: JsonText): vo
 
 /** Anything thrown in a search route: client errors keep their 4xx, the rest is a logged 500. */
 export function searchErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const status = typeof err?.status === "number" && err.status >= 400 && err.status < 500 ? err.status : 500;
+  return (err: unknown, req, res, _next) => {
+    const given = (err as { status?: unknown } | null | undefined)?.status;
+    const status = typeof given === "number" && given >= 400 && given < 500 ? given : 500;
     if (status === 500) {
       logger.error({ err, requestId: req.headers["x-request-id"], url: req.originalUrl }, "search request failed");
       if (!res.headersSent) sendError(res, 500, SearchErrorCode.internal, "the search failed unexpectedly; it has been logged");

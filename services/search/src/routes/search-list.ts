@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseQueryString } from "node:querystring";
 import type { Logger } from "@app/platform";
-import type { SearchEngine } from "../adapters/search-engine.ts";
-import { BoundedMemo } from "../domain/bounded-memo.ts";
-import { resultPage } from "../domain/node-output.ts";
+import type { SearchEngine } from "../ports/search-engine.ts";
+import { BoundedMemo } from "../fast/bounded-memo.ts";
+import { resultPage } from "../fast/node-output.ts";
 import { parseSearchQuery, toEngineQuery, type QueryParseResult } from "../domain/query.ts";
 import { SearchErrorCode, sendError, sendJsonText } from "./errors.ts";
 

@@ -45,13 +45,15 @@ export async function toAsset(
   };
 }
 
+/** A file name's extension with its dot (`.safetensors`), or "" when it has none. */
+export const extensionOf = (name: string): string => /\.[A-Za-z0-9]{1,16}$/.exec(name)?.[0] ?? "";
+
 /**
  * What an upload of new bytes records for ComfyUI's loaders, as its own upload answers: the
  * file's name (`<hash hex><extension of the uploaded name>`) and, for models, the same under the
  * model category (`checkpoints/<…>`).
  */
 export function fileNames(hash: string, uploadedName: string, modelCategory: string | null): { loader_path: string; display_name: string } {
-  const ext = /\.[A-Za-z0-9]{1,16}$/.exec(uploadedName)?.[0] ?? "";
-  const file = `${hash}${ext}`;
+  const file = `${hash}${extensionOf(uploadedName)}`;
   return { loader_path: file, display_name: modelCategory ? `${modelCategory}/${file}` : file };
 }

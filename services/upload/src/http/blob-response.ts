@@ -12,18 +12,31 @@ export interface BlobToSend {
   disposition: string;
   /** What a 404 names when the bytes vanish between the lookup and the read. */
   label: string;
+  /** Cache-Control: `KEYED_CACHE` for an answer to a key, `signedCache` for a signed preview URL. */
+  cacheControl: string;
+}
+
+/**
+ * An answer to a key is for that key's holder only: a shared cache must not hand it to a request
+ * without one. The bytes behind a content-addressed name never change, so the browser may keep them.
+ */
+export const KEYED_CACHE = "private, max-age=31536000, immutable";
+
+/** A signed preview URL serves anyone who holds it, until it expires: no cache may keep it longer. */
+export function signedCache(expiresSeconds: number, nowMs = Date.now()): string {
+  return `public, max-age=${Math.max(0, Math.floor(expiresSeconds - nowMs / 1000))}, immutable`;
 }
 
 /**
  * Answer with stored bytes, as /api/view and /api/assets/{id}/content both do. Content-addressed,
- * so the hash is a strong ETag and the bytes are cacheable forever: `If-None-Match` → 304, one
+ * so the hash is a strong ETag (who may cache the answer, and how long, is `blob.cacheControl`): `If-None-Match` → 304, one
  * `Range` → 206 (outside the object → 416, several or malformed → the whole body), and with an S3
  * store in redirect mode a 302 to a presigned URL.
  */
 export async function sendBlob(req: Request, res: Response, deps: UploadDeps, blob: BlobToSend): Promise<void> {
   const etag = `"${blob.hash}"`;
   res.setHeader("ETag", etag);
-  res.setHeader("Cache-Control", "public, max-age=31536000, immutable");
+  res.setHeader("Cache-Control", blob.cacheControl);
   res.setHeader("Accept-Ranges", "bytes");
   res.setHeader("X-Content-Type-Options", "nosniff");
   if (matchesEtag(req.headers["if-none-match"], etag)) {

@@ -6,6 +6,7 @@ import type { BlobStore } from "@app/blobs";
 import type { ReferenceStore } from "../adapters/references/reference-store.ts";
 import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
 import type { PreviewUrls } from "../domain/asset-view.ts";
+import type { TusServer } from "./tus-server.ts";
 import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
 
 export interface UploadSettings {
@@ -35,6 +36,8 @@ export interface UploadDeps {
   queue: JobQueue;
   logger: Logger;
   settings: UploadSettings;
+  /** The resumable uploads' server and data store (compose.ts: `createTusServer`), shared by the tus routes and the expiry sweep. */
+  tus: TusServer;
   /** Where per-key counts are kept (compose.ts: Redis when REDIS_URL is set); this process's memory when absent. */
   limiter?: RateLimiter;
   /** Readiness of the backends (blobs, references, queue); defaults to the blob store's ping. */

@@ -25,6 +25,8 @@ export interface MultipartOptions {
    * its end without storing a byte (the asset API's known-hash shortcut).
    */
   beforeFile?: (fields: Map<string, string>) => Promise<"stage" | "drain">;
+  /** The most text fields the form may hold (default 16); parts may number 16 more. */
+  maxFields?: number;
 }
 
 export interface ParsedUpload {
@@ -45,6 +47,8 @@ export interface ParsedUpload {
 /** How much of a file the content probes see. */
 export const HEAD_BYTES = 1024 * 1024;
 const FIELD_MAX = 64 * 1024;
+const fieldLimit = (options: MultipartOptions): number => options.maxFields ?? 16;
+const partLimit = (options: MultipartOptions): number => fieldLimit(options) + 16;
 
 /** Keeps the first bytes of the file (seen through the store's chunk hook: no extra stream hop) and counts what flows. */
 class HeadCapture {
@@ -91,7 +95,7 @@ export async function parseMultipart(
   try {
     bb = new Busboy({
       headers: { ...req.headers, "content-type": type },
-      limits: { fileSize: limits.maxBytes, files: 1, fields: 16, fieldSize: FIELD_MAX, parts: 32, headerPairs: 16 },
+      limits: { fileSize: limits.maxBytes, files: 1, fields: fieldLimit(options), fieldSize: FIELD_MAX, parts: partLimit(options), headerPairs: 16 },
     });
   } catch (err) {
     throw new ApiFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`);
@@ -114,140 +118,208 @@ function streamParts(
   hasLength: boolean,
   options: MultipartOptions,
 ): Promise<ParsedUpload> {
-  const fileField = options.fileField ?? "image";
-  return new Promise((resolve, reject) => {
-    const fields = new Map<string, string>();
-    const lists = new Map<string, string[]>();
-    let filePresent = false;
-    let fileName: string | null = null;
-    let draining: Promise<void> | null = null;
-    let staging: Promise<StagedBlob> | null = null;
-    let fileStream: Readable | null = null;
-    let capture: HeadCapture | null = null;
-    let received = 0;
-    let settled = false;
-
-    const timer = setTimeout(() => {
-      budget.settle(received);
-      fail(new ApiFailure("request_timeout", `the request body did not arrive within ${limits.bodyTimeoutMs} ms`));
-    }, limits.bodyTimeoutMs);
-
-    const cleanup = () => {
-      clearTimeout(timer);
-      req.off("data", onData);
-      req.off("aborted", onAborted);
-      req.off("close", onClose);
-    };
-
-    const fail = (err: Error) => {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      req.unpipe(bb);
-      fileStream?.destroy(err);
-      void (async () => {
-        if (staging) {
-          const staged = await staging.catch(() => null);
-          await staged?.discard();
-        }
-        reject(err);
-      })();
-    };
-
-    const onData = (chunk: Buffer) => {
-      if (options.idleTimeout) timer.refresh();
-      received += chunk.length;
-      if (received > limits.maxBytes) return fail(tooLarge(limits.maxBytes));
-      if (!hasLength) budget.chargeAhead(received)?.catch((err: Error) => fail(err));
-    };
-    const onAborted = () => {
-      budget.settle(received);
-      fail(new ApiFailure("malformed_multipart", "the client closed the connection before the body ended"));
-    };
-    const onClose = () => {
-      if (!req.complete) onAborted();
-    };
-    req.on("data", onData);
-    req.on("aborted", onAborted);
-    req.on("close", onClose);
-
-    const stage = (stream: Readable) => {
-      capture = new HeadCapture();
-      staging = store.stage(stream, { onChunk: capture.onData });
-      staging.catch((err: unknown) => fail(err instanceof Error ? err : new Error(String(err))));
-    };
-    const drain = (stream: Readable) =>
-      new Promise<void>((done) => {
-        stream.on("end", done);
-        stream.on("error", () => done());
-        // resume() lets the part flow (and its bytes go) even when it was paused explicitly while the route decided.
-        stream.resume();
-      });
-
-    bb.on("file", (name, stream, filename) => {
-      // After a failure busboy still parses what it was already given: nothing may be staged then.
-      if (settled || name !== fileField || filePresent) {
-        // A body that ends early errors this ignored part too; unheard, that error would kill the process.
-        stream.on("error", () => undefined);
-        stream.resume();
-        return;
-      }
-      filePresent = true;
-      fileName = typeof filename === "string" ? filename : null;
-      fileStream = stream;
-      // fail() destroys the part with its reason: heard here even before a consumer is attached (every failure is answered through fail()).
-      stream.on("error", () => undefined);
-      stream.on("limit", () => fail(tooLarge(limits.maxBytes)));
-      if (!options.beforeFile) return stage(stream);
-      // The part waits in busboy (and the body in the socket) while the route decides.
-      stream.pause();
-      draining = options.beforeFile(fields).then(
-        (choice) => {
-          if (settled) return;
-          // Either consumer resumes the part when it starts reading (the store's pipe does so only once its file is open).
-          if (choice === "drain") return drain(stream);
-          stage(stream);
-        },
-        (err: unknown) => fail(err instanceof Error ? err : new Error(String(err))),
-      );
-    });
-    bb.on("field", (name, value, nameTruncated, valueTruncated) => {
-      if (nameTruncated) return fail(new ApiFailure("malformed_multipart", "a part name is too long"));
-      if (valueTruncated) {
-        return fail(new ApiFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
-      }
-      if (!fields.has(name)) fields.set(name, value);
-      lists.set(name, [...(lists.get(name) ?? []), value]);
-    });
-    bb.on("partsLimit", () => fail(new ApiFailure("malformed_multipart", "too many parts (at most 32)")));
-    bb.on("filesLimit", () => fail(new ApiFailure("malformed_multipart", `too many file parts (one '${fileField}' part is accepted)`)));
-    bb.on("fieldsLimit", () => fail(new ApiFailure("malformed_multipart", "too many fields (at most 16)")));
-    bb.on("error", (err: Error) => fail(new ApiFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
-    bb.on("finish", () => {
-      if (settled) return;
-      void (async () => {
-        let file: StagedBlob | null = null;
-        try {
-          await draining;
-          file = staging ? await staging : null;
-        } catch {
-          return; // fail() has answered
-        }
-        if (settled) {
-          await file?.discard();
-          return;
-        }
-        settled = true;
-        cleanup();
-        // A streamed body was charged a step ahead of its bytes.
-        if (!hasLength) budget.settle(received);
-        resolve({ fields, lists, file, filePresent, fileName, head: capture?.head() ?? Buffer.alloc(0) });
-      })();
-    });
-
-    req.pipe(bb);
-  });
+  return new PartsReader(req, bb, store, limits, budget, hasLength, options).result;
 }
+
+/**
+ * The one file part, as it goes: none yet; paused while the route's `beforeFile` decides;
+ * streaming into a staged blob; or read to its end and dropped.
+ */
+type FilePart =
+  | { state: "none" }
+  | { state: "deciding"; name: string | null; stream: Readable; decided: Promise<void> }
+  | { state: "staging"; name: string | null; stream: Readable; staged: Promise<StagedBlob>; capture: HeadCapture }
+  | { state: "draining"; name: string | null; stream: Readable; drained: Promise<void> };
+
+/**
+ * The body as a whole: parts arriving; busboy has read the last part and the file part is
+ * being waited for; or answered (resolved or rejected) once, after which every event is ignored.
+ */
+type Phase = "reading" | "finishing" | "settled";
+
+/**
+ * One multipart body read as a state machine: `phase` for the body, `file` for its file part.
+ * Every failure goes through `fail`, which settles once, stops reading and discards what was
+ * staged before rejecting; `finish` settles with the parts once the file part is done.
+ */
+class PartsReader {
+  readonly result: Promise<ParsedUpload>;
+  private phase: Phase = "reading";
+  private file: FilePart = { state: "none" };
+  private readonly fields = new Map<string, string>();
+  private readonly lists = new Map<string, string[]>();
+  /** Body bytes received so far (limit, budget, and what a failure settles the budget with). */
+  private received = 0;
+  private readonly timer: NodeJS.Timeout;
+  private readonly fileField: string;
+  private resolve!: (parsed: ParsedUpload) => void;
+  private reject!: (err: Error) => void;
+
+  constructor(
+    private readonly req: Request,
+    private readonly bb: BusboyInstance,
+    private readonly store: BlobStore,
+    private readonly limits: MultipartLimits,
+    private readonly budget: ByteBudget,
+    private readonly hasLength: boolean,
+    private readonly options: MultipartOptions,
+  ) {
+    this.fileField = options.fileField ?? "image";
+    this.result = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.timer = setTimeout(() => {
+      budget.settle(this.received);
+      this.fail(new ApiFailure("request_timeout", `the request body did not arrive within ${limits.bodyTimeoutMs} ms`));
+    }, limits.bodyTimeoutMs);
+    req.on("data", this.onData);
+    req.on("aborted", this.onAborted);
+    req.on("close", this.onClose);
+    bb.on("file", this.onFile);
+    bb.on("field", this.onField);
+    bb.on("partsLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many parts (at most ${partLimit(options)})`)));
+    bb.on("filesLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many file parts (one '${this.fileField}' part is accepted)`)));
+    bb.on("fieldsLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many fields (at most ${fieldLimit(options)})`)));
+    bb.on("error", (err: Error) => this.fail(new ApiFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
+    bb.on("finish", () => void this.finish());
+    req.pipe(bb);
+  }
+
+  private settled(): boolean {
+    return this.phase === "settled";
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.options.idleTimeout) this.timer.refresh();
+    this.received += chunk.length;
+    if (this.received > this.limits.maxBytes) return this.fail(tooLarge(this.limits.maxBytes));
+    if (!this.hasLength) this.budget.chargeAhead(this.received)?.catch((err: Error) => this.fail(err));
+  };
+
+  private readonly onAborted = (): void => {
+    this.budget.settle(this.received);
+    this.fail(new ApiFailure("malformed_multipart", "the client closed the connection before the body ended"));
+  };
+
+  private readonly onClose = (): void => {
+    if (!this.req.complete) this.onAborted();
+  };
+
+  private readonly onFile = (name: string, stream: Readable, filename: string | undefined): void => {
+    // After a failure busboy still parses what it was already given: nothing may be staged then.
+    if (this.settled() || name !== this.fileField || this.file.state !== "none") {
+      // A body that ends early errors this ignored part too; unheard, that error would kill the process.
+      stream.on("error", () => undefined);
+      stream.resume();
+      return;
+    }
+    const fileName = typeof filename === "string" ? filename : null;
+    // fail() destroys the part with its reason: heard here even before a consumer is attached (every failure is answered through fail()).
+    stream.on("error", () => undefined);
+    stream.on("limit", () => this.fail(tooLarge(this.limits.maxBytes)));
+    const { beforeFile } = this.options;
+    if (!beforeFile) return this.stage(stream, fileName);
+    // The part waits in busboy (and the body in the socket) while the route decides.
+    stream.pause();
+    const decided = beforeFile(this.fields).then(
+      (choice) => {
+        if (this.settled()) return;
+        // Either consumer resumes the part when it starts reading (the store's pipe does so only once its file is open).
+        if (choice === "drain") return this.drain(stream, fileName);
+        this.stage(stream, fileName);
+      },
+      (err: unknown) => this.fail(asError(err)),
+    );
+    this.file = { state: "deciding", name: fileName, stream, decided };
+  };
+
+  private readonly onField = (name: string, value: string, nameTruncated: boolean, valueTruncated: boolean): void => {
+    if (nameTruncated) return this.fail(new ApiFailure("malformed_multipart", "a part name is too long"));
+    if (valueTruncated) return this.fail(new ApiFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
+    if (!this.fields.has(name)) this.fields.set(name, value);
+    this.lists.set(name, [...(this.lists.get(name) ?? []), value]);
+  };
+
+  private stage(stream: Readable, name: string | null): void {
+    const capture = new HeadCapture();
+    const staged = this.store.stage(stream, { onChunk: capture.onData });
+    staged.catch((err: unknown) => this.fail(asError(err)));
+    this.file = { state: "staging", name, stream, staged, capture };
+  }
+
+  private drain(stream: Readable, name: string | null): Promise<void> {
+    const drained = new Promise<void>((done) => {
+      stream.on("end", done);
+      stream.on("error", () => done());
+      // resume() lets the part flow (and its bytes go) even when it was paused explicitly while the route decided.
+      stream.resume();
+    });
+    this.file = { state: "draining", name, stream, drained };
+    return drained;
+  }
+
+  /** The staged file once the file part is done (null when there was none or it was drained); rejects when staging failed. */
+  private async fileOutcome(): Promise<StagedBlob | null> {
+    if (this.file.state === "deciding") await this.file.decided;
+    if (this.file.state === "draining") await this.file.drained;
+    return this.file.state === "staging" ? this.file.staged : null;
+  }
+
+  /** Busboy read the last part: settle with the parts once the file part is done, unless a failure settled first. */
+  private async finish(): Promise<void> {
+    if (this.settled()) return;
+    this.phase = "finishing";
+    let staged: StagedBlob | null;
+    try {
+      staged = await this.fileOutcome();
+    } catch {
+      return; // fail() has answered
+    }
+    if (this.settled()) {
+      await staged?.discard();
+      return;
+    }
+    this.phase = "settled";
+    this.stopListening();
+    // A streamed body was charged a step ahead of its bytes.
+    if (!this.hasLength) this.budget.settle(this.received);
+    const file = this.file;
+    this.resolve({
+      fields: this.fields,
+      lists: this.lists,
+      file: staged,
+      filePresent: file.state !== "none",
+      fileName: file.state === "none" ? null : file.name,
+      head: file.state === "staging" ? file.capture.head() : Buffer.alloc(0),
+    });
+  }
+
+  private fail(err: Error): void {
+    if (this.settled()) return;
+    this.phase = "settled";
+    this.stopListening();
+    this.req.unpipe(this.bb);
+    const file = this.file;
+    if (file.state !== "none") file.stream.destroy(err);
+    void (async () => {
+      if (file.state === "staging") {
+        const staged = await file.staged.catch(() => null);
+        await staged?.discard();
+      }
+      this.reject(err);
+    })();
+  }
+
+  private stopListening(): void {
+    clearTimeout(this.timer);
+    this.req.off("data", this.onData);
+    this.req.off("aborted", this.onAborted);
+    this.req.off("close", this.onClose);
+  }
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
 
 function tooLarge(max: number): ApiFailure {
   return new ApiFailure("payload_too_large", `the request body is larger than UPLOAD_MAX_BYTES (${max} bytes)`);

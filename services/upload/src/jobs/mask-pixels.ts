@@ -51,7 +51,7 @@ export async function displayedPixels(original: string): Promise<number> {
 /** Sized as displayed: EXIF orientations 5-8 swap the edges (the output is rotated to match). */
 function displayedSize(meta: Metadata): { width: number; height: number } {
   const swap = (meta.orientation ?? 1) >= 5;
-  return { width: swap ? meta.height! : meta.width!, height: swap ? meta.width! : meta.height! };
+  return { width: swap ? meta.height : meta.width, height: swap ? meta.width : meta.height };
 }
 
 export async function derivePaintLayers(files: MaskFiles): Promise<PaintLayers> {

@@ -1,9 +1,12 @@
-import type { MaskUploadResult } from "@app/contracts";
+import { MAX_TAGS_PER_ASSET, type MaskUploadResult, type UploadAssetFields } from "@app/contracts";
 import { metrics } from "@app/platform";
 import { mergeSidecar, type BlobStore, type StagedBlob } from "@app/blobs";
 import { TooManyTagsError, type ReferenceStore } from "../adapters/references/reference-store.ts";
+import { probeContent } from "../adapters/probes/content-probe.ts";
 import type { AssetReference, ReferencePatch } from "../domain/asset-reference.ts";
+import { extensionOf, fileNames } from "../domain/asset-view.ts";
 import { bareMime } from "../domain/content-type.ts";
+import { destinationCategory } from "../domain/destination.ts";
 import { ApiFailure } from "../domain/errors.ts";
 import { formatFromExt, parseAssetName } from "../domain/naming.ts";
 import { uploadOrigin, uploadTags, type ReferenceFields, type StoredContent } from "./reference-fields.ts";
@@ -57,6 +60,54 @@ export class AssetLibrary {
       });
       return { reference, bytesCreated: created };
     });
+  }
+
+  /**
+   * An upload of new bytes needs a destination (`destinationCategory`); one whose bytes are
+   * already stored does not, as in ComfyUI. Answers whether the bytes are new and their model
+   * category (null for input, output and known bytes).
+   */
+  async checkDestination(tags: string[], hash: string | null): Promise<{ newBytes: boolean; category: string | null }> {
+    const newBytes = !(hash && (await this.blobs.stat(hash)));
+    return { newBytes, category: newBytes ? destinationCategory(tags) : null };
+  }
+
+  /**
+   * New bytes, staged, become the owner's asset: POST /api/assets' file part, and a tus upload
+   * whose last byte has landed. `upload`: the file's first bytes (1 MiB, for the content probe)
+   * and the client's filename; `expected`: the hash the client sent, if any.
+   */
+  async storeNewUpload(
+    owner: string,
+    file: StagedBlob,
+    upload: { head: Buffer; fileName: string | null },
+    fields: UploadAssetFields,
+    expected: string | null,
+  ): Promise<{ reference: AssetReference; bytesCreated: boolean }> {
+    if (file.size === 0) throw new ApiFailure("empty_upload", "Uploaded file is empty.");
+    if (expected && expected !== file.hash) {
+      throw new ApiFailure("hash_mismatch", `the file's hash is blake3:${file.hash}, not the blake3:${expected} sent`, {
+        details: { expected: `blake3:${expected}`, actual: `blake3:${file.hash}` },
+      });
+    }
+    const { newBytes, category } = await this.checkDestination(fields.tags, file.hash);
+    const given = fields.name ?? upload.fileName?.trim();
+    const info = await probeContent(upload.head, file.localPath ?? upload.head, fields.mime_type, given);
+    // As ComfyUI records it: the hash and the extension of the name it was given (the probed one when that has none).
+    const filename = `${file.hash}${(given && extensionOf(given)) || `.${info.ext}`}`;
+    const name = given || filename;
+    return withinTagLimit(() =>
+      this.commitUpload(file, info, fields.tags.slice(0, MAX_TAGS_PER_ASSET), {
+        owner,
+        tags: fields.tags,
+        name,
+        // As ComfyUI records it: the stored file's name, unless the client gave its own.
+        userMetadata: "filename" in fields.user_metadata ? fields.user_metadata : { ...fields.user_metadata, filename },
+        ...(fields.preview_id && { previewId: fields.preview_id }),
+        // The loader's file name, for a record whose upload wrote the file (not for known bytes).
+        ...(newBytes && { systemMetadata: fileNames(file.hash, name, category) }),
+      }),
+    );
   }
 
   /** A reference for a derivative the mask job stored (under `name`), unless its bytes are gone. */

@@ -18,15 +18,12 @@ import { maskHrefFor } from "./upload-page.tsx";
 export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, onDownload }: { asset: Asset; apiKey: string; onClose: () => void; onChanged: (a: Asset) => void; onDeleted: (id: string) => void; onDownload: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [error, setError] = useState<string | null>(null);
-  const [name, setName] = useState(a.name);
-  const [newTag, setNewTag] = useState("");
-  const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
-  useEffect(() => setName(a.name), [a.name]);
 
+  /** Every change goes through here: one at a time, its failure shown above the actions. */
   const run = async (work: () => Promise<void>) => {
     setBusy(true);
     setError(null);
@@ -38,14 +35,16 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
       setBusy(false);
     }
   };
-  const rename = () => run(async () => onChanged(await renameAsset(a.id, name.trim(), apiKey)));
-  const tag = (t: string) => run(async () => onChanged({ ...a, tags: (await addTags(a.id, [t], apiKey)).total_tags }));
-  const untag = (t: string) => run(async () => onChanged({ ...a, tags: (await removeTags(a.id, [t], apiKey)).total_tags }));
-  const remove = () => run(async () => {
-    await deleteAsset(a.id, apiKey);
-    onDeleted(a.id);
-  });
-  const stored = storedFileName(a);
+  const edits: Edits = {
+    busy,
+    rename: (name) => run(async () => onChanged(await renameAsset(a.id, name, apiKey))),
+    tag: (t) => run(async () => onChanged({ ...a, tags: (await addTags(a.id, [t], apiKey)).total_tags })),
+    untag: (t) => run(async () => onChanged({ ...a, tags: (await removeTags(a.id, [t], apiKey)).total_tags })),
+    remove: () => run(async () => {
+      await deleteAsset(a.id, apiKey);
+      onDeleted(a.id);
+    }),
+  };
 
   return (
     <dialog ref={dialog} class="viewer" aria-labelledby="viewer-h" onClose={onClose} onKeyDown={keepFocusInside}>
@@ -55,13 +54,7 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
       </header>
       <div class="viewer-body">
         <div class="viewer-content">
-          {isPicture(a.mime_type) ? (
-            <AssetImage url={contentUrl(a.id)} apiKey={apiKey} alt={a.name} testId="full-image" />
-          ) : isText(a.mime_type) ? (
-            <TextPreview id={a.id} apiKey={apiKey} />
-          ) : (
-            <div class="file-icon big" data-testid="no-preview"><span>{a.mime_type}</span></div>
-          )}
+          <AssetContent asset={a} apiKey={apiKey} />
         </div>
         <div class="viewer-side">
           <ErrorBox message={error} />
@@ -70,52 +63,99 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
             {isPicture(a.mime_type) && <a class="button secondary" href={maskHrefFor(a)}>Draw a mask</a>}
             <CopyButton text={a.hash} label="Copy hash" />
           </div>
-          <dl class="facts" data-testid="asset-facts">
-            <div class="fact-row"><dt>Size</dt><dd>{formatBytes(a.size)}{a.size >= 1000 && ` (${a.size.toLocaleString("en")} bytes)`}</dd></div>
-            <div class="fact-row"><dt>Type</dt><dd>{a.mime_type}</dd></div>
-            <div class="fact-row"><dt>Hash</dt><dd><code>{a.hash}</code></dd></div>
-            {stored && <div class="fact-row"><dt>Stored as</dt><dd><code>{stored}</code></dd></div>}
-            <div class="fact-row"><dt>Added</dt><dd>{formatDate(a.created_at)}</dd></div>
-            <div class="fact-row"><dt>Id</dt><dd><code>{a.id}</code></dd></div>
-            {Object.keys(a.user_metadata).length > 0 && <div class="fact-row"><dt>Metadata</dt><dd><pre class="json small">{JSON.stringify(a.user_metadata, null, 2)}</pre></dd></div>}
-            {a.metadata && Object.keys(a.metadata).length > 0 && <div class="fact-row"><dt>Service</dt><dd><pre class="json small">{JSON.stringify(a.metadata, null, 2)}</pre></dd></div>}
-          </dl>
-          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void rename(); }}>
-            <label for="rename">Name</label>
-            <div class="copy-row">
-              <input id="rename" value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={512} />
-              <button type="submit" disabled={busy || name.trim() === a.name || !name.trim()}>Rename</button>
-            </div>
-          </form>
-          <div class="tag-editor">
-            <p class="label">Tags</p>
-            <ul class="plain chips" aria-label="Tags">
-              {a.tags.map((t) => (
-                <li key={t} class="chip editable" data-tag={t}>
-                  <span class="chip-text" title={t}>{t}</span>
-                  <button type="button" class="chip-remove" aria-label={`Remove tag ${t}`} disabled={busy} onClick={() => void untag(t)}>×</button>
-                </li>
-              ))}
-            </ul>
-            <form class="copy-row" onSubmit={(e) => { e.preventDefault(); const t = newTag.trim(); if (t) void tag(t).then(() => setNewTag("")); }}>
-              <input id="new-tag" aria-label="New tag" value={newTag} onInput={(e) => setNewTag(e.currentTarget.value)} placeholder="add a tag" />
-              <button type="submit" disabled={busy || !newTag.trim()}>Add tag</button>
-            </form>
-          </div>
-          <div class="danger-zone">
-            {!confirming ? (
-              <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete…</button>
-            ) : (
-              <div role="alertdialog" aria-labelledby="confirm-h" class="confirm">
-                <p id="confirm-h"><strong>Delete “{a.name}”?</strong> The record goes; the bytes stay while another record holds them.</p>
-                <button type="button" class="danger" data-testid="confirm-delete" disabled={busy} onClick={() => void remove()}>Delete for good</button>{" "}
-                <button type="button" onClick={() => setConfirming(false)}>Keep it</button>
-              </div>
-            )}
-          </div>
+          <AssetFacts asset={a} />
+          <RenameForm asset={a} edits={edits} />
+          <TagEditor asset={a} edits={edits} />
+          <DeleteZone asset={a} edits={edits} />
         </div>
       </div>
     </dialog>
+  );
+}
+
+/** The changes the viewer offers, each run one at a time (`busy` while one runs). */
+interface Edits {
+  busy: boolean;
+  rename: (name: string) => Promise<void>;
+  tag: (tag: string) => Promise<void>;
+  untag: (tag: string) => Promise<void>;
+  remove: () => Promise<void>;
+}
+
+/** The picture at full size, the start of a text, or the type of a file the page cannot show. */
+function AssetContent({ asset: a, apiKey }: { asset: Asset; apiKey: string }) {
+  if (isPicture(a.mime_type)) return <AssetImage url={contentUrl(a.id)} apiKey={apiKey} alt={a.name} testId="full-image" />;
+  if (isText(a.mime_type)) return <TextPreview id={a.id} apiKey={apiKey} />;
+  return <div class="file-icon big" data-testid="no-preview"><span>{a.mime_type}</span></div>;
+}
+
+/** What the record says: size, type, hash, stored name, dates, id, metadata. */
+function AssetFacts({ asset: a }: { asset: Asset }) {
+  const stored = storedFileName(a);
+  return (
+    <dl class="facts" data-testid="asset-facts">
+      <div class="fact-row"><dt>Size</dt><dd>{formatBytes(a.size)}{a.size >= 1000 && ` (${a.size.toLocaleString("en")} bytes)`}</dd></div>
+      <div class="fact-row"><dt>Type</dt><dd>{a.mime_type}</dd></div>
+      <div class="fact-row"><dt>Hash</dt><dd><code>{a.hash}</code></dd></div>
+      {stored && <div class="fact-row"><dt>Stored as</dt><dd><code>{stored}</code></dd></div>}
+      <div class="fact-row"><dt>Added</dt><dd>{formatDate(a.created_at)}</dd></div>
+      <div class="fact-row"><dt>Id</dt><dd><code>{a.id}</code></dd></div>
+      {Object.keys(a.user_metadata).length > 0 && <div class="fact-row"><dt>Metadata</dt><dd><pre class="json small">{JSON.stringify(a.user_metadata, null, 2)}</pre></dd></div>}
+      {a.metadata && Object.keys(a.metadata).length > 0 && <div class="fact-row"><dt>Service</dt><dd><pre class="json small">{JSON.stringify(a.metadata, null, 2)}</pre></dd></div>}
+    </dl>
+  );
+}
+
+function RenameForm({ asset: a, edits }: { asset: Asset; edits: Edits }) {
+  const [name, setName] = useState(a.name);
+  useEffect(() => setName(a.name), [a.name]);
+  return (
+    <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void edits.rename(name.trim()); }}>
+      <label for="rename">Name</label>
+      <div class="copy-row">
+        <input id="rename" value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={512} />
+        <button type="submit" disabled={edits.busy || name.trim() === a.name || !name.trim()}>Rename</button>
+      </div>
+    </form>
+  );
+}
+
+function TagEditor({ asset: a, edits }: { asset: Asset; edits: Edits }) {
+  const [newTag, setNewTag] = useState("");
+  return (
+    <div class="tag-editor">
+      <p class="label">Tags</p>
+      <ul class="plain chips" aria-label="Tags">
+        {a.tags.map((t) => (
+          <li key={t} class="chip editable" data-tag={t}>
+            <span class="chip-text" title={t}>{t}</span>
+            <button type="button" class="chip-remove" aria-label={`Remove tag ${t}`} disabled={edits.busy} onClick={() => void edits.untag(t)}>×</button>
+          </li>
+        ))}
+      </ul>
+      <form class="copy-row" onSubmit={(e) => { e.preventDefault(); const t = newTag.trim(); if (t) void edits.tag(t).then(() => setNewTag("")); }}>
+        <input id="new-tag" aria-label="New tag" value={newTag} onInput={(e) => setNewTag(e.currentTarget.value)} placeholder="add a tag" />
+        <button type="submit" disabled={edits.busy || !newTag.trim()}>Add tag</button>
+      </form>
+    </div>
+  );
+}
+
+/** Delete, after a second, explicit confirmation. */
+function DeleteZone({ asset: a, edits }: { asset: Asset; edits: Edits }) {
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <div class="danger-zone">
+      {!confirming ? (
+        <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete…</button>
+      ) : (
+        <div role="alertdialog" aria-labelledby="confirm-h" class="confirm">
+          <p id="confirm-h"><strong>Delete “{a.name}”?</strong> The record goes; the bytes stay while another record holds them.</p>
+          <button type="button" class="danger" data-testid="confirm-delete" disabled={edits.busy} onClick={() => void edits.remove()}>Delete for good</button>{" "}
+          <button type="button" onClick={() => setConfirming(false)}>Keep it</button>
+        </div>
+      )}
+    </div>
   );
 }
 

@@ -56,7 +56,7 @@ function Gallery({ apiKey, place, onUnauthorized }: { apiKey: string; place: Pla
       <form class="gallery-filter" role="search" onSubmit={(e) => {
         e.preventDefault();
         const data = new FormData(e.currentTarget);
-        filterBy({ tag: String(data.get("tag") ?? ""), name: String(data.get("name") ?? "") });
+        filterBy({ tag: (data.get("tag") as string | null) ?? "", name: (data.get("name") as string | null) ?? "" });
       }}>
         <label>Name contains <input name="name" type="search" defaultValue={name} key={`n${name}`} placeholder="any" /></label>
         <label>Tag <input name="tag" type="search" defaultValue={tag} key={`t${tag}`} placeholder="any" /></label>

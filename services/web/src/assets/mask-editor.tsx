@@ -14,39 +14,21 @@ interface Loaded {
   height: number;
 }
 
+type Failure = { message: string; status: number };
+const failureOf = (err: unknown): Failure => ({ message: describeError(err), status: err instanceof ApiError ? err.status : 0 });
+
 /** Paint a mask over a stored image, upload it with `original_ref`, see mask, paint and painted. */
 export function MaskEditor({ original, apiKey, onUnauthorized }: { original: MaskOriginal; apiKey: string; onUnauthorized: () => void }) {
-  const [image, setImage] = useState<Loaded | null>(null);
-  const [loadError, setLoadError] = useState<{ message: string; status: number } | null>(null);
+  const { image, loadError } = useDecodedImage(original.source, apiKey);
   const [tool, setTool] = useState<Tool>("brush");
   const [size, setSize] = useState(24);
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
-  const [error, setError] = useState<{ message: string; status: number } | null>(null);
+  const [error, setError] = useState<Failure | null>(null);
   const [result, setResult] = useState<MaskUploadResult | null>(null);
   const brush = useRef<HTMLCanvasElement | null>(null);
+  useToolKeys(setTool, setSize);
 
-  useEffect(() => {
-    const ctrl = new AbortController();
-    let url: string | null = null;
-    setImage(null);
-    setLoadError(null);
-    fetchBlob(original.source, apiKey, ctrl.signal)
-      .then(async (blob) => {
-        url = URL.createObjectURL(blob);
-        const img = new Image();
-        img.src = url;
-        await img.decode();
-        setImage({ src: url, width: img.naturalWidth, height: img.naturalHeight });
-      })
-      .catch((err: unknown) => {
-        if (!isAbort(err)) setLoadError({ message: describeError(err), status: err instanceof ApiError ? err.status : 0 });
-      });
-    return () => {
-      ctrl.abort();
-      if (url) URL.revokeObjectURL(url);
-    };
-  }, [original.source, apiKey]);
-
+  // Reports its own failures (setError), so a click need not wait for it.
   const send = async () => {
     if (!brush.current) return;
     setError(null);
@@ -57,25 +39,11 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Mas
       const res = await uploadMask(mask, original.ref, { subfolder: original.subfolder, type: "input" }, apiKey, (sent, total) => setProgress({ sent, total: total || mask.size }));
       setResult(res);
     } catch (err) {
-      setError({ message: describeError(err), status: err instanceof ApiError ? err.status : 0 });
+      setError(failureOf(err));
     } finally {
       setProgress(null);
     }
   };
-
-  // Keys for the tools (the buttons say which): B brush, E eraser, [ and ] size.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if (e.ctrlKey || e.metaKey || e.altKey || target?.closest("input, select, textarea")) return;
-      if (e.key === "b") setTool("brush");
-      else if (e.key === "e") setTool("eraser");
-      else if (e.key === "[") setSize((s) => Math.max(2, s - 4));
-      else if (e.key === "]") setSize((s) => Math.min(120, s + 4));
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
 
   const failure = loadError ?? error;
   return (
@@ -93,24 +61,74 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Mas
               Size <input type="range" aria-keyshortcuts="[ ]" min={2} max={120} value={size} onInput={(e) => setSize(Number(e.currentTarget.value))} /> <output>{size}px</output>
             </label>
             <button type="button" onClick={() => brush.current && clearCanvas(brush.current)}>Clear</button>
-            <button type="button" class="primary" onClick={send} disabled={progress !== null}>Upload mask</button>
+            <button type="button" class="primary" onClick={() => void send()} disabled={progress !== null}>Upload mask</button>
           </div>
           <MaskCanvas src={image.src} width={image.width} height={image.height} tool={tool} size={size} onReady={(c) => (brush.current = c)} />
           <p class="muted">Painted areas become transparent in the result ({image.width}×{image.height} px).</p>
         </>
       )}
       {progress && <Progress label="Uploading the mask" sent={progress.sent} total={progress.total} />}
-      {result && (
-        <section class="mask-result" aria-labelledby="mask-result-h" aria-live="polite">
-          <h2 id="mask-result-h">Result · mask type {result.metadata.mask_type}</h2>
-          <div class="side-by-side">
-            <Figure caption="Mask" name={result.metadata.related_files.mask} apiKey={apiKey} testId="mask" />
-            <Figure caption="Paint" name={result.metadata.related_files.paint} apiKey={apiKey} testId="paint" />
-            <Figure caption="Painted" name={result.metadata.related_files.painted} apiKey={apiKey} testId="painted" />
-          </div>
-        </section>
-      )}
+      {result && <MaskResult result={result} apiKey={apiKey} />}
     </div>
+  );
+}
+
+/** The image at `source`, fetched with the key and decoded (its object URL revoked when it changes). */
+function useDecodedImage(source: string, apiKey: string): { image: Loaded | null; loadError: Failure | null } {
+  const [image, setImage] = useState<Loaded | null>(null);
+  const [loadError, setLoadError] = useState<Failure | null>(null);
+  useEffect(() => {
+    const ctrl = new AbortController();
+    let url: string | null = null;
+    setImage(null);
+    setLoadError(null);
+    fetchBlob(source, apiKey, ctrl.signal)
+      .then(async (blob) => {
+        url = URL.createObjectURL(blob);
+        const img = new Image();
+        img.src = url;
+        await img.decode();
+        setImage({ src: url, width: img.naturalWidth, height: img.naturalHeight });
+      })
+      .catch((err: unknown) => {
+        if (!isAbort(err)) setLoadError(failureOf(err));
+      });
+    return () => {
+      ctrl.abort();
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [source, apiKey]);
+  return { image, loadError };
+}
+
+/** Keys for the tools (the buttons say which): B brush, E eraser, [ and ] size; not while typing in a field. */
+function useToolKeys(setTool: (t: Tool) => void, setSize: (change: (s: number) => number) => void): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (e.ctrlKey || e.metaKey || e.altKey || target?.closest("input, select, textarea")) return;
+      if (e.key === "b") setTool("brush");
+      else if (e.key === "e") setTool("eraser");
+      else if (e.key === "[") setSize((s) => Math.max(2, s - 4));
+      else if (e.key === "]") setSize((s) => Math.min(120, s + 4));
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+}
+
+/** What /upload/mask made: the mask, the paint and the painted image, side by side. */
+function MaskResult({ result, apiKey }: { result: MaskUploadResult; apiKey: string }) {
+  const files = result.metadata.related_files;
+  return (
+    <section class="mask-result" aria-labelledby="mask-result-h" aria-live="polite">
+      <h2 id="mask-result-h">Result · mask type {result.metadata.mask_type}</h2>
+      <div class="side-by-side">
+        <Figure caption="Mask" name={files.mask} apiKey={apiKey} testId="mask" />
+        <Figure caption="Paint" name={files.paint} apiKey={apiKey} testId="paint" />
+        <Figure caption="Painted" name={files.painted} apiKey={apiKey} testId="painted" />
+      </div>
+    </section>
   );
 }
 

@@ -58,7 +58,7 @@ function StoreImages({ apiKey }: { apiKey: string }) {
   return (
     <section class="card" aria-labelledby="pick-h">
       <h2 id="pick-h">Choose an image from the store</h2>
-      <form class="gallery-filter" role="search" onSubmit={(e) => { e.preventDefault(); setName(String(new FormData(e.currentTarget).get("name") ?? "")); }}>
+      <form class="gallery-filter" role="search" onSubmit={(e) => { e.preventDefault(); setName((new FormData(e.currentTarget).get("name") as string | null) ?? ""); }}>
         <label>Name contains <input name="name" type="search" placeholder="any" /></label>
         <button type="submit">Filter</button>
       </form>

@@ -31,6 +31,7 @@ export function UploadPage() {
 }
 
 function UploadResult({ uploaded: { asset, alreadyStored, via, file }, apiKey }: { uploaded: Uploaded; apiKey: string }) {
+  // A record of bytes the store already had names no stored file of its own: the name given is the one to show.
   const stored = storedFileName(asset);
   const subfolder = typeof asset.user_metadata.subfolder === "string" ? asset.user_metadata.subfolder : "";
   return (
@@ -47,7 +48,8 @@ function UploadResult({ uploaded: { asset, alreadyStored, via, file }, apiKey }:
         <CopyRow term="Name" value={asset.name} testId="uploaded-name" />
         {stored && stored !== asset.name && <CopyRow term="Stored as" value={stored} testId="stored-name" />}
         <CopyRow term="Hash" value={asset.hash} testId="uploaded-hash" />
-        <CopyRow term="original_ref" value={asset.hash} testId="original-ref" hint="for /upload/mask" />
+        {/* /upload/mask paints on an image: nothing else is an original for it. */}
+        {isPicture(asset.mime_type) && <CopyRow term="original_ref" value={asset.hash} testId="original-ref" hint="for /upload/mask" />}
         <CopyRow term="Tags" value={asset.tags.join(", ")} />
       </dl>
       {isPicture(asset.mime_type) && (

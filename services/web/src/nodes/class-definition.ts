@@ -48,7 +48,7 @@ export function classInputs(def: ComfyNodeDefinition): ClassInput[] | null {
     const inputs = (parsed as Record<string, unknown>)[group];
     if (!inputs || typeof inputs !== "object") continue;
     for (const [name, spec] of Object.entries(inputs as Record<string, unknown>)) {
-      const [type, opts] = Array.isArray(spec) ? spec : [spec];
+      const [type, opts] = (Array.isArray(spec) ? spec : [spec]) as unknown[];
       const options = opts && typeof opts === "object" ? JSON.stringify(opts).slice(0, 120) : undefined;
       out.push({ name, type: typeText(type), group, options: options === "{}" ? undefined : options });
     }

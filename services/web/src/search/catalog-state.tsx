@@ -10,7 +10,7 @@ export function useCatalogState(): CatalogState | null {
   useEffect(() => {
     const ctrl = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const ask = () =>
+    const ask = (): void => {
       getCatalogState(ctrl.signal).then(
         (s) => {
           setState(s);
@@ -21,7 +21,8 @@ export function useCatalogState(): CatalogState | null {
           if (!ctrl.signal.aborted) timer = setTimeout(ask, POLL_MS);
         },
       );
-    void ask();
+    };
+    ask();
     return () => {
       ctrl.abort();
       clearTimeout(timer);

@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 /** Copies `text`; `label` names what is copied for screen readers and the button's text. */
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
   const [done, setDone] = useState(false);
+  // Never rejects (a missing clipboard is caught), so a click need not wait for it.
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
@@ -13,7 +14,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
     }
   };
   return (
-    <button type="button" class="copy" onClick={copy} data-copy={text} aria-live="polite">
+    <button type="button" class="copy" onClick={() => void copy()} data-copy={text} aria-live="polite">
       {done ? "Copied" : label}
     </button>
   );

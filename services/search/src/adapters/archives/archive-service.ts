@@ -1,9 +1,7 @@
 import { join } from "node:path";
-import { Router } from "express";
 import type { Config, Logger } from "@app/platform";
-import type { SearchEngine } from "../search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import { servedLinks, UPSTREAM_LINKS, type ArchiveLinks } from "../../domain/archive-links.ts";
-import { archiveRoute } from "../../routes/archives.ts";
 import { createArchiveBlobs, type ArchiveBlobs } from "./archive-blobs.ts";
 import { ArchiveIndex } from "./archive-index.ts";
 import { ArchivePrefetcher } from "./archive-prefetch.ts";
@@ -22,11 +20,12 @@ export interface ArchivesStatus {
   lastErrors: string[];
 }
 
-/** The node archives of the search service: the route, the links its versions carry, the prefetch. */
+/** The node archives of the search service: the store its route serves, the links its versions carry, the prefetch. */
 export interface ArchiveService {
   links: ArchiveLinks;
-  router: Router;
   store: ArchiveStore;
+  /** MIRROR_ARCHIVES=off: only archives already stored (a bundle's) are served; nothing is fetched. */
+  fetchesFromUpstream: boolean;
   status(): ArchivesStatus;
   close(): Promise<void>;
 }
@@ -55,8 +54,6 @@ export async function createArchiveService(config: Config, logger: Logger, deps:
   await index.refresh();
   const store = new ArchiveStore(blobs, index, config.ARCHIVE_TIMEOUT_MS);
   const mode = config.MIRROR_ARCHIVES;
-  const router = Router();
-  archiveRoute(router, { engine: deps.engine, store, fetchFromUpstream: mode !== "off", logger });
   let prefetcher: ArchivePrefetcher | undefined;
   if (mode === "latest" || mode === "all") {
     prefetcher = new ArchivePrefetcher(store, { version: deps.catalogVersion, packs: () => deps.engine.all() }, logger, { mode, concurrency: config.ARCHIVE_CONCURRENCY, ...deps.prefetch });
@@ -64,8 +61,8 @@ export async function createArchiveService(config: Config, logger: Logger, deps:
   }
   return {
     links: mode === "off" ? UPSTREAM_LINKS : servedLinks(config.PUBLIC_URL),
-    router,
     store,
+    fetchesFromUpstream: mode !== "off",
     status() {
       void index.refresh().catch(() => undefined);
       const p = prefetcher?.status();

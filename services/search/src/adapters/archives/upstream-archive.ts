@@ -33,7 +33,7 @@ export async function fetchUpstreamArchive(url: string, timeoutMs: number, signa
     res = await fetch(url, { signal: abort.signal, redirect: "follow" });
   } catch (err) {
     clearTimeout(timer);
-    const reason = abort.signal.aborted ? abort.signal.reason : err;
+    const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
     throw reason instanceof UpstreamArchiveError ? reason : new UpstreamArchiveError(`${hostOf(url)} could not be reached: ${describe(reason)}`);
   }
   if (res.status !== 200 || !res.body) {

@@ -98,7 +98,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   // instead of jumping about a GiB of it for every pack.
   const visitOf = popularityOrder(live);
   // Sized once: an array grown element by element keeps up to half again as much room (4 MiB at 1M).
-  const docs: StoredNode[] = new Array(n);
+  const docs = new Array<StoredNode>(n);
   const docOf = new Int32Array(n);
   for (let doc = 0; doc < n; doc++) {
     docs[doc] = live[visitOf[doc]!]!;

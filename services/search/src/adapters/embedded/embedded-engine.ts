@@ -1,5 +1,5 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
-import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../search-engine.ts";
+import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../../ports/search-engine.ts";
 import { buildIndex } from "./build-index.ts";
 import { lookupsOf } from "./lookups.ts";
 import { IndexSearcher } from "./search-index.ts";

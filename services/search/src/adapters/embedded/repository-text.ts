@@ -45,7 +45,7 @@ export class RepositoryText {
         const at = visitOf[d]!;
         repoStart[d] = len;
         len += this.startAt[at + 1]! - this.startAt[at]!;
-        urls.push(visited.slice(this.startAt[at]!, this.startAt[at + 1]! - 1));
+        urls.push(visited.slice(this.startAt[at], this.startAt[at + 1]! - 1));
       }
       blocks.push(urls.join("\n") + "\n");
     }

@@ -1,10 +1,10 @@
-import type { EngineQuery, EngineResult } from "../search-engine.ts";
+import type { EngineQuery, EngineResult } from "../../ports/search-engine.ts";
 import { DocFilter } from "./doc-filter.ts";
 import { identityKey, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { identityHash, type IndexData } from "./build-index.ts";
 import { partitionPoint } from "./binary-search.ts";
-import { BoundedMemo } from "../../domain/bounded-memo.ts";
-import { nodeText, type JsonText } from "../../domain/node-output.ts";
+import { BoundedMemo } from "../../fast/bounded-memo.ts";
+import { nodeText, type JsonText } from "../../fast/node-output.ts";
 import { allowedTypos, SortedTerms } from "./sorted-terms.ts";
 import { selectTop, TopKeys } from "./top-keys.ts";
 import { stemmer } from "stemmer";

@@ -261,7 +261,7 @@ export class TermTable {
       const id = this.slots[2 * at]!;
       if (id === -1) {
         let t = "";
-        for (let k = first; k < last; k++) t += text.slice(bounds[2 * k]!, bounds[2 * k + 1]!);
+        for (let k = first; k < last; k++) t += text.slice(bounds[2 * k], bounds[2 * k + 1]);
         return this.insert(t.toLowerCase(), h, at);
       }
       if (this.slots[2 * at + 1] !== h) continue;

@@ -28,7 +28,7 @@ export class TrigramIndex {
     this.start = new Int32Array(this.keys.length + 1);
     for (let t = 0; t < this.keys.length; t++) this.start[t + 1] = this.start[t]! + lists.get(this.keys[t]!)!.length;
     this.ids = new Int32Array(this.start[this.keys.length]!);
-    for (let t = 0; t < this.keys.length; t++) this.ids.set(lists.get(this.keys[t]!)!, this.start[t]!);
+    for (let t = 0; t < this.keys.length; t++) this.ids.set(lists.get(this.keys[t]!)!, this.start[t]);
   }
 
   /**
@@ -42,7 +42,7 @@ export class TrigramIndex {
       const k = key(needle, i);
       const t = partitionPoint(0, this.keys.length, (j) => this.keys[j]! < k);
       if (t === this.keys.length || this.keys[t] !== k) return new Int32Array(0);
-      const list = this.ids.subarray(this.start[t]!, this.start[t + 1]!);
+      const list = this.ids.subarray(this.start[t], this.start[t + 1]);
       if (best === undefined || list.length < best.length) best = list;
     }
     return best;

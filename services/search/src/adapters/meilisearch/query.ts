@@ -1,4 +1,4 @@
-import type { EngineQuery } from "../search-engine.ts";
+import type { EngineQuery } from "../../ports/search-engine.ts";
 import { platformLevels } from "../../domain/platform-values.ts";
 import { identityKey, normaliseRepositoryUrl, tokenise } from "../../domain/text.ts";
 import { MAX_QUERY_TOKENS } from "../embedded/search-index.ts";

@@ -80,7 +80,7 @@ function parseComfyNode(raw: unknown): ComfyNode | undefined {
   if (typeof o.comfy_node_name !== "string" || o.comfy_node_name === "") return undefined;
   const out: Record<string, unknown> = {};
   for (const [k, field] of Object.entries(ComfyNode.shape)) if (o[k] !== undefined && field.safeParse(o[k]).success) out[k] = o[k];
-  return out as ComfyNode;
+  return out;
 }
 
 /** One version of a registry answer in our names, or none when it does not parse. */

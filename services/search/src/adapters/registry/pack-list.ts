@@ -1,4 +1,4 @@
-import type { Raw } from "../source-base.ts";
+import type { Raw } from "../../ports/source-base.ts";
 import { PermanentHttpError, type RegistryHttp } from "./http.ts";
 
 interface Page {

@@ -1,4 +1,4 @@
-import { BaseSource, type LoadOptions, type Raw } from "../source-base.ts";
+import { BaseSource, type LoadOptions, type Raw } from "../../ports/source-base.ts";
 import { RegistryHttp } from "./http.ts";
 import { MIRROR_DEFAULTS, type MirrorOptions } from "./mirror-options.ts";
 import { readPackList, type PackListReport } from "./pack-list.ts";

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
-import type { JsonText } from "../../domain/node-output.ts";
+import type { JsonText } from "../../fast/node-output.ts";
 import { sendJsonText } from "../errors.ts";
 
 /**

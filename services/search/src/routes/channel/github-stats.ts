@@ -1,5 +1,5 @@
 import type { Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import { githubStats } from "../../domain/channel.ts";
 import { catalogFile } from "./catalog-file.ts";
 

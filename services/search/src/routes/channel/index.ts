@@ -1,5 +1,5 @@
 import { Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import { customNodeListRoute } from "./custom-node-list.ts";
 import { emptyListRoutes } from "./empty-lists.ts";
 import { extensionNodeMapRoute } from "./extension-node-map.ts";

@@ -1,6 +1,6 @@
 import { BULK_VERSIONS_MAX, BulkNodeVersionsRequest, type BulkNodeVersionResult, type BulkNodeVersionsResponse } from "@app/contracts";
 import express, { type Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { ArchiveLinks } from "../../domain/archive-links.ts";
 import { parseParams } from "../../domain/query.ts";
 import { versionNamed } from "../../domain/versions.ts";

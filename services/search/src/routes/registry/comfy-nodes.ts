@@ -1,10 +1,10 @@
 import { ComfyNodesQuery, type ComfyNode, type ComfyNodesPage } from "@app/contracts";
 import type { Response, Router } from "express";
 import type { VersionClasses } from "../../adapters/registry/version-classes.ts";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { bestProvider } from "../../domain/class-providers.ts";
-import { toApiNodeJson } from "../../domain/node-output.ts";
+import { toApiNodeJson } from "../../fast/node-output.ts";
 import { parseParams } from "../../domain/query.ts";
 import { classesVersion, versionNamed } from "../../domain/versions.ts";
 import { describe } from "../../adapters/registry/http.ts";

@@ -1,6 +1,6 @@
 import { Router } from "express";
 import type { VersionClasses } from "../../adapters/registry/version-classes.ts";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import { UPSTREAM_LINKS, type ArchiveLinks } from "../../domain/archive-links.ts";
 import { bulkRoute } from "./bulk.ts";
 import { comfyNodeRoutes } from "./comfy-nodes.ts";

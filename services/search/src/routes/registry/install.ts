@@ -1,6 +1,6 @@
 import { InstallQuery } from "@app/contracts";
 import type { Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { ArchiveLinks } from "../../domain/archive-links.ts";
 import { parseParams } from "../../domain/query.ts";
 import { installVersion, versionNamed } from "../../domain/versions.ts";

@@ -1,7 +1,7 @@
 import type { Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { ArchiveLinks } from "../../domain/archive-links.ts";
-import { toApiNode, toApiNodeJson } from "../../domain/node-output.ts";
+import { toApiNode, toApiNodeJson } from "../../fast/node-output.ts";
 import { parseIncludeBanned } from "../../domain/query.ts";
 import { SearchErrorCode, sendError, sendJsonText } from "../errors.ts";
 import { findPack } from "./pack.ts";
@@ -9,7 +9,7 @@ import { findPack } from "./pack.ts";
 /** GET /nodes/{nodeId}: one pack, in the list's shape; banned ones only with `include_banned=true`. */
 export function nodeRoute(router: Router, engine: SearchEngine, links: ArchiveLinks): void {
   router.get("/nodes/:nodeId", async (req, res) => {
-    const parsed = parseIncludeBanned(req.query as Record<string, unknown>);
+    const parsed = parseIncludeBanned(req.query);
     if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, parsed.message);
     const pack = await findPack(engine, req, res, { includeBanned: parsed.includeBanned });
     if (!pack) return;

@@ -1,5 +1,5 @@
 import type { Request, Response } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { SearchErrorCode, sendError } from "../errors.ts";
 

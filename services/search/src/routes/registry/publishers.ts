@@ -1,7 +1,7 @@
 import { PublisherNodesQuery } from "@app/contracts";
 import type { Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
-import { toApiNode } from "../../domain/node-output.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
+import { toApiNode } from "../../fast/node-output.ts";
 import { parseParams } from "../../domain/query.ts";
 import { SearchErrorCode, sendError, sendJson } from "../errors.ts";
 import { quoted } from "./pack.ts";

@@ -1,6 +1,6 @@
 import { AllVersionsQuery, NodeVersionsQuery, type NodeVersion, type VersionsPage } from "@app/contracts";
 import type { Router } from "express";
-import type { SearchEngine } from "../../adapters/search-engine.ts";
+import type { SearchEngine } from "../../ports/search-engine.ts";
 import type { ArchiveLinks } from "../../domain/archive-links.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { parseParams } from "../../domain/query.ts";

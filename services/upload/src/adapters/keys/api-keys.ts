@@ -63,7 +63,7 @@ export function parseKeyFile(text: string, source = "key file"): KeyEntry[] {
     try {
       limits = parseKeyLimits(firstLimit === -1 ? [] : words.slice(firstLimit));
     } catch (err) {
-      throw new Error(`${where}: ${(err as Error).message}; limits follow the label as name=value`);
+      throw new Error(`${where}: ${(err as Error).message}; limits follow the label as name=value`, { cause: err });
     }
     entries.push(entry(Buffer.from(m[1]!, "hex"), labelWords.join(" ") || `line ${i + 1}`, limits));
   });

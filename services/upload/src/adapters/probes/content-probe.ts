@@ -1,9 +1,11 @@
 import { fileTypeFromBuffer } from "file-type";
+import { lookup as mimeOfExtension } from "mime-types";
 import sharp from "sharp";
+import { extensionOf } from "../../domain/asset-view.ts";
 import { bareMime } from "../../domain/content-type.ts";
 import { formatFromSharp } from "../../domain/naming.ts";
 
-/** What stored bytes are, as the asset API records them: from the bytes, never from a filename. */
+/** What stored bytes are, as the asset API records them: from the bytes first, from the uploaded name only when they say nothing. */
 export interface ContentInfo {
   ext: string;
   mime: string;
@@ -20,9 +22,11 @@ const OCTET_STREAM: ContentInfo = { ext: "bin", mime: "application/octet-stream"
  * HTML or plain; anything else is `application/octet-stream` (model weights such as
  * safetensors have no signature). Raster images are probed by sharp for their dimensions from
  * the header only (`input`: the staged file when the store has one, else the head).
- * `declared` (the client's `mime_type`) is used only when the bytes say nothing.
+ * When the bytes say nothing, `declared` (the client's `mime_type`) names the type, else the
+ * extension of the uploaded `name`, as ComfyUI's `mimetypes.guess_type` does (`x.png` whose
+ * bytes no probe reads is still `image/png`: a preview then, served with `nosniff`).
  */
-export async function probeContent(head: Buffer, input: string | Buffer, declared?: string): Promise<ContentInfo> {
+export async function probeContent(head: Buffer, input: string | Buffer, declared?: string, name?: string): Promise<ContentInfo> {
   const sniffed = await fileTypeFromBuffer(head).catch(() => undefined);
   if (sniffed) {
     const info: ContentInfo = { ext: sniffed.ext, mime: sniffed.mime };
@@ -30,7 +34,15 @@ export async function probeContent(head: Buffer, input: string | Buffer, declare
   }
   const text = textKind(head);
   if (text) return text;
-  return declared ? { ext: "bin", mime: bareMime(declared) } : OCTET_STREAM;
+  if (declared) return { ext: "bin", mime: bareMime(declared) };
+  return (name && fromExtension(name)) || OCTET_STREAM;
+}
+
+/** The type a file name's extension names (mime-db, case-insensitive), with that extension; null when it names none. */
+function fromExtension(name: string): ContentInfo | null {
+  const ext = extensionOf(name).slice(1).toLowerCase();
+  const mime = ext ? mimeOfExtension(ext) : false;
+  return ext && mime ? { ext, mime } : null;
 }
 
 async function dimensions(input: string | Buffer): Promise<{ width?: number; height?: number }> {

@@ -53,7 +53,7 @@ export interface ReferenceStore {
 export class TooManyTagsError extends Error {}
 
 /** The database itself failed (unreachable, shut down, gone): the route answers 503. */
-export class ReferenceStoreUnavailableError extends Error {}
+export { DatabaseUnavailableError as ReferenceStoreUnavailableError } from "@app/sql";
 
 /** Which of an owner's records a list, a count or a histogram covers. */
 export interface ReferenceFilter {

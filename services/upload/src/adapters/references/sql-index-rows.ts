@@ -1,15 +1,20 @@
 import { metadataEntries } from "../../domain/metadata-index.ts";
-import type { SqlExecutor } from "./sql-driver.ts";
+import type { InsertObject } from "kysely";
+import type { AssetDb, AssetTables } from "./asset-tables.ts";
 
 /** Rows a multi-row INSERT carries (well under both databases' parameter limits). */
 const INSERT_BATCH = 200;
 
-/** Rows of one table, several a statement. */
-async function insertRows(tx: SqlExecutor, table: string, columns: string[], rows: unknown[][]): Promise<void> {
-  const placeholders = `(${columns.map(() => "?").join(", ")})`;
+type IndexTable = "asset_tags" | "asset_tag_names" | "asset_meta";
+
+/** Rows of one index table, several a statement; a row already there is kept. */
+async function insertRows<T extends IndexTable>(tx: AssetDb, table: T, rows: InsertObject<AssetTables, T>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
-    const batch = rows.slice(i, i + INSERT_BATCH);
-    await tx.run(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${batch.map(() => placeholders).join(", ")} ON CONFLICT DO NOTHING`, batch.flat());
+    await tx
+      .insertInto(table)
+      .values(rows.slice(i, i + INSERT_BATCH))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
 }
 
@@ -20,11 +25,11 @@ async function insertRows(tx: SqlExecutor, table: string, columns: string[], row
  * `".\u0000"` to `"."`; `pg` sent `"\ud800"` as U+FFFD): the second row of the same tag is the
  * same index entry, not a failure (hence ON CONFLICT DO NOTHING).
  */
-export async function insertTags(tx: SqlExecutor, id: string, owner: string, tags: string[]): Promise<void> {
-  await insertRows(tx, "asset_tags", ["ref_id", "owner", "tag"], tags.map((tag) => [id, owner, tag]));
-  await insertRows(tx, "asset_tag_names", ["owner", "tag"], tags.map((tag) => [owner, tag]));
+export async function insertTags(tx: AssetDb, id: string, owner: string, tags: string[]): Promise<void> {
+  await insertRows(tx, "asset_tags", tags.map((tag) => ({ ref_id: id, owner, tag })));
+  await insertRows(tx, "asset_tag_names", tags.map((tag) => ({ owner, tag })));
 }
 
-export async function insertMetadata(tx: SqlExecutor, id: string, owner: string, metadata: Record<string, unknown>): Promise<void> {
-  await insertRows(tx, "asset_meta", ["ref_id", "owner", "entry"], metadataEntries(metadata).map((entry) => [id, owner, entry]));
+export async function insertMetadata(tx: AssetDb, id: string, owner: string, metadata: Record<string, unknown>): Promise<void> {
+  await insertRows(tx, "asset_meta", metadataEntries(metadata).map((entry) => ({ ref_id: id, owner, entry })));
 }

@@ -1,7 +1,7 @@
 import type { Router } from "express";
 import { bareMime, isDangerousType } from "../../domain/content-type.ts";
 import { ApiFailure } from "../../domain/errors.ts";
-import { sendBlob } from "../../http/blob-response.ts";
+import { KEYED_CACHE, sendBlob } from "../../http/blob-response.ts";
 import type { AssetRouteContext } from "./context.ts";
 import { findAsset } from "./find-asset.ts";
 
@@ -24,6 +24,7 @@ export function contentRoute(router: Router, prefix: string, { deps, access }: A
       mime: dangerous ? "application/octet-stream" : bareMime(ref.mimeType),
       disposition: `${disposition}; filename*=UTF-8''${encodeURIComponent(ref.name.replace(/[\r\n]/g, ""))}`,
       label: `blake3:${ref.hash}`,
+      cacheControl: KEYED_CACHE,
     });
   });
 }

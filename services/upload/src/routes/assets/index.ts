@@ -7,16 +7,16 @@ import { timedJsonBody } from "../../http/json-body.ts";
 import type { AssetLibrary } from "../../library/asset-library.ts";
 import { assetRoutes } from "./asset.ts";
 import { assetTagsRoutes } from "./asset-tags.ts";
+import { tusRoutes } from "../tus/index.ts";
 import { contentRoute } from "./content.ts";
 import { contentHashRoute } from "./content-hash.ts";
 import type { AssetRouteContext } from "./context.ts";
+import { createAssetRoute } from "./create-asset.ts";
 import { fromHashRoute } from "./from-hash.ts";
 import { listRoute } from "./list.ts";
 import { scanRoutes } from "./scans.ts";
 import { tagRefineRoute } from "./tag-refine.ts";
 import { tagsRoute } from "./tags.ts";
-import { uploadRoute } from "./upload.ts";
-import { uploadsRoutes } from "./uploads.ts";
 
 /**
  * ComfyUI's asset API (`app/assets/api/routes.py` in the ComfyUI server) over the
@@ -30,12 +30,12 @@ export function assetRouter(deps: UploadDeps, library: AssetLibrary, access: Key
   const context: AssetRouteContext = { deps, library, access, jsonBody: timedJsonBody(deps.settings) };
   for (const prefix of ["/api", ""]) {
     // The fixed paths first: `hash`, `from-hash`, `seed`, `prune` and `tags` are no asset ids.
-    uploadsRoutes(router, prefix, context);
+    tusRoutes(router, prefix, context);
     contentHashRoute(router, prefix, context);
     fromHashRoute(router, prefix, context);
     scanRoutes(router, prefix, context);
     tagRefineRoute(router, prefix, context);
-    uploadRoute(router, prefix, context);
+    createAssetRoute(router, prefix, context);
     listRoute(router, prefix, context);
     assetRoutes(router, prefix, context);
     contentRoute(router, prefix, context);
