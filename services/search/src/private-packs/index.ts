@@ -98,7 +98,7 @@ export async function openPrivatePacks(config: Config, logger: Logger, deps: { i
   return { ...packs, close: async () => (await packs.close(), await blobs.close()) };
 }
 
-/** The SQLite file under DATA_DIR (embedded), or PostgreSQL when DATABASE_URL is set. */
+/** The asset records' database: its SQLite file under DATA_DIR (embedded), or PostgreSQL when DATABASE_URL is set. */
 export function openPrivatePackStore(config: { DATA_DIR: string; DATABASE_URL?: string | undefined }): Promise<PrivatePackRepository> {
-  return openPrivatePackRepository({ databaseUrl: config.DATABASE_URL, sqliteFile: join(config.DATA_DIR, "private-packs.sqlite") });
+  return openPrivatePackRepository({ databaseUrl: config.DATABASE_URL, sqliteFile: join(config.DATA_DIR, "assets.sqlite") });
 }

@@ -1,19 +1,12 @@
 import type { NewToken, PrivateNodeRow, PrivatePackRepository, PrivateVersionRow, PublishOutcome, PublisherRow, TokenRow, UploadGrant } from "./private-pack-repository.ts";
-import { ensurePrivatePackTables } from "./schema.ts";
+import { openKyselyRunner } from "./kysely-runner.ts";
 import { isUniqueViolation, type SqlRunner } from "./sql-runner.ts";
-import { openPgRunner } from "./pg-runner.ts";
-import { openSqliteRunner } from "./sqlite-runner.ts";
 
 type Row = Record<string, unknown>;
 
 /** The repository over SQL; the runner is SQLite's or PostgreSQL's (see `openPrivatePackRepository`). */
 export class SqlPrivatePackRepository implements PrivatePackRepository {
-  private constructor(private readonly db: SqlRunner) {}
-
-  static async open(db: SqlRunner): Promise<SqlPrivatePackRepository> {
-    await ensurePrivatePackTables(db);
-    return new SqlPrivatePackRepository(db);
-  }
+  constructor(private readonly db: SqlRunner) {}
 
   async createPublisher(p: PublisherRow): Promise<boolean> {
     try {
@@ -133,9 +126,9 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
   }
 }
 
-/** PostgreSQL when a database URL is given, else the SQLite file. */
-export function openPrivatePackRepository(opts: { databaseUrl?: string; sqliteFile: string }): Promise<SqlPrivatePackRepository> {
-  return SqlPrivatePackRepository.open(opts.databaseUrl ? openPgRunner(opts.databaseUrl) : openSqliteRunner(opts.sqliteFile));
+/** PostgreSQL when a database URL is given, else the SQLite file; the private packs' migrations applied. */
+export async function openPrivatePackRepository(opts: { databaseUrl?: string; sqliteFile: string }): Promise<SqlPrivatePackRepository> {
+  return new SqlPrivatePackRepository(await openKyselyRunner(opts.databaseUrl ? { kind: "postgres", url: opts.databaseUrl, maxConnections: 4 } : { kind: "sqlite", file: opts.sqliteFile }));
 }
 
 function bump(tx: SqlRunner): Promise<number> {
