@@ -3,6 +3,8 @@ import { Router } from "express";
 import type { BlobStore } from "@app/blobs";
 import type { Config, Logger } from "@app/platform";
 import { createArchiveBlobs } from "../adapters/archives/archive-blobs.ts";
+import { bundlePrivatePacksPath } from "../adapters/bundle/bundle-import.ts";
+import { importPrivatePacks } from "./bundle.ts";
 import type { SearchEngine } from "../ports/search-engine.ts";
 import { publicBase, type ArchiveLinks } from "../domain/archive-links.ts";
 import { privateArchiveRoute } from "./http/archive-route.ts";
@@ -92,7 +94,11 @@ export function createPrivatePacks(deps: PrivatePackDeps): PrivatePacks {
 /** The module over the configured store and blob store, its packs indexed, watching for other replicas' publishes. */
 export async function openPrivatePacks(config: Config, logger: Logger, deps: { inner: SearchEngine; keys: KeyVerifier; watch: boolean }): Promise<PrivatePacks> {
   const blobs = await createArchiveBlobs(config);
-  const packs = createPrivatePacks({ ...deps, repo: await openPrivatePackStore(config), blobs, logger, settings: privatePackSettings(config) });
+  const repo = await openPrivatePackStore(config);
+  // A bundle's private packs (CATALOG_SOURCE=<bundle.tar>, imported before this) join the database's.
+  const fromBundle = await importPrivatePacks(bundlePrivatePacksPath(config.DATA_DIR), repo, async (hash) => (await blobs.stat(hash)) !== null, logger);
+  if (fromBundle > 0) logger.info({ versions: fromBundle }, "private pack versions added from the bundle");
+  const packs = createPrivatePacks({ ...deps, repo, blobs, logger, settings: privatePackSettings(config) });
   await packs.engine.refreshPrivate();
   if (deps.watch) packs.engine.watch(REVISION_POLL_MS);
   return { ...packs, close: async () => (await packs.close(), await blobs.close()) };

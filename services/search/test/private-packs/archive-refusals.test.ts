@@ -7,7 +7,7 @@ import request from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { privateHarness, type PrivateHarness } from "./harness.ts";
 import { PACK_ZIP, pathOf, publish, publishBody, publisherWithToken } from "./publish-flow.ts";
-import { zipOf } from "./zip-files.ts";
+import { zipOf } from "@app/testkit/zip-files";
 
 let h: PrivateHarness;
 afterEach(() => h.close());

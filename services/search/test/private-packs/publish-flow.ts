@@ -1,7 +1,7 @@
 import type { RequestListener } from "node:http";
 import request from "supertest";
 import { expect } from "vitest";
-import { zipOf } from "./zip-files.ts";
+import { zipOf } from "@app/testkit/zip-files";
 
 export const asAlice = { "X-API-Key": "alice-key" };
 

@@ -11,10 +11,18 @@ import { allKeptVersionClasses, versionClassesDir } from "../registry/version-cl
 import { CatalogSnapshot } from "../snapshot.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { versionsOf } from "../../domain/versions.ts";
-import { ARCHIVES, BUNDLE_FORMAT, CATALOG, MANIFEST, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
+import { ARCHIVES, BUNDLE_FORMAT, CATALOG, MANIFEST, PRIVATE_PACKS, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
+
+/** Teams' private packs to carry (their lines, and the archives they need). */
+export interface PrivatePackExport {
+  text: string;
+  packs: number;
+  blobs: ReadonlySet<string>;
+}
 
 export interface ExportResult extends BundleManifest {
   bytes: number;
+  privatePacks: number;
 }
 
 /**
@@ -22,7 +30,7 @@ export interface ExportResult extends BundleManifest {
  * may be running: the snapshot is replaced by rename, so the file opened here stays whole; the
  * bundle is written beside `out` and renamed into place when complete.
  */
-export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: string, onProgress?: (done: number, of: number) => void): Promise<ExportResult> {
+export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: string, onProgress?: (done: number, of: number) => void, privatePacks?: PrivatePackExport): Promise<ExportResult> {
   const snapshot = new CatalogSnapshot(dataDir);
   const catalog = await open(snapshot.path, "r").catch((err: NodeJS.ErrnoException) => {
     throw new Error(err.code === "ENOENT" ? `no catalog under ${dataDir} (${snapshot.path}): mirror first` : err.message);
@@ -47,6 +55,7 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
       await addText(tar, MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
       await addText(tar, ARCHIVES, entries.map((e) => `${JSON.stringify(e.entry)}\n`).join(""));
       await addText(tar, VERSION_CLASSES, kept.join(""));
+      if (privatePacks) await addText(tar, PRIVATE_PACKS, privatePacks.text);
       await addStream(tar, CATALOG, catalogSize, catalog.createReadStream({ autoClose: false, start: 0, end: Math.max(0, catalogSize - 1) }));
       const blobsDone = new Set<string>();
       for (const [i, { entry, size }] of entries.entries()) {
@@ -54,6 +63,11 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
         if (!blobsDone.has(entry.blake3)) await addStream(tar, `blobs/${entry.blake3}`, size, await blobs.read(entry.blake3));
         blobsDone.add(entry.blake3);
         onProgress?.(i + 1, entries.length);
+      }
+      for (const hash of privatePacks?.blobs ?? []) {
+        const st = blobsDone.has(hash) ? null : await blobs.stat(hash);
+        if (st) await addStream(tar, `blobs/${hash}`, st.size, await blobs.read(hash));
+        blobsDone.add(hash);
       }
       tar.finalize();
       await written;
@@ -64,7 +78,7 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
       throw err;
     }
     await rename(tmp, out);
-    return { ...manifest, bytes: (await stat(out)).size };
+    return { ...manifest, bytes: (await stat(out)).size, privatePacks: privatePacks?.packs ?? 0 };
   } finally {
     await catalog.close();
   }

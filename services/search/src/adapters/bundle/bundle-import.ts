@@ -9,7 +9,7 @@ import { archiveSidecar, type ArchiveBlobs } from "../archives/archive-blobs.ts"
 import { ArchiveIndex, isArchiveEntry, type ArchiveEntry } from "../archives/archive-index.ts";
 import { archiveIndexPath } from "../archives/archive-service.ts";
 import { keepVersionClasses, KeptClasses, versionClassesDir } from "../registry/version-classes.ts";
-import { ARCHIVES, BLOB_RE, BUNDLE_FORMAT, CATALOG, MANIFEST, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
+import { ARCHIVES, BLOB_RE, BUNDLE_FORMAT, CATALOG, MANIFEST, PRIVATE_PACKS, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
 
 export interface ImportResult {
   manifest: BundleManifest;
@@ -25,6 +25,8 @@ export interface ImportResult {
 export class BundleError extends Error {}
 
 export const bundleCatalogPath = (dataDir: string): string => join(dataDir, "search", "bundle", "catalog.ndjson");
+/** The private packs the last bundle carried, added to the database when the service starts. */
+export const bundlePrivatePacksPath = (dataDir: string): string => join(dataDir, "search", "bundle", PRIVATE_PACKS);
 
 /**
  * Bring a bundle into DATA_DIR: its catalog replaces the last bundle's (written beside, then
@@ -36,6 +38,8 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
   const catalogPath = bundleCatalogPath(dataDir);
   await mkdir(dirname(catalogPath), { recursive: true });
   const catalogTmp = `${catalogPath}.${process.pid}.tmp`;
+  const privateTmp = `${bundlePrivatePacksPath(dataDir)}.${process.pid}.tmp`;
+  let privateSeen = false;
   let manifest: BundleManifest | undefined;
   let listed: ArchiveEntry[] = [];
   let catalogSeen = false;
@@ -64,6 +68,9 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
           await keepVersionClasses(versionClassesDir(dataDir), kept.data);
           versionClasses++;
         }
+      } else if (name === PRIVATE_PACKS) {
+        await pipeline(entry, createWriteStream(privateTmp));
+        privateSeen = true;
       } else if (name === CATALOG) {
         await pipeline(entry, createWriteStream(catalogTmp));
         catalogSeen = true;
@@ -91,10 +98,12 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
       added++;
     }
     await rename(catalogTmp, catalogPath);
+    if (privateSeen) await rename(privateTmp, bundlePrivatePacksPath(dataDir));
     return { manifest, catalogPath, archives: listed.length, added, versionClasses };
   } catch (err) {
     extract.destroy();
     await rm(catalogTmp, { force: true });
+    await rm(privateTmp, { force: true });
     if (err instanceof BundleError) throw err;
     throw new BundleError(`${bundle}: could not be read as a mirror bundle: ${err instanceof Error ? err.message : String(err)}`);
   }
