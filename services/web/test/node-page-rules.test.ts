@@ -3,6 +3,7 @@ import { classInputs, classOutputs } from "../src/nodes/class-definition.ts";
 import { comfyCliTarget, registryInstallCommand } from "../src/nodes/install-command.ts";
 import { readLicense } from "../src/nodes/license.ts";
 import { isInstallable, statusWord } from "../src/nodes/version-status.ts";
+import { isPrivatePack } from "../src/nodes/private-pack.ts";
 
 describe("the install command for this instance", () => {
   it("names the environment comfy-cli reads for each of its three registries", () => {
@@ -64,5 +65,13 @@ describe("a node class's definition", () => {
     expect(classInputs({ comfy_node_name: "X" })).toBeNull();
     expect(classOutputs({ comfy_node_name: "X", return_types: "not a list" })).toBeNull();
     expect(classInputs({ input_types: JSON.stringify({ required: { mode: [["a", "b", "c", "d", "e", "f", "g"]] } }) })![0]!.type).toBe("one of 7 choices");
+  });
+});
+
+describe("a private pack's badge", () => {
+  it("shows on packs the routes tag private, and on no mirrored pack", () => {
+    expect(isPrivatePack({ tags: ["private"] })).toBe(true);
+    expect(isPrivatePack({ tags: ["detailer"] })).toBe(false);
+    expect(isPrivatePack({})).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import type { Node } from "@app/contracts";
+import { isPrivatePack } from "./private-pack.ts";
 import type { ComponentChildren } from "preact";
 import { getInstallVersion, getNodeForPage, getVersions } from "../api/registry.ts";
 import { lastSearch } from "../search/search-state.ts";
@@ -35,6 +36,7 @@ export function NodePage({ id }: { id: string }) {
             {n.name ?? n.id}
             {banned && <span class="badge danger">banned</span>}
             {deleted && <span class="badge danger">deleted</span>}
+            {isPrivatePack(n) && <span class="badge ok" title="published to this instance by its publisher, not mirrored">private</span>}
           </h1>
           <p class="meta">
             <code>{n.id}</code>
