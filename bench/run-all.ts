@@ -11,7 +11,23 @@ import { measure, type BenchOutput } from "./lib/results.ts";
  * `pnpm bench <name>` runs only the benches whose file name contains <name>.
  * `pnpm bench --table` runs nothing and only regenerates BENCHMARKS.md.
  */
-const benches = ["search-inprocess", "relevance", "gateway-search-http", "gateway-first-sight", "gateway-registry-reads", "gateway-asset-head", "asset-list", "asset-store-event-loop", "asset-upload-1gb", "tus-upload-1gb", "asset-download-1gb", "upload-throughput", "mask-derive", "catalog-mirror", "archive-pull-through"];
+const benches = [
+  "search-inprocess",
+  "relevance",
+  "gateway-search-http",
+  "gateway-first-sight",
+  "gateway-registry-reads",
+  "gateway-asset-head",
+  "asset-list",
+  "asset-store-event-loop",
+  "asset-upload-1gb",
+  "tus-upload-1gb",
+  "asset-download-1gb",
+  "upload-throughput",
+  "mask-derive",
+  "catalog-mirror",
+  "archive-pull-through",
+];
 const arg = process.argv[2];
 const summaries: string[] = [];
 if (arg !== "--table") {

@@ -33,7 +33,9 @@ function runContext(r: BenchResult): string {
 
 export function renderBenchmarks(results: BenchResult[]): string {
   const rows = results.flatMap((r) =>
-    r.figures.map((f) => [r.bench, f.name, measured(f), baseline(f), f.ratio === null ? "–" : `${f.ratio}`, f.goal ?? "–", runContext(r)].map(cell)),
+    r.figures.map((f) =>
+      [r.bench, f.name, measured(f), baseline(f), f.ratio === null ? "–" : `${f.ratio}`, f.goal ?? "–", runContext(r)].map(cell),
+    ),
   );
   return [
     "# Benchmarks",

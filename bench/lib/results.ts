@@ -81,7 +81,14 @@ export async function measure(bench: string, run: () => Promise<BenchOutput>, di
   const date = new Date().toISOString();
   const start = load();
   const { figures, summary: _summary, ...details } = await run();
-  const result: BenchResult = { bench, machine: machine(), date, load: { start, end: load() }, figures, details: details as Record<string, unknown> };
+  const result: BenchResult = {
+    bench,
+    machine: machine(),
+    date,
+    load: { start, end: load() },
+    figures,
+    details,
+  };
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${bench}.json`), `${JSON.stringify(result, null, 2)}\n`);
   return result;

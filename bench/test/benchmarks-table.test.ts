@@ -15,7 +15,10 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const result = (bench: string, figures = [figure("req/s through the gateway", 17_089, "req/s", { baseline: ["bare Express", 16_426], goal: "ratio ≥ 1.0" })]): BenchResult => ({
+const result = (
+  bench: string,
+  figures = [figure("req/s through the gateway", 17_089, "req/s", { baseline: ["bare Express", 16_426], goal: "ratio ≥ 1.0" })],
+): BenchResult => ({
   bench,
   machine: { cpu: "Test CPU @ 2.0GHz", cores: 2, memoryGiB: 7.8, node: "v20.19.0", os: "linux 6.1 x64" },
   date: "2026-01-02T03:04:05.000Z",
@@ -28,7 +31,15 @@ describe("figure", () => {
   it("computes the ratio from the baseline unless the bench gives its own", () => {
     expect(figure("x", 3, "s", { baseline: ["b", 2] }).ratio).toBe(1.5);
     expect(figure("x", 3, "s", { baseline: ["b", 2], ratio: 1.234 }).ratio).toBe(1.23);
-    expect(figure("x", 3, "s")).toEqual({ name: "x", value: 3, unit: "s", baselineName: null, baselineValue: null, ratio: null, goal: null });
+    expect(figure("x", 3, "s")).toEqual({
+      name: "x",
+      value: 3,
+      unit: "s",
+      baselineName: null,
+      baselineValue: null,
+      ratio: null,
+      goal: null,
+    });
   });
 });
 
@@ -70,7 +81,11 @@ describe("BENCHMARKS.md", () => {
 describe("measure", () => {
   it("writes <bench>.json with the machine, the date, the load at start and end, the figures and the details", async () => {
     const dir = tempDir();
-    const written = await measure("quick", async () => ({ figures: [figure("f", 2, "ms", { baseline: ["b", 4], goal: "< 5 ms" })], summary: ["one line"], rounds: [1, 2] }), dir);
+    const written = await measure(
+      "quick",
+      async () => ({ figures: [figure("f", 2, "ms", { baseline: ["b", 4], goal: "< 5 ms" })], summary: ["one line"], rounds: [1, 2] }),
+      dir,
+    );
     const onDisk = JSON.parse(readFileSync(join(dir, "quick.json"), "utf8")) as BenchResult;
     expect(onDisk).toEqual(written);
     expect(onDisk.bench).toBe("quick");

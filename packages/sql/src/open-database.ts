@@ -56,7 +56,7 @@ export function openDatabase<DB>(config: DatabaseConfig): Database<DB> {
       const provider = { getMigrations: async () => migrations };
       const migrator = new Migrator({ db, provider, migrationTableName: table, migrationLockTableName: `${table}_lock` });
       const { error } = await migrator.migrateToLatest();
-      if (error) throw error;
+      if (error) throw error instanceof Error ? error : new Error("a migration failed", { cause: error });
     },
     close: () => db.destroy(),
   };

@@ -14,14 +14,18 @@ export function isUnavailable(err: unknown): boolean {
   if (typeof code === "string" && /^(08|57|53|3D)/.test(code)) return true;
   if (typeof code === "string" && /^E[A-Z]+$/.test(code)) return true;
   if (code === "SQLITE_BUSY" || code === "SQLITE_CANTOPEN") return true;
-  return typeof message === "string" && /Connection terminated|connection timeout|Client has encountered a connection error|SQLite thread exited/i.test(message);
+  return (
+    typeof message === "string" &&
+    /Connection terminated|connection timeout|Client has encountered a connection error|SQLite thread exited/i.test(message)
+  );
 }
 
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isUnavailable(err)) throw new DatabaseUnavailableError(`the database is unavailable (${String((err as Error).message)})`, { cause: err });
+    if (isUnavailable(err))
+      throw new DatabaseUnavailableError(`the database is unavailable (${String((err as Error).message)})`, { cause: err });
     throw err;
   }
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Asset } from "@app/contracts";
 import { blake3Hex, pool } from "@app/testkit/assets";
 import { startChromium, type ElementHandle, type Page } from "@app/testkit/chromium";
-import { openPage, screenshots, startWebStack, useKey, waitFor, WEB_KEY as KEY, type WebStack } from "./web-browser-support.ts";
+import { openPage, screenshots, startWebStack, useKey, waitFor, WEB_KEY as KEY, WIDTHS, type WebStack } from "./web-browser-support.ts";
 
 /**
  * The asset pages as a product (issue 25), in Debian's chromium against the embedded stack: a
@@ -91,6 +91,25 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
       return { ext: t.querySelector(".tile-title .ext")!.textContent, extInside: ext.right <= card.right + 0.5 && ext.width > 0, title: t.querySelector(".file-name")!.getAttribute("title"), text: t.textContent };
     });
     expect(model).toMatchObject({ ext: ".safetensors", extInside: true, title: LONG_NAME });
+    // The whole name is on the card, wrapped onto more lines and never cut, at both widths.
+    for (const size of Object.values(WIDTHS)) {
+      await page.setViewport(size);
+      const shown = await page.$eval(`.tile[data-name="${LONG_NAME}"] .tile-title`, (title) => {
+        const card = title.closest(".tile")!.getBoundingClientRect();
+        const range = document.createRange();
+        range.selectNodeContents(title);
+        const lines = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+        const stem = getComputedStyle(title.querySelector(".stem")!);
+        return {
+          text: title.textContent,
+          inside: lines.every((r) => r.left >= card.left - 0.5 && r.right <= card.right + 0.5),
+          lines: new Set(lines.map((r) => Math.round(r.top))).size,
+          cut: stem.textOverflow === "ellipsis" && stem.overflow !== "visible",
+        };
+      });
+      expect({ size: size.width, ...shown, lines: shown.lines > 1 }).toEqual({ size: size.width, text: LONG_NAME, inside: true, lines: true, cut: false });
+    }
+    await page.setViewport(WIDTHS.desktop);
     expect(model.text).toContain("123 kB · application/octet-stream");
     expect(model.text).not.toContain("0.0 kB");
     const chip = await page.$eval(`.tile[data-name="tagged.txt"]`, (t) => {
@@ -109,6 +128,24 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     const { overflow } = await screenshots(page, "gallery");
     expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
   }, 120_000);
+
+  it("a wrong key shows only its error: no count of 0 assets, no 'Nothing here yet'", async () => {
+    await useKey(page, stack!.base, "not-a-key-of-this-server");
+    try {
+      await page.goto(`${stack!.base}/ui/gallery`);
+      await page.waitForSelector(".error[role=alert]");
+      expect(await page.$eval(".error[role=alert]", (e) => e.textContent ?? "")).toMatch(/key/i);
+      expect(await page.$(".error[role=alert] button.link")).not.toBeNull(); // Enter another key
+      const shown = await page.$eval("main", (m) => m.textContent ?? "");
+      expect(await page.$("[data-testid=gallery-count]")).toBeNull();
+      expect(await page.$(".empty")).toBeNull();
+      expect(shown).not.toContain("Nothing here yet");
+      expect(await page.$$(".tile")).toHaveLength(0);
+      await screenshotsOf(page, "gallery-wrong-key");
+    } finally {
+      await useKey(page, stack!.base);
+    }
+  }, 60_000);
 
   it("filters by name and by tag", async () => {
     await page.goto(`${stack!.base}/ui/gallery`);

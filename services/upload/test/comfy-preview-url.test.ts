@@ -12,7 +12,7 @@ import { keyedClient } from "@app/testkit/keyed-client";
  * `/api/view?type=&filename=` shape, and ours is a signed, expiring `/api/view` URL (asserted
  * there instead); what it serves is asserted as upstream does.
  */
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /** Upstream's make_asset_bytes: deterministic per name. */
 const makeAssetBytes = (name: string, size = 8192): Buffer => {

@@ -51,7 +51,7 @@ describe("tus uploads", () => {
       asset_hash: `blake3:${blake3Hex(bytes)}`,
       size: bytes.length,
       mime_type: "application/octet-stream",
-      user_metadata: { source: "test", filename: `${blake3Hex(bytes)}.bin` },
+      user_metadata: { source: "test", filename: `${blake3Hex(bytes)}.safetensors` },
     });
     expect([...asset.body.tags].sort()).toEqual(["model_type:checkpoints", "models"]);
     const content = await keyedClient(t.app, KEY).get(`/api/assets/${second.assetId}/content`).buffer(true).parse((res, cb) => {

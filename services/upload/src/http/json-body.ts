@@ -1,7 +1,6 @@
 import express, { type RequestHandler } from "express";
 import type { z } from "zod";
 import { ApiFailure } from "../domain/errors.ts";
-import type { UploadSettings } from "./deps.ts";
 
 /** Asset API bodies are small JSON objects; nothing larger is read. */
 const JSON_LIMIT = "64kb";
@@ -31,7 +30,7 @@ export const jsonBody: RequestHandler = (req, res, next) => {
  * request): a body still arriving then is answered 408 `request_timeout` and its connection
  * closed (the error handler), instead of holding the connection until Node's own 300 s limit.
  */
-export function timedJsonBody(settings: Pick<UploadSettings, "bodyTimeoutMs">): RequestHandler {
+export function timedJsonBody(settings: { bodyTimeoutMs: number }): RequestHandler {
   return (req, res, next) => {
     const ms = settings.bodyTimeoutMs;
     let settled = false;

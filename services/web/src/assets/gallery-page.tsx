@@ -50,6 +50,8 @@ function Gallery({ apiKey, place, onUnauthorized }: { apiKey: string; place: Pla
   };
 
   const current = open && (pages.assets.find((a) => a.id === open.id) ?? open);
+  // A list that could not be read (a wrong key, the server down) has no count to tell: its error says it all.
+  const unread = pages.error !== null && pages.assets.length === 0;
   if (!pages.available) return <p class="notice">This server has no asset API (GET /api/assets answered 404): there is nothing to list.</p>;
   return (
     <>
@@ -66,12 +68,12 @@ function Gallery({ apiKey, place, onUnauthorized }: { apiKey: string; place: Pla
       <ErrorBox message={pages.error ?? actionError}>
         {pages.error && <> <button type="button" class="link" onClick={onUnauthorized}>Enter another key</button></>}
       </ErrorBox>
-      <p class="muted" data-testid="gallery-count" aria-live="polite">
+      {!unread && <p class="muted" data-testid="gallery-count" aria-live="polite">
         {pages.loading && pages.assets.length === 0
           ? "Loading…"
           : `${countFormat.format(pages.total)} ${pages.total === 1 ? "asset" : "assets"}${tag ? ` tagged "${tag}"` : ""}${name ? ` named like "${name}"` : ""}${pages.assets.length < pages.total ? ` · showing ${countFormat.format(pages.assets.length)}` : ""}`}
-      </p>
-      {!pages.loading && pages.total === 0 && <p class="empty">Nothing here yet. <a href="/ui/upload">Upload a file</a>.</p>}
+      </p>}
+      {!unread && !pages.loading && pages.total === 0 && <p class="empty">Nothing here yet. <a href="/ui/upload">Upload a file</a>.</p>}
       <ul class="gallery">
         {pages.assets.map((a) => (
           <AssetTile key={a.id} asset={a} apiKey={apiKey} sameContent={sameContent.get(a.hash) ?? 1} onOpen={() => setOpen(a)} onTag={(t) => filterBy({ tag: t })} onDownload={() => download(a)} />

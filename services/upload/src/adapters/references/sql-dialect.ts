@@ -43,7 +43,13 @@ export const POSTGRES_LIST: ListDialect = {
   nameHolds: (needle) => sql`strpos(r.name_folded, ${needle}) > 0`,
   // The first set, kept where the others hold it: the planner merge-joins index ranges already
   // in id order, where INTERSECT hashed both.
-  intersection: ([first, ...rest]) => (rest.length === 0 ? sql`SELECT s.id FROM (${first}) s` : sql`SELECT s.id FROM (${first}) s WHERE ${sql.join(rest.map((set) => sql`s.id IN (${set})`), sql` AND `)}`),
+  intersection: ([first, ...rest]) =>
+    rest.length === 0
+      ? sql`SELECT s.id FROM (${first}) s`
+      : sql`SELECT s.id FROM (${first}) s WHERE ${sql.join(
+          rest.map((set) => sql`s.id IN (${set})`),
+          sql` AND `,
+        )}`,
   walkedInOrder: () => sql`asset_refs r`,
   // A top-level IN subquery becomes a join, and for 10,000 ids of 1,000,000 the planner joins a
   // scan of every record and sorts; inside an OR it stays a hashed filter of the ordered index

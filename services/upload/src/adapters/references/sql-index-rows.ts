@@ -26,10 +26,22 @@ async function insertRows<T extends IndexTable>(tx: AssetDb, table: T, rows: Ins
  * same index entry, not a failure (hence ON CONFLICT DO NOTHING).
  */
 export async function insertTags(tx: AssetDb, id: string, owner: string, tags: string[]): Promise<void> {
-  await insertRows(tx, "asset_tags", tags.map((tag) => ({ ref_id: id, owner, tag })));
-  await insertRows(tx, "asset_tag_names", tags.map((tag) => ({ owner, tag })));
+  await insertRows(
+    tx,
+    "asset_tags",
+    tags.map((tag) => ({ ref_id: id, owner, tag })),
+  );
+  await insertRows(
+    tx,
+    "asset_tag_names",
+    tags.map((tag) => ({ owner, tag })),
+  );
 }
 
 export async function insertMetadata(tx: AssetDb, id: string, owner: string, metadata: Record<string, unknown>): Promise<void> {
-  await insertRows(tx, "asset_meta", metadataEntries(metadata).map((entry) => ({ ref_id: id, owner, entry })));
+  await insertRows(
+    tx,
+    "asset_meta",
+    metadataEntries(metadata).map((entry) => ({ ref_id: id, owner, entry })),
+  );
 }

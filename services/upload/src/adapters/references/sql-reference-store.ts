@@ -5,7 +5,14 @@ import type { Database } from "@app/sql";
 import { uniqueTags, type AssetReference, type NewReference, type ReferencePatch } from "../../domain/asset-reference.ts";
 import type { AssetDb, AssetRefRow, AssetTables } from "./asset-tables.ts";
 import { ASSET_MIGRATIONS } from "./migrations/index.ts";
-import { TooManyTagsError, type ReferenceFilter, type ReferencePage, type ReferenceQuery, type ReferenceStore, type TagCountQuery } from "./reference-store.ts";
+import {
+  TooManyTagsError,
+  type ReferenceFilter,
+  type ReferencePage,
+  type ReferenceQuery,
+  type ReferenceStore,
+  type TagCountQuery,
+} from "./reference-store.ts";
 import type { ListDialect } from "./sql-dialect.ts";
 import { insertMetadata, insertTags } from "./sql-index-rows.ts";
 
@@ -112,7 +119,13 @@ export class SqlReferenceStore implements ReferenceStore {
         .onConflict((oc) => oc.columns(["owner", "hash", "origin"]).where("origin", "is not", null).doNothing())
         .executeTakeFirst();
       if (inserted.numInsertedOrUpdatedRows === 0n) {
-        const existing = await tx.selectFrom("asset_refs").selectAll().where("owner", "=", input.owner).where("hash", "=", input.hash).where("origin", "=", input.origin!).executeTakeFirstOrThrow();
+        const existing = await tx
+          .selectFrom("asset_refs")
+          .selectAll()
+          .where("owner", "=", input.owner)
+          .where("hash", "=", input.hash)
+          .where("origin", "=", input.origin!)
+          .executeTakeFirstOrThrow();
         return { reference: toReference(existing), created: false };
       }
       await insertTags(tx, id, input.owner, tags);
@@ -158,7 +171,11 @@ export class SqlReferenceStore implements ReferenceStore {
     });
   }
 
-  async addTags(id: string, owner: string, tags: string[]): Promise<{ reference: AssetReference; added: string[]; alreadyPresent: string[] } | null> {
+  async addTags(
+    id: string,
+    owner: string,
+    tags: string[],
+  ): Promise<{ reference: AssetReference; added: string[]; alreadyPresent: string[] } | null> {
     return this.db.transaction().execute(async (tx) => {
       const current = await getIn(tx, id, owner);
       if (!current) return null;
@@ -170,14 +187,23 @@ export class SqlReferenceStore implements ReferenceStore {
     });
   }
 
-  async removeTags(id: string, owner: string, tags: string[]): Promise<{ reference: AssetReference; removed: string[]; notPresent: string[] } | null> {
+  async removeTags(
+    id: string,
+    owner: string,
+    tags: string[],
+  ): Promise<{ reference: AssetReference; removed: string[]; notPresent: string[] } | null> {
     return this.db.transaction().execute(async (tx) => {
       const current = await getIn(tx, id, owner);
       if (!current) return null;
       const wanted = uniqueTags(tags);
       const removed = wanted.filter((t) => current.tags.includes(t));
       const notPresent = wanted.filter((t) => !current.tags.includes(t));
-      if (removed.length > 0) await writeTags(tx, current, current.tags.filter((t) => !removed.includes(t)));
+      if (removed.length > 0)
+        await writeTags(
+          tx,
+          current,
+          current.tags.filter((t) => !removed.includes(t)),
+        );
       return { reference: (await getIn(tx, id, owner))!, removed, notPresent };
     });
   }
@@ -193,7 +219,13 @@ export class SqlReferenceStore implements ReferenceStore {
   }
 
   async touch(id: string, owner: string): Promise<AssetReference | null> {
-    const row = await this.db.updateTable("asset_refs").set({ last_access_time: new Date().toISOString() }).where("id", "=", id).where("owner", "=", owner).returningAll().executeTakeFirst();
+    const row = await this.db
+      .updateTable("asset_refs")
+      .set({ last_access_time: new Date().toISOString() })
+      .where("id", "=", id)
+      .where("owner", "=", owner)
+      .returningAll()
+      .executeTakeFirst();
     return row ? toReference(row) : null;
   }
 
@@ -207,14 +239,18 @@ export class SqlReferenceStore implements ReferenceStore {
     const owner = filter.owner;
     const where: Fragment[] = [sql`r.owner = ${owner}`];
     // One set per `tags_all` tag: at most MAX_FILTER_TAGS (the routes refuse more).
-    const sets: Fragment[] = uniqueTags(filter.tagsAll).map((tag) => sql`SELECT t.ref_id AS id FROM asset_tags t WHERE t.owner = ${owner} AND t.tag = ${tag}`);
+    const sets: Fragment[] = uniqueTags(filter.tagsAll).map(
+      (tag) => sql`SELECT t.ref_id AS id FROM asset_tags t WHERE t.owner = ${owner} AND t.tag = ${tag}`,
+    );
     const any = uniqueTags(filter.tagsAny);
-    if (any.length > 0) sets.push(sql`SELECT ${once(any)}t.ref_id AS id FROM asset_tags t WHERE t.owner = ${owner} AND t.tag IN (${sql.join(any)})`);
+    if (any.length > 0)
+      sets.push(sql`SELECT ${once(any)}t.ref_id AS id FROM asset_tags t WHERE t.owner = ${owner} AND t.tag IN (${sql.join(any)})`);
     const none = uniqueTags(filter.tagsNone);
     if (none.length > 0) where.push(sql`NOT EXISTS (SELECT 1 FROM asset_tags t WHERE t.ref_id = r.id AND t.tag IN (${sql.join(none)}))`);
     if (filter.nameContains) where.push(this.dialect.nameHolds(fold(filter.nameContains)));
     for (const condition of filter.metadata) {
-      const values = (anyOf: unknown[]) => sql`SELECT ${once(anyOf)}m.ref_id AS id FROM asset_meta m WHERE m.owner = ${owner} AND m.entry IN (${sql.join(anyOf)})`;
+      const values = (anyOf: unknown[]) =>
+        sql`SELECT ${once(anyOf)}m.ref_id AS id FROM asset_meta m WHERE m.owner = ${owner} AND m.entry IN (${sql.join(anyOf)})`;
       if (!condition.orMissing) {
         // No values (an empty list) matches nothing: an empty set.
         sets.push(condition.anyOf.length > 0 ? values(condition.anyOf) : sql`SELECT r.id FROM asset_refs r WHERE 1 = 0`);
@@ -267,16 +303,30 @@ export class SqlReferenceStore implements ReferenceStore {
   private async listFromSharedMatches(query: ReferenceQuery, ids: Fragment, rest: Fragment[]): Promise<ReferencePage> {
     const owner = sql`r.owner = ${query.owner}`;
     const from = this.walkFromMatches;
-    const walk = pageOf(query, this.dialect.walkedInOrder(SORT_INDEX[query.sort]), [sql`counted.n >= ${from}`, this.dialect.memberRowByRow(sql`SELECT id FROM matched`), owner]);
-    const lookup = pageOf(query, sql`asset_refs r`, [sql`counted.n < ${from}`, this.dialect.memberByLookup(sql`SELECT id FROM matched WHERE counted.n < ${from}`), owner]);
+    const walk = pageOf(query, this.dialect.walkedInOrder(SORT_INDEX[query.sort]), [
+      sql`counted.n >= ${from}`,
+      this.dialect.memberRowByRow(sql`SELECT id FROM matched`),
+      owner,
+    ]);
+    const lookup = pageOf(query, sql`asset_refs r`, [
+      sql`counted.n < ${from}`,
+      this.dialect.memberByLookup(sql`SELECT id FROM matched WHERE counted.n < ${from}`),
+      owner,
+    ]);
     const dir = direction(query);
-    const { rows } = await sql<AssetRefRow & { matched_total: number | string }>`WITH matched AS MATERIALIZED (SELECT r.id FROM (${ids}) r WHERE ${and([sql`1 = 1`, ...rest])}),
+    const { rows } = await sql<
+      AssetRefRow & { matched_total: number | string }
+    >`WITH matched AS MATERIALIZED (SELECT r.id FROM (${ids}) r WHERE ${and([sql`1 = 1`, ...rest])}),
         counted AS MATERIALIZED (SELECT count(*) AS n FROM matched)
        SELECT counted.n AS matched_total, p.* FROM counted LEFT JOIN LATERAL ((${walk}) UNION ALL (${lookup})) p ON true
        ORDER BY ${sql.ref(`p.${query.sort}`)} ${dir}, p.id ${dir}`.execute(this.db);
     // An empty page is still one row (the LEFT JOIN's), carrying the total.
     const found = rows.filter((row) => row.id !== null);
-    return { items: found.slice(0, query.limit).map(toReference), total: Number(rows[0]!.matched_total), hasMore: found.length > query.limit };
+    return {
+      items: found.slice(0, query.limit).map(toReference),
+      total: Number(rows[0]!.matched_total),
+      hasMore: found.length > query.limit,
+    };
   }
 
   async tagCounts(query: TagCountQuery): Promise<{ tags: { name: string; count: number }[]; total: number }> {
@@ -291,7 +341,10 @@ export class SqlReferenceStore implements ReferenceStore {
       .$if(!query.includeZero, (qb) => qb.having((eb) => eb.fn.count("t.ref_id"), ">", 0))
       .as("c");
     const ordered = this.db.selectFrom(counted).select(["tag", "n"]);
-    const rows = await (query.order === "count_desc" ? ordered.orderBy("n", "desc").orderBy("tag", "asc") : ordered.orderBy("tag", "asc")).limit(query.limit).offset(query.offset).execute();
+    const rows = await (query.order === "count_desc" ? ordered.orderBy("n", "desc").orderBy("tag", "asc") : ordered.orderBy("tag", "asc"))
+      .limit(query.limit)
+      .offset(query.offset)
+      .execute();
     const total = await this.db
       .selectFrom(counted)
       .select((eb) => eb.fn.countAll<number | string>().as("n"))
@@ -300,7 +353,10 @@ export class SqlReferenceStore implements ReferenceStore {
   }
 
   async tagHistogram(filter: ReferenceFilter, limit: number): Promise<{ name: string; count: number }[]> {
-    const { rows } = await sql<{ tag: string; n: number | string }>`SELECT t.tag AS tag, count(*) AS n FROM asset_tags t JOIN asset_refs r ON r.id = t.ref_id WHERE ${and(this.where(filter))}
+    const { rows } = await sql<{
+      tag: string;
+      n: number | string;
+    }>`SELECT t.tag AS tag, count(*) AS n FROM asset_tags t JOIN asset_refs r ON r.id = t.ref_id WHERE ${and(this.where(filter))}
        GROUP BY t.tag ORDER BY n DESC, t.tag ASC LIMIT ${limit}`.execute(this.db);
     return rows.map((r) => ({ name: r.tag, count: Number(r.n) }));
   }
@@ -310,8 +366,17 @@ export class SqlReferenceStore implements ReferenceStore {
       const moved = await tx.updateTable("asset_refs").set({ owner }).where("owner", "=", "").executeTakeFirst();
       await tx.updateTable("asset_tags").set({ owner }).where("owner", "=", "").execute();
       await tx.updateTable("asset_meta").set({ owner }).where("owner", "=", "").execute();
-      const names = tx.selectFrom("asset_tag_names").select([sql.val(owner).as("owner"), "tag"]).distinct().where("owner", "=", "");
-      await tx.insertInto("asset_tag_names").columns(["owner", "tag"]).expression(names).onConflict((oc) => oc.doNothing()).execute();
+      const names = tx
+        .selectFrom("asset_tag_names")
+        .select([sql.val(owner).as("owner"), "tag"])
+        .distinct()
+        .where("owner", "=", "");
+      await tx
+        .insertInto("asset_tag_names")
+        .columns(["owner", "tag"])
+        .expression(names)
+        .onConflict((oc) => oc.doNothing())
+        .execute();
       await tx.deleteFrom("asset_tag_names").where("owner", "=", "").execute();
       return Number(moved.numUpdatedRows);
     });
@@ -359,7 +424,9 @@ function pageOf(query: ReferenceQuery, from: Fragment, where: Fragment[]): RawBu
   const dir = direction(query);
   const cmp = query.order === "asc" ? sql`>` : sql`<`;
   const after = query.after;
-  const conditions = after ? [...where, sql`(${column} ${cmp} ${after.value} OR (${column} = ${after.value} AND r.id ${cmp} ${after.id}))`] : where;
+  const conditions = after
+    ? [...where, sql`(${column} ${cmp} ${after.value} OR (${column} = ${after.value} AND r.id ${cmp} ${after.id}))`]
+    : where;
   return sql<AssetRefRow>`SELECT r.* FROM ${from} WHERE ${and(conditions)} ORDER BY ${column} ${dir}, r.id ${dir} LIMIT ${query.limit + 1} OFFSET ${after ? 0 : query.offset}`;
 }
 
@@ -369,7 +436,11 @@ async function getIn(db: AssetDb, id: string, owner: string): Promise<AssetRefer
 }
 
 async function writeTags(tx: AssetDb, current: AssetReference, tags: string[]): Promise<void> {
-  await tx.updateTable("asset_refs").set({ tags: JSON.stringify(tags), updated_at: laterThan(current.updatedAt) }).where("id", "=", current.id).execute();
+  await tx
+    .updateTable("asset_refs")
+    .set({ tags: JSON.stringify(tags), updated_at: laterThan(current.updatedAt) })
+    .where("id", "=", current.id)
+    .execute();
   await tx.deleteFrom("asset_tags").where("ref_id", "=", current.id).execute();
   await insertTags(tx, current.id, current.owner, tags);
 }
@@ -377,7 +448,8 @@ async function writeTags(tx: AssetDb, current: AssetReference, tags: string[]): 
 /** The one tag limit, held by every write that sets a record's tags (create, PUT, POST …/tags). */
 function limitedTags(tags: string[]): string[] {
   const unique = uniqueTags(tags);
-  if (unique.length > MAX_TAGS_PER_ASSET) throw new TooManyTagsError(`a record carries at most ${MAX_TAGS_PER_ASSET} tags (this would make ${unique.length})`);
+  if (unique.length > MAX_TAGS_PER_ASSET)
+    throw new TooManyTagsError(`a record carries at most ${MAX_TAGS_PER_ASSET} tags (this would make ${unique.length})`);
   return unique;
 }
 
@@ -391,7 +463,10 @@ export function toReference(row: AssetRefRow): AssetReference {
     mimeType: row.mime_type,
     tags: JSON.parse(row.tags) as string[],
     userMetadata: JSON.parse(row.user_metadata) as Record<string, unknown>,
-    systemMetadata: row.system_metadata === null || row.system_metadata === undefined ? null : (JSON.parse(row.system_metadata) as Record<string, unknown>),
+    systemMetadata:
+      row.system_metadata === null || row.system_metadata === undefined
+        ? null
+        : (JSON.parse(row.system_metadata) as Record<string, unknown>),
     previewId: row.preview_id ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

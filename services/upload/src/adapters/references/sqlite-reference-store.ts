@@ -28,6 +28,10 @@ const LOCK_WAIT_MS = 30_000;
 export function createSqliteReferenceStore(file: string, options?: SqlStoreOptions): SqlReferenceStore {
   const database = openDatabase<AssetTables>({ kind: "sqlite", file, busyTimeoutMs: LOCK_WAIT_MS, cacheKiB: CACHE_KIB });
   const locks = new KeyedMutex();
-  const hashLock = { init: async () => undefined, run: <T>(hash: string, fn: () => Promise<T>) => locks.run(hash, fn), close: async () => undefined };
+  const hashLock = {
+    init: async () => undefined,
+    run: <T>(hash: string, fn: () => Promise<T>) => locks.run(hash, fn),
+    close: async () => undefined,
+  };
   return new SqlReferenceStore(database, SQLITE_LIST, hashLock, options);
 }

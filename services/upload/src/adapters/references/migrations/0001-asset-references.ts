@@ -16,7 +16,14 @@ const ADDED_COLUMNS = [
 ] as const;
 
 /** Indexes of the first version (before owners). */
-const OLD_INDEXES = ["asset_refs_origin", "asset_refs_created", "asset_refs_updated", "asset_refs_name", "asset_refs_size", "asset_tags_tag"];
+const OLD_INDEXES = [
+  "asset_refs_origin",
+  "asset_refs_created",
+  "asset_refs_updated",
+  "asset_refs_name",
+  "asset_refs_size",
+  "asset_tags_tag",
+];
 
 /** Every list is one owner's, so each sort key's index leads with the owner. */
 const SORT_INDEXES = [
@@ -78,7 +85,9 @@ async function createTables(db: Db): Promise<void> {
 async function columnsOf(db: Db, table: string): Promise<Set<string>> {
   const query =
     dialectOf(db) === "postgres"
-      ? sql<{ name: string }>`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table}`
+      ? sql<{
+          name: string;
+        }>`SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table}`
       : sql<{ name: string }>`SELECT name FROM pragma_table_info(${table})`;
   return new Set((await query.execute(db)).rows.map((row) => row.name));
 }
@@ -92,7 +101,12 @@ async function addMissingColumns(db: Db): Promise<boolean> {
       .alterTable(table)
       .addColumn(column, "text", (c) => (ownerLike ? c.notNull().defaultTo("") : c))
       .execute();
-    if (column === "last_access_time") await db.updateTable("asset_refs").set({ last_access_time: sql.ref("created_at") }).where("last_access_time", "is", null).execute();
+    if (column === "last_access_time")
+      await db
+        .updateTable("asset_refs")
+        .set({ last_access_time: sql.ref("created_at") })
+        .where("last_access_time", "is", null)
+        .execute();
   }
   return !columns.asset_refs.has("owner");
 }
@@ -108,7 +122,8 @@ async function createIndexes(db: Db): Promise<void> {
     .where(sql.ref("origin"), "is not", null)
     .execute();
   await db.schema.createIndex("asset_refs_hash").ifNotExists().on("asset_refs").column("hash").execute();
-  for (const [name, key] of SORT_INDEXES) await db.schema.createIndex(name).ifNotExists().on("asset_refs").columns(["owner", key, "id"]).execute();
+  for (const [name, key] of SORT_INDEXES)
+    await db.schema.createIndex(name).ifNotExists().on("asset_refs").columns(["owner", key, "id"]).execute();
   await db.schema.createIndex("asset_tags_owner_tag").ifNotExists().on("asset_tags").columns(["owner", "tag", "ref_id"]).execute();
   await db.schema.createIndex("asset_meta_owner_entry").ifNotExists().on("asset_meta").columns(["owner", "entry", "ref_id"]).execute();
 }
@@ -116,13 +131,34 @@ async function createIndexes(db: Db): Promise<void> {
 /** A first-version store's records get the tag-name and metadata indexes the routes read. */
 async function fillIndexes(db: Db): Promise<void> {
   // "WHERE true": SQLite reads ON CONFLICT after a bare SELECT as part of a join.
-  const names = db.selectFrom("asset_tags").select(["owner", "tag"]).distinct().where(sql<boolean>`true`);
-  await db.insertInto("asset_tag_names").columns(["owner", "tag"]).expression(names).onConflict((oc) => oc.doNothing()).execute();
-  const records: { id: string; owner: string; user_metadata: string }[] = await db.selectFrom("asset_refs").select(["id", "owner", "user_metadata"]).execute();
+  const names = db
+    .selectFrom("asset_tags")
+    .select(["owner", "tag"])
+    .distinct()
+    .where(sql<boolean>`true`);
+  await db
+    .insertInto("asset_tag_names")
+    .columns(["owner", "tag"])
+    .expression(names)
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const records: { id: string; owner: string; user_metadata: string }[] = await db
+    .selectFrom("asset_refs")
+    .select(["id", "owner", "user_metadata"])
+    .execute();
   for (const record of records) {
-    const rows = metadataEntries(JSON.parse(record.user_metadata) as Record<string, unknown>).map((entry) => ({ ref_id: record.id, owner: record.owner, entry }));
+    const rows = metadataEntries(JSON.parse(record.user_metadata) as Record<string, unknown>).map((entry) => ({
+      ref_id: record.id,
+      owner: record.owner,
+      entry,
+    }));
     // A batch's parameters stay well under both databases' limits.
-    for (let i = 0; i < rows.length; i += 200) await db.insertInto("asset_meta").values(rows.slice(i, i + 200)).onConflict((oc) => oc.doNothing()).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await db
+        .insertInto("asset_meta")
+        .values(rows.slice(i, i + 200))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
   }
 }
 
