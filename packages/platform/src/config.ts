@@ -121,7 +121,11 @@ export const ConfigSchema = z
     /** A resumable (tus) upload, finished or not, is removed this long after its creation (`Upload-Expires`). */
     TUS_EXPIRY: duration("1d"),
 
-    REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+    REDIS_URL: z
+      .string()
+      .trim()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
     QUEUE_PREFIX: z.string().default("crs"),
     WORKER_CONCURRENCY: int(2, 1),
     /** Tries per job, the first included; retries wait JOB_BACKOFF_MS, then twice that, and so on. */
@@ -133,7 +137,11 @@ export const ConfigSchema = z
     MEILI_INDEX: z.string().default("nodes"),
 
     /** Asset records in PostgreSQL (shared by every upload process); unset: a SQLite file under DATA_DIR. */
-    DATABASE_URL: z.string().trim().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
+    DATABASE_URL: z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
 
     S3_ENDPOINT: url.optional(),
     S3_ACCESS_KEY: z.string().optional(),
@@ -146,7 +154,11 @@ export const ConfigSchema = z
   .superRefine((c, ctx) => {
     // An upload stages for at most BODY_TIMEOUT_MS (then its body timer discards it); twice that is the margin.
     if (c.TEMP_MAX_AGE_MS < 2 * c.BODY_TIMEOUT_MS) {
-      ctx.addIssue({ code: "custom", path: ["TEMP_MAX_AGE_MS"], message: `must be at least twice BODY_TIMEOUT_MS (${2 * c.BODY_TIMEOUT_MS} ms): an upload may be staging for that long` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["TEMP_MAX_AGE_MS"],
+        message: `must be at least twice BODY_TIMEOUT_MS (${2 * c.BODY_TIMEOUT_MS} ms): an upload may be staging for that long`,
+      });
     }
     if (c.S3_ENDPOINT) {
       for (const k of ["S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"] as const) {
@@ -169,4 +181,3 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   return parsed.data;
 }
-

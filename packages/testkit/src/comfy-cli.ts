@@ -16,7 +16,10 @@ export function comfyCliMissing(): string | null {
     execFileSync(PYTHON, ["-c", `import ${NEEDED.join(", ")}`], { stdio: "pipe" });
     return null;
   } catch (err) {
-    return `comfy-cli's Debian dependencies are missing (${String((err as { stderr?: Buffer }).stderr ?? err).trim().split("\n").pop()}); .ci/run installs them`;
+    return `comfy-cli's Debian dependencies are missing (${String((err as { stderr?: Buffer }).stderr ?? err)
+      .trim()
+      .split("\n")
+      .pop()}); .ci/run installs them`;
   }
 }
 
@@ -30,7 +33,14 @@ export function comfy(args: string[], opts: { cwd: string; env?: Record<string, 
   return new Promise((done, fail) => {
     const child = spawn(PYTHON, ["-m", "comfy_cli", "--no-enable-telemetry", ...args], {
       cwd: opts.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: opts.cwd, DO_NOT_TRACK: "1", PYTHONPATH: `${VENDOR}/comfy-cli:${VENDOR}/typer`, COLUMNS: "200", ...opts.env },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: opts.cwd,
+        DO_NOT_TRACK: "1",
+        PYTHONPATH: `${VENDOR}/comfy-cli:${VENDOR}/typer`,
+        COLUMNS: "200",
+        ...opts.env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -22,7 +22,12 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   const handlers: Partial<JobHandlers> = {};
 
   // Each service declares the paths it owns and its error shape (`routePrefixes`, `unavailableBody`).
-  const searchRoutes: Omit<GatewayService, "mount"> = { name: "search", paths: search.routePrefixes, unavailableBody: search.unavailableBody, cors: search.applyRegistryCors };
+  const searchRoutes: Omit<GatewayService, "mount"> = {
+    name: "search",
+    paths: search.routePrefixes,
+    unavailableBody: search.unavailableBody,
+    cors: search.applyRegistryCors,
+  };
   if (config.SEARCH_URL) {
     services.push({ ...searchRoutes, mount: { kind: "proxy", url: config.SEARCH_URL } });
   } else {
@@ -30,12 +35,19 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
     const publisherKeys = await upload.ReloadingApiKeys.open({ file: upload.keyFilePath(config), plaintext: config.API_KEYS, logger });
     closables.push({ close: async () => publisherKeys.close() });
     const service = await search.createSearchService(config, logger.child({ service: "search" }), { publisherKeys });
-    services.push({ ...searchRoutes, mount: { kind: "embedded", ...service.routes(), isReady: () => service.isReady(), readyDetails: () => service.readyDetails() } });
+    services.push({
+      ...searchRoutes,
+      mount: { kind: "embedded", ...service.routes(), isReady: () => service.isReady(), readyDetails: () => service.readyDetails() },
+    });
     Object.assign(handlers, service.jobs);
     closables.push(service);
   }
 
-  const uploadRoutes: Omit<GatewayService, "mount"> = { name: "upload", paths: upload.routePrefixes, unavailableBody: upload.unavailableBody };
+  const uploadRoutes: Omit<GatewayService, "mount"> = {
+    name: "upload",
+    paths: upload.routePrefixes,
+    unavailableBody: upload.unavailableBody,
+  };
   if (config.UPLOAD_URL) {
     services.push({ ...uploadRoutes, mount: { kind: "proxy", url: config.UPLOAD_URL } });
   } else {

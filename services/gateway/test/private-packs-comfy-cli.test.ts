@@ -69,25 +69,35 @@ NODE_CLASS_MAPPINGS = {"TeamBlur": TeamBlur}
 NODE_DISPLAY_NAME_MAPPINGS = {"TeamBlur": "Team Blur"}
 `;
 
-const SOURCES: Record<string, string> = { "pyproject.toml": PYPROJECT, "__init__.py": "from .nodes import NODE_CLASS_MAPPINGS, NODE_DISPLAY_NAME_MAPPINGS\n", "nodes.py": NODES_PY, LICENSE: "MIT\n" };
+const SOURCES: Record<string, string> = {
+  "pyproject.toml": PYPROJECT,
+  "__init__.py": "from .nodes import NODE_CLASS_MAPPINGS, NODE_DISPLAY_NAME_MAPPINGS\n",
+  "nodes.py": NODES_PY,
+  LICENSE: "MIT\n",
+};
 
 function gitFolder(dir: string, files: Record<string, string>): void {
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.email=team@example.internal", "-c", "user.name=team", ...args], { cwd: dir, stdio: "pipe" });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=team@example.internal", "-c", "user.name=team", ...args], { cwd: dir, stdio: "pipe" });
   git("init", "-q");
   git("add", "-A");
   git("commit", "-qm", "the pack");
 }
 
-const publishCli = (dir: string, withToken: string) => comfy(["node", "publish", "--token", withToken], { cwd: dir, env: { ENVIRONMENT: "dev", HOME: home } });
+const publishCli = (dir: string, withToken: string) =>
+  comfy(["node", "publish", "--token", withToken], { cwd: dir, env: { ENVIRONMENT: "dev", HOME: home } });
 
 async function startGateway(): Promise<Service> {
   return startService(SCRIPTS.gateway, { CATALOG_SOURCE: upstream.url, DATA_DIR: dataDir, API_KEYS: KEY }, { port: PORT });
 }
 
 async function api(path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${DEV_URL}${path}`, { ...init, headers: { "content-type": "application/json", "x-api-key": KEY, ...init.headers } });
+  const res = await fetch(`${DEV_URL}${path}`, {
+    ...init,
+    headers: { "content-type": "application/json", "x-api-key": KEY, ...init.headers },
+  });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
@@ -119,9 +129,13 @@ describe.skipIf(skip)("a private pack through the real comfy-cli", () => {
     await upstream.stop();
     const workspace = join(root, "ComfyUI");
     mkdirSync(join(workspace, "custom_nodes"), { recursive: true });
-    const install = await comfy(["--workspace", workspace, "--skip-prompt", "node", "registry-install", "team-nodes"], { cwd: root, env: { ENVIRONMENT: "dev", HOME: home } });
+    const install = await comfy(["--workspace", workspace, "--skip-prompt", "node", "registry-install", "team-nodes"], {
+      cwd: root,
+      env: { ENVIRONMENT: "dev", HOME: home },
+    });
     expect(install.code, install.output).toBe(0);
-    for (const [name, text] of Object.entries(SOURCES)) expect(readFileSync(join(workspace, "custom_nodes", "team-nodes", name), "utf8"), name).toBe(text);
+    for (const [name, text] of Object.entries(SOURCES))
+      expect(readFileSync(join(workspace, "custom_nodes", "team-nodes", name), "utf8"), name).toBe(text);
 
     // ComfyUI-Manager (cnr_utils.install_node, then its download of download_url): the archive is node.zip as comfy-cli made and sent it.
     const found = mapNodeVersion((await api("/nodes/team-nodes/install")).body);
@@ -142,10 +156,15 @@ describe.skipIf(skip)("a private pack through the real comfy-cli", () => {
     expect([wrong.code, wrong.output]).toEqual([1, expect.stringContaining("Invalid personal access token")]);
     const again = await publishCli(pack, token);
     expect([again.code, again.output]).toEqual([1, expect.stringContaining("The node version already exists")]);
-    const mirroredId: string | undefined = (await api("/nodes?limit=50")).body.nodes.find((n: { tags?: string[] }) => !n.tags?.includes("private"))?.id;
+    const mirroredId: string | undefined = (await api("/nodes?limit=50")).body.nodes.find(
+      (n: { tags?: string[] }) => !n.tags?.includes("private"),
+    )?.id;
     expect(mirroredId).toBeTruthy();
     const squatter = join(root, "squatter");
-    gitFolder(squatter, { ...SOURCES, "pyproject.toml": PYPROJECT.replace('name = "team-nodes"', `name = "${String(mirroredId).toUpperCase()}"`) });
+    gitFolder(squatter, {
+      ...SOURCES,
+      "pyproject.toml": PYPROJECT.replace('name = "team-nodes"', `name = "${String(mirroredId).toUpperCase()}"`),
+    });
     const taken = await publishCli(squatter, token);
     expect([taken.code, taken.output]).toEqual([1, expect.stringContaining("taken by the mirrored registry")]);
     expect((await api(`/nodes/${encodeURIComponent(String(mirroredId))}`)).body.tags ?? []).not.toContain("private");

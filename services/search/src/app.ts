@@ -52,9 +52,18 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   const links = deps.privatePacks ? deps.privatePacks.links(deps.archives?.links ?? UPSTREAM_LINKS) : deps.archives?.links;
   router.use(registryReadRoutes(deps.engine, links, deps.versionClasses));
   router.use(channelRoutes(deps.engine));
-  if (deps.archives) archiveRoute(router, { engine: deps.engine, store: deps.archives.store, fetchFromUpstream: deps.archives.fetchesFromUpstream, logger: deps.logger.child({ component: "archives" }) });
+  if (deps.archives)
+    archiveRoute(router, {
+      engine: deps.engine,
+      store: deps.archives.store,
+      fetchFromUpstream: deps.archives.fetchesFromUpstream,
+      logger: deps.logger.child({ component: "archives" }),
+    });
   router.use(searchErrorHandler(deps.logger));
-  const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };
+  const direct: DirectRoute = {
+    paths: ["/nodes/search", "/nodes"],
+    handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)),
+  };
   return { router, direct: [direct] };
 }
 
@@ -83,7 +92,10 @@ export function createSearchApp(parts: SearchAppParts, logger: Logger): RequestL
 
 /** The standalone app over parts a test or bench assembles itself (an engine it filled, a runtime). */
 export function createApp(deps: SearchAppDeps): RequestListener {
-  return createSearchApp({ routes: () => createSearchRoutes(deps), isReady: () => deps.isReady(), readyDetails: () => searchReadyDetails(deps) }, deps.logger);
+  return createSearchApp(
+    { routes: () => createSearchRoutes(deps), isReady: () => deps.isReady(), readyDetails: () => searchReadyDetails(deps) },
+    deps.logger,
+  );
 }
 
 /** What search adds to /readyz: the catalog's state, with the archives' under `catalog.archives`. */

@@ -35,16 +35,26 @@ export async function createSearchService(config: Config, logger: Logger, opts: 
   // Teams' private packs are laid over the mirror in the engine every catalog is indexed through
   // (a writer too: with Meilisearch, its reindex is what the servers serve).
   const inner = opts.engine ?? (await createSearchEngine(searchConfig));
-  const privatePacks = await openPrivatePacks(searchConfig, logger.child({ component: "private-packs" }), { inner, keys: opts.publisherKeys ?? NO_PUBLISHER_KEYS, watch: serves });
+  const privatePacks = await openPrivatePacks(searchConfig, logger.child({ component: "private-packs" }), {
+    inner,
+    keys: opts.publisherKeys ?? NO_PUBLISHER_KEYS,
+    watch: serves,
+  });
   const runtime = await createSearchRuntime(searchConfig, logger, { ...opts, engine: privatePacks.engine });
   const archives = serves
-    ? await createArchiveService(searchConfig, logger.child({ component: "archives" }), { engine: privatePacks.engine.mirrorOnly(), catalogVersion: () => catalogVersionOf(runtime.catalogStatus()) })
+    ? await createArchiveService(searchConfig, logger.child({ component: "archives" }), {
+        engine: privatePacks.engine.mirrorOnly(),
+        catalogVersion: () => catalogVersionOf(runtime.catalogStatus()),
+      })
     : undefined;
   let routes: SearchRoutes | undefined;
   return {
     routes: () => (routes ??= createSearchRoutes({ ...runtime, archives, privatePacks })),
     isReady: () => runtime.isReady(),
-    readyDetails: () => ({ ...searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }), privatePacks: privatePacks.status() }),
+    readyDetails: () => ({
+      ...searchReadyDetails({ catalogStatus: runtime.catalogStatus, archives }),
+      privatePacks: privatePacks.status(),
+    }),
     jobs: searchJobs(runtime),
     async close() {
       // The archives first: their prefetch reads the engine the runtime closes.

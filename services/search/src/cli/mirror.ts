@@ -22,13 +22,30 @@ try {
   const privatePacks = await exportPrivatePacks(repo);
   const target = resolve(out);
   let shown = 0;
-  const r = await exportBundle(config.DATA_DIR, blobs, target, (done, of) => {
-    if (done === of || done - shown >= 100) {
-      shown = done;
-      process.stderr.write(`archives ${done}/${of}\n`);
-    }
-  }, privatePacks);
-  console.log(JSON.stringify({ bundle: target, nodes: r.nodes, archives: r.archives, versionClasses: r.versionClasses, privatePacks: r.privatePacks, bytes: r.bytes, source: r.source, createdAt: r.createdAt }));
+  const r = await exportBundle(
+    config.DATA_DIR,
+    blobs,
+    target,
+    (done, of) => {
+      if (done === of || done - shown >= 100) {
+        shown = done;
+        process.stderr.write(`archives ${done}/${of}\n`);
+      }
+    },
+    privatePacks,
+  );
+  console.log(
+    JSON.stringify({
+      bundle: target,
+      nodes: r.nodes,
+      archives: r.archives,
+      versionClasses: r.versionClasses,
+      privatePacks: r.privatePacks,
+      bytes: r.bytes,
+      source: r.source,
+      createdAt: r.createdAt,
+    }),
+  );
 } catch (err) {
   console.error(`mirror export failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exitCode = 1;

@@ -41,20 +41,30 @@ try {
     const runtime = await createSearchRuntime({ ...config, CATALOG_SOURCE: undefined }, logger);
     await runtime.started;
     try {
-      const created = await new PublisherService(repo, engineNamespace(runtime.engine)).create("admin", { id: sub, name: values.name, owner: values.owner });
+      const created = await new PublisherService(repo, engineNamespace(runtime.engine)).create("admin", {
+        id: sub,
+        name: values.name,
+        owner: values.owner,
+      });
       process.stdout.write(`${JSON.stringify(created)}\n`);
     } finally {
       await runtime.close();
     }
   } else if (command === "token" && rest[0]) {
     const tokens = new PublisherService(repo, { holdsNode: async () => false, holdsPublisher: async () => false });
-    if (sub === "create") process.stdout.write(`${(await tokens.createToken("admin", rest[0], { name: values.name, description: values.description })).token}\n`);
+    if (sub === "create")
+      process.stdout.write(
+        `${(await tokens.createToken("admin", rest[0], { name: values.name, description: values.description })).token}\n`,
+      );
     else if (sub === "list") process.stdout.write(`${JSON.stringify(await tokens.listTokens("admin", rest[0]), null, 2)}\n`);
     else if (sub === "revoke" && rest[1]) await tokens.revokeToken("admin", rest[0], rest[1]);
     else fail(USAGE);
   } else if (command === "status" && sub && rest[0] && rest[1]) {
     // A running server reads the change within seconds (it polls the database's revision).
-    const set = await new VersionAdminService(repo, async () => {}).setStatus("admin", sub, rest[0], { status: rest[1], status_reason: values.reason ?? "" });
+    const set = await new VersionAdminService(repo, async () => {}).setStatus("admin", sub, rest[0], {
+      status: rest[1],
+      status_reason: values.reason ?? "",
+    });
     process.stdout.write(`${JSON.stringify(set)}\n`);
   } else {
     fail(USAGE);

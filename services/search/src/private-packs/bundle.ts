@@ -24,7 +24,13 @@ const Version = z.object({
 });
 const PackLine = z.object({
   publisher: z.object({ id: z.string().refine(isPublisherId), name: z.string(), status: z.string(), createdAt: z.string() }),
-  node: z.object({ id: z.string().refine(isNodeId), status: z.string(), fields: z.record(z.string(), z.unknown()), createdAt: z.string(), updatedAt: z.string() }),
+  node: z.object({
+    id: z.string().refine(isNodeId),
+    status: z.string(),
+    fields: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
   versions: z.array(Version),
 });
 
@@ -40,7 +46,9 @@ export async function exportPrivatePacks(repo: PrivatePackRepository): Promise<{
     const versions = (await repo.versions(node.id)).map(({ nodeId: _node, ...v }) => v);
     for (const v of versions) blobs.add(v.archiveHash);
     const { publisherId: _publisher, ...rest } = node;
-    lines.push(`${JSON.stringify({ publisher: { id: publisher.id, name: publisher.name, status: publisher.status, createdAt: publisher.createdAt }, node: rest, versions })}\n`);
+    lines.push(
+      `${JSON.stringify({ publisher: { id: publisher.id, name: publisher.name, status: publisher.status, createdAt: publisher.createdAt }, node: rest, versions })}\n`,
+    );
   }
   return { text: lines.join(""), packs: lines.length, blobs };
 }
@@ -49,7 +57,12 @@ export async function exportPrivatePacks(repo: PrivatePackRepository): Promise<{
  * The packs a bundle carried, added to this instance's database: what is here already stays (a
  * version is never replaced), a version whose archive the blob store lacks is skipped and logged.
  */
-export async function importPrivatePacks(file: string, repo: PrivatePackRepository, hasBlob: (hash: string) => Promise<boolean>, logger: Logger): Promise<number> {
+export async function importPrivatePacks(
+  file: string,
+  repo: PrivatePackRepository,
+  hasBlob: (hash: string) => Promise<boolean>,
+  logger: Logger,
+): Promise<number> {
   const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? null : Promise.reject(err)));
   if (text === null) return 0;
   let added = 0;
@@ -69,7 +82,8 @@ export async function importPrivatePacks(file: string, repo: PrivatePackReposito
       }
       const outcome = await repo.publish({ ...node, publisherId: publisher.id }, { ...v, nodeId: node.id });
       if (outcome === "published") added++;
-      else if (outcome === "node-taken") logger.warn({ node: node.id }, "a private pack in the bundle has the id of another publisher's pack here: skipped");
+      else if (outcome === "node-taken")
+        logger.warn({ node: node.id }, "a private pack in the bundle has the id of another publisher's pack here: skipped");
     }
   }
   return added;

@@ -59,7 +59,11 @@ export function privatePackSettings(config: Config): PrivatePackSettings {
     review: config.PUBLISH_REVIEW === "on",
     uploadTtlSeconds: config.PUBLISH_UPLOAD_TTL_SECONDS,
     body: { maxBytes: config.UPLOAD_MAX_BYTES, idleMs: config.BODY_TIMEOUT_MS },
-    zip: { maxUnpackedBytes: config.PUBLISH_MAX_UNPACKED_BYTES, maxRatio: config.PUBLISH_MAX_RATIO, maxEntries: config.PUBLISH_MAX_ENTRIES },
+    zip: {
+      maxUnpackedBytes: config.PUBLISH_MAX_UNPACKED_BYTES,
+      maxRatio: config.PUBLISH_MAX_RATIO,
+      maxEntries: config.PUBLISH_MAX_ENTRIES,
+    },
     scanCommand: config.PUBLISH_SCAN_COMMAND,
     incomingDir: join(config.DATA_DIR, "private-packs", "incoming"),
     publicUrl: config.PUBLIC_URL,
@@ -84,7 +88,10 @@ export function createPrivatePacks(deps: PrivatePackDeps): PrivatePacks {
     repo: deps.repo,
     publishers,
     links: (inner) => ({
-      version: (req, v) => (v.downloadUrl?.startsWith("/archives/") ? { ...v, downloadUrl: `${publicBase(req, deps.settings.publicUrl)}${v.downloadUrl}` } : inner.version(req, v)),
+      version: (req, v) =>
+        v.downloadUrl?.startsWith("/archives/")
+          ? { ...v, downloadUrl: `${publicBase(req, deps.settings.publicUrl)}${v.downloadUrl}` }
+          : inner.version(req, v),
     }),
     status: () => engine.status(),
     close: () => deps.repo.close(),
@@ -92,11 +99,20 @@ export function createPrivatePacks(deps: PrivatePackDeps): PrivatePacks {
 }
 
 /** The module over the configured store and blob store, its packs indexed, watching for other replicas' publishes. */
-export async function openPrivatePacks(config: Config, logger: Logger, deps: { inner: SearchEngine; keys: KeyVerifier; watch: boolean }): Promise<PrivatePacks> {
+export async function openPrivatePacks(
+  config: Config,
+  logger: Logger,
+  deps: { inner: SearchEngine; keys: KeyVerifier; watch: boolean },
+): Promise<PrivatePacks> {
   const blobs = await createArchiveBlobs(config);
   const repo = await openPrivatePackStore(config);
   // A bundle's private packs (CATALOG_SOURCE=<bundle.tar>, imported before this) join the database's.
-  const fromBundle = await importPrivatePacks(bundlePrivatePacksPath(config.DATA_DIR), repo, async (hash) => (await blobs.stat(hash)) !== null, logger);
+  const fromBundle = await importPrivatePacks(
+    bundlePrivatePacksPath(config.DATA_DIR),
+    repo,
+    async (hash) => (await blobs.stat(hash)) !== null,
+    logger,
+  );
   if (fromBundle > 0) logger.info({ versions: fromBundle }, "private pack versions added from the bundle");
   const packs = createPrivatePacks({ ...deps, repo, blobs, logger, settings: privatePackSettings(config) });
   await packs.engine.refreshPrivate();

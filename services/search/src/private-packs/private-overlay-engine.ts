@@ -100,7 +100,9 @@ export class PrivateOverlayEngine implements SearchEngine {
   /** The catalog the inner engine holds (less the private packs it was given before), taken as the mirror. */
   private async adoptInnerCatalog(): Promise<void> {
     const own = new Set(this.privates.map((p) => `${p.id.toLowerCase()}\u0000${p.publisher?.id?.toLowerCase()}`));
-    const records = (await this.inner.all()).filter((r) => !own.has(`${r.id.toLowerCase()}\u0000${r.publisher?.id?.toLowerCase()}`) && !r.tags?.includes(PRIVATE_TAG));
+    const records = (await this.inner.all()).filter(
+      (r) => !own.has(`${r.id.toLowerCase()}\u0000${r.publisher?.id?.toLowerCase()}`) && !r.tags?.includes(PRIVATE_TAG),
+    );
     this.mirror = records;
     this.mirrorKnown = true;
     this.mirrorIds = new Set(records.map((r) => r.id.toLowerCase()));
@@ -117,7 +119,9 @@ export class PrivateOverlayEngine implements SearchEngine {
       // A record that is a private pack itself (an engine's own listing fed back) is not a collision.
       else if (r.publisher?.id?.toLowerCase() !== owner) hidden.push(r.id);
     }
-    for (const id of hidden) if (!this.hidden.includes(id)) this.logger.warn({ node: id }, "a mirrored pack has the id of a private pack: the mirror's copy is hidden");
+    for (const id of hidden)
+      if (!this.hidden.includes(id))
+        this.logger.warn({ node: id }, "a mirrored pack has the id of a private pack: the mirror's copy is hidden");
     this.hidden = hidden;
     this.kept = kept;
     return [...kept, ...this.privates];

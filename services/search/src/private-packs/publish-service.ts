@@ -49,18 +49,31 @@ export class PublishService {
     if (existing && existing.publisherId.toLowerCase() !== publisherId.toLowerCase()) throw refusal(403, "Permission denied");
     if (!publisher) throw refusal(400, "Failed to validate token");
     const token = request.personal_access_token;
-    if (typeof token !== "string" || !matchesAny(token, await this.repo.tokenDigests(publisher.id))) throw refusal(400, "Invalid personal access token");
+    if (typeof token !== "string" || !matchesAny(token, await this.repo.tokenDigests(publisher.id)))
+      throw refusal(400, "Invalid personal access token");
 
     const node = isObject(request.node) ? request.node : null;
     const nodeVersion = isObject(request.node_version) ? request.node_version : null;
     if (!node || !nodeVersion) throw refusal(400, "the body must carry node and node_version objects, as comfy node publish sends them");
-    if (node.id !== undefined && node.id !== nodeId) throw refusal(400, `node.id '${String(node.id)}' in the body differs from '${nodeId}' in the path`);
+    if (node.id !== undefined && node.id !== nodeId)
+      throw refusal(400, `node.id '${String(node.id)}' in the body differs from '${nodeId}' in the path`);
     if (!isNodeId(nodeId)) throw refusal(400, "Failed to create node", `node id must be 1-100 characters matching ${NODE_ID_RE.source}`);
     // Dependency confusion: an id the mirror serves would be installed from here in its place.
-    if (!existing && (await this.mirror.holdsNode(nodeId))) throw refusal(400, "Failed to create node", `node id '${nodeId}' is taken by the mirrored registry (compared case-insensitively); choose another`);
-    if (await this.mirror.holdsPublisher(publisher.id)) throw refusal(400, "Failed to create node", `publisher id '${publisher.id}' is taken by the mirrored registry`);
+    if (!existing && (await this.mirror.holdsNode(nodeId)))
+      throw refusal(
+        400,
+        "Failed to create node",
+        `node id '${nodeId}' is taken by the mirrored registry (compared case-insensitively); choose another`,
+      );
+    if (await this.mirror.holdsPublisher(publisher.id))
+      throw refusal(400, "Failed to create node", `publisher id '${publisher.id}' is taken by the mirrored registry`);
     const version = typeof nodeVersion.version === "string" ? normalizeVersion(nodeVersion.version) : null;
-    if (!version) throw refusal(400, "Failed to create node version", `version '${String(nodeVersion.version)}' is not a semantic version (MAJOR.MINOR.PATCH)`);
+    if (!version)
+      throw refusal(
+        400,
+        "Failed to create node version",
+        `version '${String(nodeVersion.version)}' is not a semantic version (MAJOR.MINOR.PATCH)`,
+      );
     const nodeKey = existing?.id ?? nodeId;
     if (await this.repo.version(nodeKey, version)) throw refusal(400, "The node version already exists");
 
@@ -102,7 +115,16 @@ export function refusal(status: number, message: string, detail?: string): Priva
 /** The node fields a publish may set, as text or lists of text (anything else is dropped). */
 function nodeFields(node: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ["name", "description", "icon", "license", "repository", "banner_url", "supported_comfyui_version", "supported_comfyui_frontend_version"]) {
+  for (const k of [
+    "name",
+    "description",
+    "icon",
+    "license",
+    "repository",
+    "banner_url",
+    "supported_comfyui_version",
+    "supported_comfyui_frontend_version",
+  ]) {
     if (typeof node[k] === "string") out[k] = (node[k] as string).slice(0, 10_000);
   }
   for (const k of ["supported_os", "supported_accelerators", "tags"]) if (Array.isArray(node[k])) out[k] = stringList(node[k]);
@@ -114,7 +136,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string").slice(0, 500).map((x) => x.slice(0, 1000)) : [];
+  return Array.isArray(v)
+    ? v
+        .filter((x): x is string => typeof x === "string")
+        .slice(0, 500)
+        .map((x) => x.slice(0, 1000))
+    : [];
 }
 
 function text(v: unknown): string {

@@ -41,7 +41,8 @@ export class PublisherService {
     const id = typeof input.id === "string" ? input.id : "";
     if (!isPublisherId(id)) throw new PrivatePackError(400, "publisher id must match ^[a-z][a-z0-9-]*$ (at most 100 characters)");
     const name = typeof input.name === "string" && input.name.trim() !== "" ? input.name.trim().slice(0, 200) : id;
-    if (await this.mirror.holdsPublisher(id)) throw new PrivatePackError(400, `publisher id '${id}' is taken by the mirrored registry; choose another`);
+    if (await this.mirror.holdsPublisher(id))
+      throw new PrivatePackError(400, `publisher id '${id}' is taken by the mirrored registry; choose another`);
     const owner = actor === "admin" ? (input.owner ?? "admin") : actor.owner;
     const row: PublisherRow = { id, name, owner, status: "PublisherStatusActive", createdAt: this.now().toISOString() };
     if (!(await this.repo.createPublisher(row))) throw new PrivatePackError(400, `publisher '${id}' already exists`, "conflict");
@@ -51,12 +52,17 @@ export class PublisherService {
   /** The publisher, if the actor may manage it; 404 otherwise, so other principals' publishers are not revealed. */
   async owned(actor: Actor, id: string): Promise<PublisherRow> {
     const row = await this.repo.publisher(id);
-    if (!row || (actor !== "admin" && row.owner !== actor.owner)) throw new PrivatePackError(404, actor === "admin" ? `no publisher '${id}'` : `no publisher '${id}' managed by this key`);
+    if (!row || (actor !== "admin" && row.owner !== actor.owner))
+      throw new PrivatePackError(404, actor === "admin" ? `no publisher '${id}'` : `no publisher '${id}' managed by this key`);
     return row;
   }
 
   /** A new token; its plaintext is returned here only. */
-  async createToken(actor: Actor, publisherId: string, input: { name?: unknown; description?: unknown }): Promise<{ token: string; id: string }> {
+  async createToken(
+    actor: Actor,
+    publisherId: string,
+    input: { name?: unknown; description?: unknown },
+  ): Promise<{ token: string; id: string }> {
     const publisher = await this.owned(actor, publisherId);
     const token = newSecret(TOKEN_PREFIX);
     const id = randomUUID();
@@ -79,12 +85,20 @@ export class PublisherService {
 
   async revokeToken(actor: Actor, publisherId: string, tokenId: string): Promise<void> {
     const publisher = await this.owned(actor, publisherId);
-    if (!(await this.repo.revokeToken(publisher.id, tokenId))) throw new PrivatePackError(404, `publisher '${publisher.id}' has no token '${tokenId}'`);
+    if (!(await this.repo.revokeToken(publisher.id, tokenId)))
+      throw new PrivatePackError(404, `publisher '${publisher.id}' has no token '${tokenId}'`);
   }
 }
 
 export function publisherView(row: PublisherRow): PublisherView {
-  return { id: row.id, name: row.name, status: row.status, createdAt: row.createdAt, members: [{ role: "owner", user: { id: row.owner, name: row.owner } }], private: true };
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    createdAt: row.createdAt,
+    members: [{ role: "owner", user: { id: row.owner, name: row.owner } }],
+    private: true,
+  };
 }
 
 function tokenView(t: TokenRow): TokenView {

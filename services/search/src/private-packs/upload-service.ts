@@ -40,10 +40,15 @@ export class UploadService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async receive(req: IncomingMessage, target: { publisherId: string; nodeId: string; version: string }, signature: string): Promise<PrivateVersionRow> {
+  async receive(
+    req: IncomingMessage,
+    target: { publisherId: string; nodeId: string; version: string },
+    signature: string,
+  ): Promise<PrivateVersionRow> {
     const grant = signature ? await this.repo.takeGrant(digestOf(signature)) : null;
     if (!grant) throw refusal(403, "the upload URL is unknown or was already used; run the publish again for a new one");
-    if (Date.parse(grant.expiresAt) <= this.now().getTime()) throw refusal(403, "the upload URL has expired; run the publish again for a new one");
+    if (Date.parse(grant.expiresAt) <= this.now().getTime())
+      throw refusal(403, "the upload URL has expired; run the publish again for a new one");
     const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
     if (!same(grant.publisherId, target.publisherId) || !same(grant.nodeId, target.nodeId) || grant.version !== target.version) {
       throw refusal(403, "the upload URL was signed for another publisher, node or version");
@@ -73,11 +78,30 @@ export class UploadService {
         classes: nodeClassesOf(contents.pythonFiles),
         createdAt: now,
       };
-      const outcome = await this.repo.publish({ id: grant.nodeId, publisherId: grant.publisherId, status: "NodeStatusActive", fields: grant.request.node, createdAt: now, updatedAt: now }, version);
+      const outcome = await this.repo.publish(
+        {
+          id: grant.nodeId,
+          publisherId: grant.publisherId,
+          status: "NodeStatusActive",
+          fields: grant.request.node,
+          createdAt: now,
+          updatedAt: now,
+        },
+        version,
+      );
       if (outcome === "version-exists") throw refusal(400, "The node version already exists");
       if (outcome === "node-taken") throw refusal(403, "Permission denied");
       await this.onPublished?.();
-      this.logger.info({ node: grant.nodeId, version: grant.version, publisher: grant.publisherId, status: version.status, classes: version.classes.length }, "private pack version published");
+      this.logger.info(
+        {
+          node: grant.nodeId,
+          version: grant.version,
+          publisher: grant.publisherId,
+          status: version.status,
+          classes: version.classes.length,
+        },
+        "private pack version published",
+      );
       return version;
     } finally {
       await rm(file, { force: true });

@@ -27,10 +27,17 @@ export class VersionAdminService {
   }
 
   /** The registry's NodeVersionUpdateRequest: `deprecated` is applied; a changelog is fixed at publish here and refused. */
-  async update(actor: Actor, publisherId: string, nodeId: string, versionRef: string, body: unknown): Promise<{ changelog: string; deprecated: boolean }> {
+  async update(
+    actor: Actor,
+    publisherId: string,
+    nodeId: string,
+    versionRef: string,
+    body: unknown,
+  ): Promise<{ changelog: string; deprecated: boolean }> {
     const found = await this.owned(actor, nodeId, versionRef, publisherId);
     const b = (body ?? {}) as Record<string, unknown>;
-    if (b.changelog !== undefined) throw new PrivatePackError(400, "a private version's changelog is set when it is published, and cannot be changed", "registry");
+    if (b.changelog !== undefined)
+      throw new PrivatePackError(400, "a private version's changelog is set when it is published, and cannot be changed", "registry");
     if (typeof b.deprecated !== "boolean") throw new PrivatePackError(400, "the body must be {deprecated: true|false}", "registry");
     await this.repo.setDeprecated(found.nodeId, found.version, b.deprecated);
     await this.onChange();
@@ -50,7 +57,8 @@ export class VersionAdminService {
     const publisher = node ? await this.repo.publisher(node.publisherId) : null;
     const mine = publisher && (actor === "admin" || publisher.owner === actor.owner);
     if (!node || !mine) throw new PrivatePackError(404, "Not Found", "registry");
-    if (publisherId !== undefined && publisherId.toLowerCase() !== node.publisherId.toLowerCase()) throw new PrivatePackError(403, "Version does not belong to the publisher", "registry");
+    if (publisherId !== undefined && publisherId.toLowerCase() !== node.publisherId.toLowerCase())
+      throw new PrivatePackError(403, "Version does not belong to the publisher", "registry");
     const versions = await this.repo.versions(node.id);
     const found = versions.find((v) => v.version === versionRef || v.id === versionRef);
     if (!found) throw new PrivatePackError(404, "Not Found", "registry");

@@ -30,7 +30,14 @@ const NOTHING = { blobs: [], incoming: [], versions: 0 };
 
 describe("a refused archive answers 4xx with the reason and leaves nothing", () => {
   const cases: [string, Buffer, string][] = [
-    ["zip-slip", zipOf([{ name: "__init__.py", data: "" }, { name: "../../evil.py", data: "x" }]), "climbs out of the folder"],
+    [
+      "zip-slip",
+      zipOf([
+        { name: "__init__.py", data: "" },
+        { name: "../../evil.py", data: "x" },
+      ]),
+      "climbs out of the folder",
+    ],
     ["a backslash zip-slip", zipOf([{ name: "sub\\..\\..\\evil.py", data: "x" }]), "climbs out of the folder"],
     ["an absolute path", zipOf([{ name: "/etc/cron.d/evil", data: "x" }]), "absolute path"],
     ["a drive path", zipOf([{ name: "C:/Windows/evil.dll", data: "x" }]), "absolute path"],
@@ -73,11 +80,19 @@ describe("a PUT cut halfway", () => {
   it("leaves no version and no file, and its URL is spent", async () => {
     h = await privateHarness();
     const token = await publisherWithToken(h.app);
-    const started = await request(h.app).post("/publishers/team-a/nodes/team-nodes/versions").send(publishBody(token, "team-nodes", "1.0.0"));
+    const started = await request(h.app)
+      .post("/publishers/team-a/nodes/team-nodes/versions")
+      .send(publishBody(token, "team-nodes", "1.0.0"));
     server = createServer(h.app).listen(0, "127.0.0.1");
     await once(server, "listening");
     const { port } = server.address() as AddressInfo;
-    const req = httpRequest({ host: "127.0.0.1", port, method: "PUT", path: pathOf(started.body.signedUrl), headers: { "content-type": "application/zip", "content-length": PACK_ZIP.length } });
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      method: "PUT",
+      path: pathOf(started.body.signedUrl),
+      headers: { "content-type": "application/zip", "content-length": PACK_ZIP.length },
+    });
     req.on("error", () => {});
     req.write(PACK_ZIP.subarray(0, PACK_ZIP.length >> 1));
     // The half has arrived once the incoming file holds it; then the connection drops.

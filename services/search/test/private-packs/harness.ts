@@ -32,7 +32,14 @@ export async function privateHarness(mirrored: StoredNode[] = [], env: Record<st
   const config = loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: "none", ...env });
   const repo = await openPrivatePackRepository({ sqliteFile: join(dataDir, "private-packs.sqlite") });
   const blobs = await createArchiveBlobs(config);
-  const packs = createPrivatePacks({ repo, blobs, inner: new EmbeddedSearchEngine(), keys: testKeys, logger: silentLogger, settings: privatePackSettings(config) });
+  const packs = createPrivatePacks({
+    repo,
+    blobs,
+    inner: new EmbeddedSearchEngine(),
+    keys: testKeys,
+    logger: silentLogger,
+    settings: privatePackSettings(config),
+  });
   const engine = packs.engine;
   await engine.refreshPrivate();
   await engine.replaceAll(mirrored);

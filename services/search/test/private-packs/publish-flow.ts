@@ -22,7 +22,14 @@ export function publishBody(token: string, nodeId: string, version: string): Rec
       supported_comfyui_version: "",
       supported_comfyui_frontend_version: "",
     },
-    node_version: { version, dependencies: ["numpy"], supported_os: [], supported_accelerators: [], supported_comfyui_version: "", supported_comfyui_frontend_version: "" },
+    node_version: {
+      version,
+      dependencies: ["numpy"],
+      supported_os: [],
+      supported_accelerators: [],
+      supported_comfyui_version: "",
+      supported_comfyui_frontend_version: "",
+    },
   };
 }
 
@@ -57,8 +64,18 @@ export function pathOf(signedUrl: string): string {
 }
 
 /** POST then PUT, as the client does; answers the PUT. */
-export async function publish(app: RequestListener, token: string, nodeId: string, version: string, zip: Buffer = PACK_ZIP, publisherId = "team-a") {
-  const started = await request(app).post(`/publishers/${publisherId}/nodes/${nodeId}/versions`).set("content-type", "application/json").send(publishBody(token, nodeId, version));
+export async function publish(
+  app: RequestListener,
+  token: string,
+  nodeId: string,
+  version: string,
+  zip: Buffer = PACK_ZIP,
+  publisherId = "team-a",
+) {
+  const started = await request(app)
+    .post(`/publishers/${publisherId}/nodes/${nodeId}/versions`)
+    .set("content-type", "application/json")
+    .send(publishBody(token, nodeId, version));
   expect(started.status, JSON.stringify(started.body)).toBe(201);
   return request(app).put(pathOf(started.body.signedUrl)).set("content-type", "application/zip").send(zip);
 }

@@ -16,7 +16,12 @@ describe("POST /publishers", () => {
   it("makes a publisher owned by the key's principal", async () => {
     const res = await request(h.app).post("/publishers").set(asAlice).send({ id: "team-a", name: "Team A" });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ id: "team-a", name: "Team A", status: "PublisherStatusActive", members: [{ role: "owner", user: { id: "alice" } }] });
+    expect(res.body).toMatchObject({
+      id: "team-a",
+      name: "Team A",
+      status: "PublisherStatusActive",
+      members: [{ role: "owner", user: { id: "alice" } }],
+    });
   });
 
   it("refuses no key, an unknown key, a bad id, a taken id and a mirrored publisher's id", async () => {
@@ -55,7 +60,9 @@ describe("publishing tokens", () => {
     expect(token).toMatch(/^crp_[A-Za-z0-9_-]{43}$/);
     const listed = await request(h.app).get("/publishers/team-a/tokens").set(asAlice);
     expect(listed.status).toBe(200);
-    expect(listed.body).toEqual([{ id: expect.any(String), name: "ci", description: "the CI's", token: `crp_…${token.slice(-4)}`, createdAt: expect.any(String) }]);
+    expect(listed.body).toEqual([
+      { id: expect.any(String), name: "ci", description: "the CI's", token: `crp_…${token.slice(-4)}`, createdAt: expect.any(String) },
+    ]);
     expect(JSON.stringify(listed.body)).not.toContain(token.slice(4, 20));
     expect(await h.packs.repo.tokenDigests("team-a")).not.toContain(token);
     const gone = await request(h.app).delete(`/publishers/team-a/tokens/${listed.body[0].id}`).set(asAlice);

@@ -39,16 +39,22 @@ describe("a private pack on the read routes", () => {
     const versions = await request(h.app).get("/nodes/team-nodes/versions").set(host);
     expect(versions.body.map((v: { version: string }) => v.version).sort()).toEqual(["1.0.0", "1.10.0", "1.9.0"]);
     expect((await request(h.app).get("/nodes/team-nodes/versions/1.9.0").set(host)).body.downloadUrl).toBe(ARCHIVE("1.9.0"));
-    const bulk = await request(h.app).post("/bulk/nodes/versions").set(host).send({ node_versions: [{ node_id: "team-nodes", version: "1.0.0" }] });
+    const bulk = await request(h.app)
+      .post("/bulk/nodes/versions")
+      .set(host)
+      .send({ node_versions: [{ node_id: "team-nodes", version: "1.0.0" }] });
     expect(bulk.body.node_versions[0]).toMatchObject({ status: "success", node_version: { downloadUrl: ARCHIVE("1.0.0") } });
   });
 
   it("serves its archive byte for byte, with Repr-Digest", async () => {
-    const res = await request(h.app).get("/archives/team-nodes/1.0.0/node.zip").buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on("data", (c: Buffer) => chunks.push(c));
-      r.on("end", () => cb(null, Buffer.concat(chunks)));
-    });
+    const res = await request(h.app)
+      .get("/archives/team-nodes/1.0.0/node.zip")
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on("data", (c: Buffer) => chunks.push(c));
+        r.on("end", () => cb(null, Buffer.concat(chunks)));
+      });
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("application/zip");
     expect((res.body as Buffer).equals(PACK_ZIP)).toBe(true);
@@ -61,7 +67,12 @@ describe("a private pack on the read routes", () => {
   });
 
   it("survives a mirror refresh, and hides a mirrored pack that later takes its id", async () => {
-    const upstream: StoredNode = { ...FIXTURES[0]!, id: "Team-Nodes", name: "Someone else's", publisher: { id: "stranger", name: "Stranger" } };
+    const upstream: StoredNode = {
+      ...FIXTURES[0]!,
+      id: "Team-Nodes",
+      name: "Someone else's",
+      publisher: { id: "stranger", name: "Stranger" },
+    };
     await h.engine.replaceAll([...FIXTURES, upstream]);
     const node = await request(h.app).get("/nodes/team-nodes").set(host);
     expect(node.body).toMatchObject({ id: "team-nodes", publisher: { id: "team-a" }, latest_version: { downloadUrl: ARCHIVE("1.10.0") } });
@@ -69,7 +80,9 @@ describe("a private pack on the read routes", () => {
     expect(search.body.nodes.map((n: StoredNode) => n.id)).not.toContain("Team-Nodes");
     expect(h.engine.status()).toEqual({ privatePacks: 1, hiddenMirrorPacks: ["Team-Nodes"] });
     // And a later publish under a mirrored id is refused.
-    const taken = await request(h.app).post("/publishers/team-a/nodes/comfyui-impact-pack/versions").send({ personal_access_token: token, node: { id: "comfyui-impact-pack" }, node_version: { version: "1.0.0" } });
+    const taken = await request(h.app)
+      .post("/publishers/team-a/nodes/comfyui-impact-pack/versions")
+      .send({ personal_access_token: token, node: { id: "comfyui-impact-pack" }, node_version: { version: "1.0.0" } });
     expect(taken.status).toBe(400);
   });
 });

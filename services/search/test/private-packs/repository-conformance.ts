@@ -9,11 +9,33 @@ export function privatePackRepositoryConformance(name: string, fresh: () => Prom
       repo = await fresh();
     });
 
-    const publisher = (id: string, owner = "alice") => ({ id, name: `${id} name`, owner, status: "PublisherStatusActive", createdAt: "2026-01-01T00:00:00.000Z" });
-    const node = (id: string, publisherId: string): PrivateNodeRow => ({ id, publisherId, status: "NodeStatusActive", fields: { name: id, description: "d" }, createdAt: "2026-01-02T00:00:00.000Z", updatedAt: "2026-01-02T00:00:00.000Z" });
+    const publisher = (id: string, owner = "alice") => ({
+      id,
+      name: `${id} name`,
+      owner,
+      status: "PublisherStatusActive",
+      createdAt: "2026-01-01T00:00:00.000Z",
+    });
+    const node = (id: string, publisherId: string): PrivateNodeRow => ({
+      id,
+      publisherId,
+      status: "NodeStatusActive",
+      fields: { name: id, description: "d" },
+      createdAt: "2026-01-02T00:00:00.000Z",
+      updatedAt: "2026-01-02T00:00:00.000Z",
+    });
     const version = (nodeId: string, v: string, createdAt = "2026-01-02T00:00:00.000Z"): PrivateVersionRow => ({
-      nodeId, version: v, id: `${nodeId}@${v}`, status: "NodeVersionStatusActive", statusReason: "", deprecated: false,
-      fields: { dependencies: ["numpy"], changelog: "c" }, archiveHash: "ab".repeat(32), archiveSize: 123, classes: ["MyNode"], createdAt,
+      nodeId,
+      version: v,
+      id: `${nodeId}@${v}`,
+      status: "NodeVersionStatusActive",
+      statusReason: "",
+      deprecated: false,
+      fields: { dependencies: ["numpy"], changelog: "c" },
+      archiveHash: "ab".repeat(32),
+      archiveSize: 123,
+      classes: ["MyNode"],
+      createdAt,
     });
 
     it("creates a publisher once, whatever the case of a second id", async () => {
@@ -40,7 +62,14 @@ export function privatePackRepositoryConformance(name: string, fresh: () => Prom
     });
 
     it("hands a grant out once", async () => {
-      const grant = { digest: "33".repeat(32), publisherId: "team-a", nodeId: "pack", version: "1.0.0", request: { node: { id: "pack" }, node_version: { version: "1.0.0" } }, expiresAt: "2026-01-01T00:05:00.000Z" };
+      const grant = {
+        digest: "33".repeat(32),
+        publisherId: "team-a",
+        nodeId: "pack",
+        version: "1.0.0",
+        request: { node: { id: "pack" }, node_version: { version: "1.0.0" } },
+        expiresAt: "2026-01-01T00:05:00.000Z",
+      };
       await repo.addGrant(grant);
       expect(await repo.takeGrant(grant.digest)).toEqual(grant);
       expect(await repo.takeGrant(grant.digest)).toBeNull();
@@ -52,7 +81,12 @@ export function privatePackRepositoryConformance(name: string, fresh: () => Prom
       expect(await repo.publish(node("my-pack", "team-a"), version("my-pack", "1.0.0"))).toBe("published");
       expect(await repo.publish(node("my-pack", "team-a"), version("my-pack", "1.0.0"))).toBe("version-exists");
       expect(await repo.publish(node("My-Pack", "team-b"), version("My-Pack", "2.0.0"))).toBe("node-taken");
-      expect(await repo.publish({ ...node("my-pack", "team-a"), fields: { name: "renamed" } }, version("my-pack", "1.1.0", "2026-01-03T00:00:00.000Z"))).toBe("published");
+      expect(
+        await repo.publish(
+          { ...node("my-pack", "team-a"), fields: { name: "renamed" } },
+          version("my-pack", "1.1.0", "2026-01-03T00:00:00.000Z"),
+        ),
+      ).toBe("published");
       expect(await repo.node("MY-PACK")).toMatchObject({ id: "my-pack", publisherId: "team-a", fields: { name: "renamed" } });
       expect((await repo.versions("my-pack")).map((v) => v.version)).toEqual(["1.0.0", "1.1.0"]);
       expect(await repo.version("my-pack", "1.0.0")).toEqual(version("my-pack", "1.0.0"));
@@ -68,7 +102,11 @@ export function privatePackRepositoryConformance(name: string, fresh: () => Prom
       expect(await repo.setVersionStatus("my-pack", "1.0.0", "NodeVersionStatusFlagged", "scan: found")).toBe(true);
       expect(await repo.setDeprecated("my-pack", "1.0.0", true)).toBe(true);
       expect(await repo.revision()).not.toBe(published);
-      expect(await repo.version("my-pack", "1.0.0")).toMatchObject({ status: "NodeVersionStatusFlagged", statusReason: "scan: found", deprecated: true });
+      expect(await repo.version("my-pack", "1.0.0")).toMatchObject({
+        status: "NodeVersionStatusFlagged",
+        statusReason: "scan: found",
+        deprecated: true,
+      });
       expect(await repo.setVersionStatus("my-pack", "9.0.0", "x", "")).toBe(false);
       expect((await repo.deleteVersion("my-pack", "1.0.0"))?.version).toBe("1.0.0");
       expect(await repo.deleteVersion("my-pack", "1.0.0")).toBeNull();

@@ -31,7 +31,17 @@ privatePackRepositoryConformance("SQLite", async () => {
 });
 
 privatePackRepositoryConformance("PostgreSQL", async () => {
-  for (const table of ["private_versions", "private_nodes", "private_tokens", "private_upload_grants", "private_publishers", "private_revision", "private_pack_migration", "private_pack_migration_lock"]) await database.run(`DROP TABLE IF EXISTS ${table}`);
+  for (const table of [
+    "private_versions",
+    "private_nodes",
+    "private_tokens",
+    "private_upload_grants",
+    "private_publishers",
+    "private_revision",
+    "private_pack_migration",
+    "private_pack_migration_lock",
+  ])
+    await database.run(`DROP TABLE IF EXISTS ${table}`);
   const repo = await openPrivatePackRepository({ databaseUrl: database.url, sqliteFile: "" });
   opened.push(repo);
   return repo;

@@ -18,17 +18,27 @@ describe("a published version's status, deprecation and removal", () => {
   it("under review is Pending and not on the install path until its owner activates it", async () => {
     expect((await request(h.app).get("/nodes/team-nodes/install")).status).toBe(200);
     expect((await request(h.app).get("/nodes/team-nodes/versions/1.0.0")).body.status).toBe("NodeVersionStatusPending");
-    const set = await request(h.app).put("/admin/nodes/team-nodes/versions/1.0.0").set(asAlice).send({ status: "NodeVersionStatusBanned", status_reason: "not for us" });
+    const set = await request(h.app)
+      .put("/admin/nodes/team-nodes/versions/1.0.0")
+      .set(asAlice)
+      .send({ status: "NodeVersionStatusBanned", status_reason: "not for us" });
     expect(set.status).toBe(200);
     expect(set.body).toMatchObject({ version: "1.0.0", status: "NodeVersionStatusBanned", status_reason: "not for us" });
     expect((await request(h.app).get("/nodes/team-nodes/install")).status).toBe(404);
     await request(h.app).put("/admin/nodes/team-nodes/versions/1.0.0").set(asAlice).send({ status: "NodeVersionStatusActive" }).expect(200);
-    expect((await request(h.app).get("/nodes/team-nodes/install")).body).toMatchObject({ version: "1.0.0", status: "NodeVersionStatusActive" });
+    expect((await request(h.app).get("/nodes/team-nodes/install")).body).toMatchObject({
+      version: "1.0.0",
+      status: "NodeVersionStatusActive",
+    });
   });
 
   it("refuses another principal, no key, and a status the registry does not have", async () => {
-    expect((await request(h.app).put("/admin/nodes/team-nodes/versions/1.0.0").set(asBob).send({ status: "NodeVersionStatusActive" })).status).toBe(404);
-    expect((await request(h.app).put("/admin/nodes/team-nodes/versions/1.0.0").send({ status: "NodeVersionStatusActive" })).status).toBe(401);
+    expect(
+      (await request(h.app).put("/admin/nodes/team-nodes/versions/1.0.0").set(asBob).send({ status: "NodeVersionStatusActive" })).status,
+    ).toBe(404);
+    expect((await request(h.app).put("/admin/nodes/team-nodes/versions/1.0.0").send({ status: "NodeVersionStatusActive" })).status).toBe(
+      401,
+    );
     const bad = await request(h.app).put("/admin/nodes/team-nodes/versions/1.0.0").set(asAlice).send({ status: "Approved" });
     expect([bad.status, bad.body.message]).toEqual([400, expect.stringContaining("NodeVersionStatusActive")]);
     expect((await h.packs.repo.version("team-nodes", "1.0.0"))?.status).toBe("NodeVersionStatusPending");

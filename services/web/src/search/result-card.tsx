@@ -18,10 +18,16 @@ export function ResultCard({ node, terms, includeBanned }: { node: Node; terms: 
           <Highlight text={node.name ?? node.id ?? ""} terms={terms} />
         </a>
         {node.status === "NodeStatusBanned" && <span class="badge danger">banned</span>}
-        {isPrivatePack(node) && <span class="badge ok" title="published to this instance by its publisher, not mirrored">private</span>}
+        {isPrivatePack(node) && (
+          <span class="badge ok" title="published to this instance by its publisher, not mirrored">
+            private
+          </span>
+        )}
       </h3>
       <p class="meta">
-        <code class="node-id"><Highlight text={node.id ?? ""} terms={terms} /></code>
+        <code class="node-id">
+          <Highlight text={node.id ?? ""} terms={terms} />
+        </code>
         {publisher && <span> · by {publisher}</span>}
         {node.latest_version?.version && <span> · v{node.latest_version.version}</span>}
       </p>

@@ -30,7 +30,13 @@ export interface ExportResult extends BundleManifest {
  * may be running: the snapshot is replaced by rename, so the file opened here stays whole; the
  * bundle is written beside `out` and renamed into place when complete.
  */
-export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: string, onProgress?: (done: number, of: number) => void, privatePacks?: PrivatePackExport): Promise<ExportResult> {
+export async function exportBundle(
+  dataDir: string,
+  blobs: ArchiveBlobs,
+  out: string,
+  onProgress?: (done: number, of: number) => void,
+  privatePacks?: PrivatePackExport,
+): Promise<ExportResult> {
   const snapshot = new CatalogSnapshot(dataDir);
   const catalog = await open(snapshot.path, "r").catch((err: NodeJS.ErrnoException) => {
     throw new Error(err.code === "ENOENT" ? `no catalog under ${dataDir} (${snapshot.path}): mirror first` : err.message);
@@ -47,7 +53,14 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
     const kept: string[] = [];
     const catalogVersions = () => versionKeys(catalog.createReadStream({ autoClose: false, start: 0 }));
     for await (const k of allKeptVersionClasses(versionClassesDir(dataDir), catalogVersions)) kept.push(`${JSON.stringify(k)}\n`);
-    const manifest: BundleManifest = { format: BUNDLE_FORMAT, createdAt: new Date().toISOString(), source: meta?.source ?? null, nodes, archives: entries.length, versionClasses: kept.length };
+    const manifest: BundleManifest = {
+      format: BUNDLE_FORMAT,
+      createdAt: new Date().toISOString(),
+      source: meta?.source ?? null,
+      nodes,
+      archives: entries.length,
+      versionClasses: kept.length,
+    };
     const tmp = `${out}.${process.pid}.tmp`;
     const tar = tarPack();
     const written = pipeline(tar, createWriteStream(tmp));
@@ -56,7 +69,12 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
       await addText(tar, ARCHIVES, entries.map((e) => `${JSON.stringify(e.entry)}\n`).join(""));
       await addText(tar, VERSION_CLASSES, kept.join(""));
       if (privatePacks) await addText(tar, PRIVATE_PACKS, privatePacks.text);
-      await addStream(tar, CATALOG, catalogSize, catalog.createReadStream({ autoClose: false, start: 0, end: Math.max(0, catalogSize - 1) }));
+      await addStream(
+        tar,
+        CATALOG,
+        catalogSize,
+        catalog.createReadStream({ autoClose: false, start: 0, end: Math.max(0, catalogSize - 1) }),
+      );
       const blobsDone = new Set<string>();
       for (const [i, { entry, size }] of entries.entries()) {
         // Two versions with the same bytes share one blob.

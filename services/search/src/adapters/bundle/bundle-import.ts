@@ -9,7 +9,16 @@ import { archiveSidecar, type ArchiveBlobs } from "../archives/archive-blobs.ts"
 import { ArchiveIndex, isArchiveEntry, type ArchiveEntry } from "../archives/archive-index.ts";
 import { archiveIndexPath } from "../archives/archive-service.ts";
 import { keepVersionClasses, KeptClasses, versionClassesDir } from "../registry/version-classes.ts";
-import { ARCHIVES, BLOB_RE, BUNDLE_FORMAT, CATALOG, MANIFEST, PRIVATE_PACKS, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
+import {
+  ARCHIVES,
+  BLOB_RE,
+  BUNDLE_FORMAT,
+  CATALOG,
+  MANIFEST,
+  PRIVATE_PACKS,
+  VERSION_CLASSES,
+  type BundleManifest,
+} from "./bundle-format.ts";
 
 export interface ImportResult {
   manifest: BundleManifest;
@@ -57,14 +66,22 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
       const blob = BLOB_RE.exec(name);
       if (name === MANIFEST) {
         manifest = JSON.parse(await text(entry)) as BundleManifest;
-        if (manifest.format !== BUNDLE_FORMAT) throw new BundleError(`${bundle}: bundle format ${manifest.format}, this service reads format ${BUNDLE_FORMAT}`);
+        if (manifest.format !== BUNDLE_FORMAT)
+          throw new BundleError(`${bundle}: bundle format ${manifest.format}, this service reads format ${BUNDLE_FORMAT}`);
       } else if (name === ARCHIVES) {
-        listed = (await text(entry)).split("\n").filter((l) => l.trim() !== "").map((l): unknown => JSON.parse(l)).filter(isArchiveEntry);
+        listed = (await text(entry))
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l): unknown => JSON.parse(l))
+          .filter(isArchiveEntry);
       } else if (name === VERSION_CLASSES) {
         for await (const line of createInterface({ input: entry, crlfDelay: Infinity })) {
           if (line.trim() === "") continue;
           const kept = KeptClasses.safeParse(JSON.parse(line));
-          if (!kept.success) throw new BundleError(`${bundle}: ${VERSION_CLASSES} holds a line that is not {id, version, classes}: ${kept.error.issues[0]?.message ?? ""}`);
+          if (!kept.success)
+            throw new BundleError(
+              `${bundle}: ${VERSION_CLASSES} holds a line that is not {id, version, classes}: ${kept.error.issues[0]?.message ?? ""}`,
+            );
           await keepVersionClasses(versionClassesDir(dataDir), kept.data);
           versionClasses++;
         }

@@ -31,7 +31,11 @@ export async function inspectZip(file: string, archiveBytes: number, limits: Zip
   const maxUnpacked = Math.min(limits.maxUnpackedBytes, Math.max(archiveBytes, 1) * limits.maxRatio);
   let zip: yauzl.ZipFile;
   try {
-    zip = await new Promise((resolve, reject) => yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (err, z) => (err ? reject(err) : resolve(z))));
+    zip = await new Promise((resolve, reject) =>
+      yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (err, z) =>
+        err ? reject(err) : resolve(z),
+      ),
+    );
   } catch (err) {
     throw refused(`not a readable zip archive (${(err as Error).message})`);
   }
@@ -51,7 +55,13 @@ export async function inspectZip(file: string, archiveBytes: number, limits: Zip
   return contents;
 }
 
-async function checkEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, contents: ZipContents, limits: ZipLimits, maxUnpacked: number): Promise<void> {
+async function checkEntry(
+  zip: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  contents: ZipContents,
+  limits: ZipLimits,
+  maxUnpacked: number,
+): Promise<void> {
   const name = entryName(entry);
   if (++contents.entries > limits.maxEntries) throw refused(`more than ${limits.maxEntries} entries (PUBLISH_MAX_ENTRIES)`);
   if (/^([/\\]|[A-Za-z]:)/.test(name)) throw refused(`entry '${shown(name)}' has an absolute path`);
@@ -60,13 +70,17 @@ async function checkEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, contents: ZipC
   if (name.endsWith("/")) return;
   const isPython = name.endsWith(".py") && entry.uncompressedSize <= PY_TEXT_MAX;
   const chunks: Buffer[] = [];
-  const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(refused(`entry '${shown(name)}' cannot be read (${err.message})`)) : resolve(s))));
+  const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+    zip.openReadStream(entry, (err, s) => (err ? reject(refused(`entry '${shown(name)}' cannot be read (${err.message})`)) : resolve(s))),
+  );
   await new Promise<void>((resolve, reject) => {
     stream.on("data", (chunk: Buffer) => {
       contents.unpackedBytes += chunk.length;
       if (contents.unpackedBytes > maxUnpacked) {
         (stream as unknown as { destroy(): void }).destroy();
-        reject(refused(`it unpacks to more than ${maxUnpacked} bytes (PUBLISH_MAX_UNPACKED_BYTES, or PUBLISH_MAX_RATIO times the archive)`));
+        reject(
+          refused(`it unpacks to more than ${maxUnpacked} bytes (PUBLISH_MAX_UNPACKED_BYTES, or PUBLISH_MAX_RATIO times the archive)`),
+        );
       } else if (isPython) chunks.push(chunk);
     });
     stream.on("error", (err: Error) => reject(refused(`entry '${shown(name)}' cannot be read (${err.message})`)));

@@ -20,7 +20,10 @@ export async function receiveBody(req: IncomingMessage, file: string, limits: Bo
   let size = 0;
   try {
     await new Promise<void>((resolve, reject) => {
-      const idle = setTimeout(() => fail(new PrivatePackError(408, `the archive stopped arriving (nothing for ${limits.idleMs} ms)`, "registry")), limits.idleMs);
+      const idle = setTimeout(
+        () => fail(new PrivatePackError(408, `the archive stopped arriving (nothing for ${limits.idleMs} ms)`, "registry")),
+        limits.idleMs,
+      );
       const fail = (err: unknown) => {
         clearTimeout(idle);
         req.unpipe(out);

@@ -22,6 +22,11 @@ export function scanArchive(command: string, file: string, timeoutMs = 5 * 60_00
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     child.on("error", (err) => resolve({ flagged: true, output: `the scan could not run: ${err.message}` }));
-    child.on("close", (code, signal) => resolve({ flagged: code !== 0, output: (output.trim() || (signal ? `the scan was stopped (${signal})` : `exit ${code}`)).slice(0, OUTPUT_MAX) }));
+    child.on("close", (code, signal) =>
+      resolve({
+        flagged: code !== 0,
+        output: (output.trim() || (signal ? `the scan was stopped (${signal})` : `exit ${code}`)).slice(0, OUTPUT_MAX),
+      }),
+    );
   });
 }

@@ -11,7 +11,8 @@ export function privatePackErrors(logger: Logger): ErrorRequestHandler {
       return sendJson(res, err.body);
     }
     const status = (err as { status?: number; type?: string })?.status;
-    if (status === 400 || status === 413) return sendError(res, status, "invalid_parameter", status === 413 ? "the body is too large" : "the body is not valid JSON");
+    if (status === 400 || status === 413)
+      return sendError(res, status, "invalid_parameter", status === 413 ? "the body is too large" : "the body is not valid JSON");
     logger.error({ err, url: req.originalUrl }, "private pack request failed");
     next(err);
   };

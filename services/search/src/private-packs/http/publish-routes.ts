@@ -16,7 +16,12 @@ const json = express.json({ limit: "256kb", strict: true, type: () => true });
  */
 export function publishRoutes(router: Router, deps: { publish: PublishService; upload: UploadService; publicUrl?: string }): void {
   router.post("/publishers/:publisherId/nodes/:nodeId/versions", json, async (req, res) => {
-    const answer = await deps.publish.start(param(req.params.publisherId), param(req.params.nodeId), req.body, publicBase(req, deps.publicUrl));
+    const answer = await deps.publish.start(
+      param(req.params.publisherId),
+      param(req.params.nodeId),
+      req.body,
+      publicBase(req, deps.publicUrl),
+    );
     res.status(201);
     sendJson(res, answer);
   });

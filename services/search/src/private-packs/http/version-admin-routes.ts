@@ -13,7 +13,16 @@ export function versionAdminRoutes(router: Router, service: VersionAdminService,
     sendJson(res, await service.setStatus(actorOf(res.locals), param(req.params.nodeId), param(req.params.version), req.body));
   });
   router.put("/publishers/:publisherId/nodes/:nodeId/versions/:versionId", keyed, json, async (req, res) => {
-    sendJson(res, await service.update(actorOf(res.locals), param(req.params.publisherId), param(req.params.nodeId), param(req.params.versionId), req.body));
+    sendJson(
+      res,
+      await service.update(
+        actorOf(res.locals),
+        param(req.params.publisherId),
+        param(req.params.nodeId),
+        param(req.params.versionId),
+        req.body,
+      ),
+    );
   });
   router.delete("/publishers/:publisherId/nodes/:nodeId/versions/:versionId", keyed, async (req, res) => {
     await service.remove(actorOf(res.locals), param(req.params.publisherId), param(req.params.nodeId), param(req.params.versionId));

@@ -19,7 +19,8 @@ export async function openKyselyRunner(config: DatabaseConfig): Promise<SqlRunne
 }
 
 function runnerOver(db: Kysely<unknown>, kind: SqlRunner["kind"], close: () => Promise<void>): SqlRunner {
-  const compiled = (text: string, params: unknown[]) => CompiledQuery.raw(kind === "postgres" ? numbered(text) : text, params.map(bindable));
+  const compiled = (text: string, params: unknown[]) =>
+    CompiledQuery.raw(kind === "postgres" ? numbered(text) : text, params.map(bindable));
   const runner: SqlRunner = {
     kind,
     all: async <T>(text: string, params: unknown[] = []) => (await db.executeQuery(compiled(text, params))).rows as T[],

@@ -1,4 +1,13 @@
-import type { NewToken, PrivateNodeRow, PrivatePackRepository, PrivateVersionRow, PublishOutcome, PublisherRow, TokenRow, UploadGrant } from "./private-pack-repository.ts";
+import type {
+  NewToken,
+  PrivateNodeRow,
+  PrivatePackRepository,
+  PrivateVersionRow,
+  PublishOutcome,
+  PublisherRow,
+  TokenRow,
+  UploadGrant,
+} from "./private-pack-repository.ts";
 import { openKyselyRunner } from "./kysely-runner.ts";
 import { isUniqueViolation, type SqlRunner } from "./sql-runner.ts";
 
@@ -10,7 +19,14 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
 
   async createPublisher(p: PublisherRow): Promise<boolean> {
     try {
-      await this.db.run("INSERT INTO private_publishers (key, id, name, owner, status, created_at) VALUES (?, ?, ?, ?, ?, ?)", [keyOf(p.id), p.id, p.name, p.owner, p.status, p.createdAt]);
+      await this.db.run("INSERT INTO private_publishers (key, id, name, owner, status, created_at) VALUES (?, ?, ?, ?, ?, ?)", [
+        keyOf(p.id),
+        p.id,
+        p.name,
+        p.owner,
+        p.status,
+        p.createdAt,
+      ]);
       return true;
     } catch (err) {
       if (isUniqueViolation(err)) return false;
@@ -20,16 +36,31 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
 
   async publisher(id: string): Promise<PublisherRow | null> {
     const [row] = await this.db.all("SELECT * FROM private_publishers WHERE key = ?", [keyOf(id)]);
-    return row ? { id: str(row.id), name: str(row.name), owner: str(row.owner), status: str(row.status), createdAt: str(row.created_at) } : null;
+    return row
+      ? { id: str(row.id), name: str(row.name), owner: str(row.owner), status: str(row.status), createdAt: str(row.created_at) }
+      : null;
   }
 
   async addToken(t: NewToken): Promise<void> {
-    await this.db.run("INSERT INTO private_tokens (id, publisher_key, name, description, digest, hint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [t.id, keyOf(t.publisherId), t.name, t.description, t.digest, t.hint, t.createdAt]);
+    await this.db.run(
+      "INSERT INTO private_tokens (id, publisher_key, name, description, digest, hint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      [t.id, keyOf(t.publisherId), t.name, t.description, t.digest, t.hint, t.createdAt],
+    );
   }
 
   async tokens(publisherId: string): Promise<TokenRow[]> {
-    const rows = await this.db.all("SELECT t.*, p.id AS publisher_id FROM private_tokens t JOIN private_publishers p ON p.key = t.publisher_key WHERE t.publisher_key = ? ORDER BY t.created_at, t.id", [keyOf(publisherId)]);
-    return rows.map((r) => ({ id: str(r.id), publisherId: str(r.publisher_id), name: str(r.name), description: str(r.description), hint: str(r.hint), createdAt: str(r.created_at) }));
+    const rows = await this.db.all(
+      "SELECT t.*, p.id AS publisher_id FROM private_tokens t JOIN private_publishers p ON p.key = t.publisher_key WHERE t.publisher_key = ? ORDER BY t.created_at, t.id",
+      [keyOf(publisherId)],
+    );
+    return rows.map((r) => ({
+      id: str(r.id),
+      publisherId: str(r.publisher_id),
+      name: str(r.name),
+      description: str(r.description),
+      hint: str(r.hint),
+      createdAt: str(r.created_at),
+    }));
   }
 
   async tokenDigests(publisherId: string): Promise<string[]> {
@@ -60,13 +91,23 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
   }
 
   async addGrant(g: UploadGrant): Promise<void> {
-    await this.db.run("INSERT INTO private_upload_grants (digest, publisher_id, node_id, version, request, expires_at) VALUES (?, ?, ?, ?, ?, ?)", [g.digest, g.publisherId, g.nodeId, g.version, JSON.stringify(g.request), g.expiresAt]);
+    await this.db.run(
+      "INSERT INTO private_upload_grants (digest, publisher_id, node_id, version, request, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+      [g.digest, g.publisherId, g.nodeId, g.version, JSON.stringify(g.request), g.expiresAt],
+    );
   }
 
   async takeGrant(digest: string): Promise<UploadGrant | null> {
     const [row] = await this.db.all("DELETE FROM private_upload_grants WHERE digest = ? RETURNING *", [digest]);
     if (!row) return null;
-    return { digest: str(row.digest), publisherId: str(row.publisher_id), nodeId: str(row.node_id), version: str(row.version), request: JSON.parse(str(row.request)), expiresAt: str(row.expires_at) };
+    return {
+      digest: str(row.digest),
+      publisherId: str(row.publisher_id),
+      nodeId: str(row.node_id),
+      version: str(row.version),
+      request: JSON.parse(str(row.request)),
+      expiresAt: str(row.expires_at),
+    };
   }
 
   async publish(node: PrivateNodeRow, version: PrivateVersionRow): Promise<PublishOutcome> {
@@ -75,13 +116,32 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
         const [owner] = await tx.all("SELECT publisher_key FROM private_nodes WHERE key = ?", [keyOf(node.id)]);
         if (owner && owner.publisher_key !== keyOf(node.publisherId)) return "node-taken";
         if (owner) {
-          await tx.run("UPDATE private_nodes SET fields = ?, updated_at = ? WHERE key = ?", [JSON.stringify(node.fields), node.updatedAt, keyOf(node.id)]);
+          await tx.run("UPDATE private_nodes SET fields = ?, updated_at = ? WHERE key = ?", [
+            JSON.stringify(node.fields),
+            node.updatedAt,
+            keyOf(node.id),
+          ]);
         } else {
-          await tx.run("INSERT INTO private_nodes (key, id, publisher_key, status, fields, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)", [keyOf(node.id), node.id, keyOf(node.publisherId), node.status, JSON.stringify(node.fields), node.createdAt, node.updatedAt]);
+          await tx.run(
+            "INSERT INTO private_nodes (key, id, publisher_key, status, fields, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [keyOf(node.id), node.id, keyOf(node.publisherId), node.status, JSON.stringify(node.fields), node.createdAt, node.updatedAt],
+          );
         }
         await tx.run(
           "INSERT INTO private_versions (node_key, version, id, status, status_reason, deprecated, fields, archive_hash, archive_size, classes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          [keyOf(node.id), version.version, version.id, version.status, version.statusReason, version.deprecated ? 1 : 0, JSON.stringify(version.fields), version.archiveHash, version.archiveSize, JSON.stringify(version.classes), version.createdAt],
+          [
+            keyOf(node.id),
+            version.version,
+            version.id,
+            version.status,
+            version.statusReason,
+            version.deprecated ? 1 : 0,
+            JSON.stringify(version.fields),
+            version.archiveHash,
+            version.archiveSize,
+            JSON.stringify(version.classes),
+            version.createdAt,
+          ],
         );
         await bump(tx);
         return "published";
@@ -94,11 +154,20 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
   }
 
   async setVersionStatus(nodeId: string, version: string, status: string, reason: string): Promise<boolean> {
-    return this.changed("UPDATE private_versions SET status = ?, status_reason = ? WHERE node_key = ? AND version = ?", [status, reason, keyOf(nodeId), version]);
+    return this.changed("UPDATE private_versions SET status = ?, status_reason = ? WHERE node_key = ? AND version = ?", [
+      status,
+      reason,
+      keyOf(nodeId),
+      version,
+    ]);
   }
 
   async setDeprecated(nodeId: string, version: string, deprecated: boolean): Promise<boolean> {
-    return this.changed("UPDATE private_versions SET deprecated = ? WHERE node_key = ? AND version = ?", [deprecated ? 1 : 0, keyOf(nodeId), version]);
+    return this.changed("UPDATE private_versions SET deprecated = ? WHERE node_key = ? AND version = ?", [
+      deprecated ? 1 : 0,
+      keyOf(nodeId),
+      version,
+    ]);
   }
 
   async revision(): Promise<number> {
@@ -128,7 +197,11 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
 
 /** PostgreSQL when a database URL is given, else the SQLite file; the private packs' migrations applied. */
 export async function openPrivatePackRepository(opts: { databaseUrl?: string; sqliteFile: string }): Promise<SqlPrivatePackRepository> {
-  return new SqlPrivatePackRepository(await openKyselyRunner(opts.databaseUrl ? { kind: "postgres", url: opts.databaseUrl, maxConnections: 4 } : { kind: "sqlite", file: opts.sqliteFile }));
+  return new SqlPrivatePackRepository(
+    await openKyselyRunner(
+      opts.databaseUrl ? { kind: "postgres", url: opts.databaseUrl, maxConnections: 4 } : { kind: "sqlite", file: opts.sqliteFile },
+    ),
+  );
 }
 
 function bump(tx: SqlRunner): Promise<number> {
@@ -147,7 +220,14 @@ function str(v: unknown): string {
 }
 
 function nodeRow(r: Row): PrivateNodeRow {
-  return { id: str(r.id), publisherId: str(r.publisher_id), status: str(r.status), fields: JSON.parse(str(r.fields)), createdAt: str(r.created_at), updatedAt: str(r.updated_at) };
+  return {
+    id: str(r.id),
+    publisherId: str(r.publisher_id),
+    status: str(r.status),
+    fields: JSON.parse(str(r.fields)),
+    createdAt: str(r.created_at),
+    updatedAt: str(r.updated_at),
+  };
 }
 
 function versionRow(r: Row): PrivateVersionRow {
