@@ -52,12 +52,12 @@ describe("private packs on two replicas (PostgreSQL and S3)", () => {
       startService(SCRIPTS.gateway, { ...shared, DATA_DIR: join(root, "a") }),
       startService(SCRIPTS.gateway, { ...shared, DATA_DIR: join(root, "b") }),
     ]);
-    running.push(a!, b!);
+    running.push(a, b);
 
-    expect((await call(a!.url, "/publishers", { method: "POST", key: "k", body: JSON.stringify({ id: "team-a" }) })).status).toBe(201);
-    const token = (await call(b!.url, "/publishers/team-a/tokens", { method: "POST", key: "k", body: JSON.stringify({ name: "ci" }) })).body
+    expect((await call(a.url, "/publishers", { method: "POST", key: "k", body: JSON.stringify({ id: "team-a" }) })).status).toBe(201);
+    const token = (await call(b.url, "/publishers/team-a/tokens", { method: "POST", key: "k", body: JSON.stringify({ name: "ci" }) })).body
       .token;
-    const started = await call(a!.url, "/publishers/team-a/nodes/shared-nodes/versions", {
+    const started = await call(a.url, "/publishers/team-a/nodes/shared-nodes/versions", {
       method: "POST",
       body: JSON.stringify({ personal_access_token: token, node: { id: "shared-nodes" }, node_version: { version: "1.0.0" } }),
     });
@@ -67,11 +67,11 @@ describe("private packs on two replicas (PostgreSQL and S3)", () => {
         .status,
     ).toBe(200);
 
-    await waitUntil(async () => (await call(b!.url, "/nodes/shared-nodes/install")).status === 200, "the other replica serving the pack");
-    const install = await call(b!.url, "/nodes/shared-nodes/install");
-    expect(install.body.downloadUrl).toBe(`${b!.url}/archives/shared-nodes/1.0.0/node.zip`);
+    await waitUntil(async () => (await call(b.url, "/nodes/shared-nodes/install")).status === 200, "the other replica serving the pack");
+    const install = await call(b.url, "/nodes/shared-nodes/install");
+    expect(install.body.downloadUrl).toBe(`${b.url}/archives/shared-nodes/1.0.0/node.zip`);
     expect(Buffer.from(await (await fetch(install.body.downloadUrl)).arrayBuffer()).equals(ZIP)).toBe(true);
-    expect((await call(b!.url, "/nodes/search?app_node_search=SharedNode")).body.nodes.map((n: { id: string }) => n.id)).toEqual([
+    expect((await call(b.url, "/nodes/search?app_node_search=SharedNode")).body.nodes.map((n: { id: string }) => n.id)).toEqual([
       "shared-nodes",
     ]);
   }, 180_000);

@@ -30,8 +30,8 @@ export function recordOf(node: PrivateNodeRow, publisher: PublisherRow | null, r
   const versions = rows.map((v) => versionOf(node.id, v)).sort((a, b) => Date.parse(b.createdAt!) - Date.parse(a.createdAt!));
   const installable = rows.filter((v) => INSTALLABLE.has(v.status as never)).sort((a, b) => compareVersions(b.version, a.version));
   const latest = installable[0];
-  const text = (k: string) => (typeof f[k] === "string" ? (f[k] as string) : undefined);
-  const list = (k: string) => (Array.isArray(f[k]) ? (f[k] as string[]) : undefined);
+  const text = (k: string) => (typeof f[k] === "string" ? f[k] : undefined);
+  const list = (k: string) => (Array.isArray(f[k]) ? f[k] : undefined);
   return {
     id: node.id,
     name: text("name") || node.id,
@@ -58,11 +58,11 @@ export function recordOf(node: PrivateNodeRow, publisher: PublisherRow | null, r
     },
     versions,
     ...(latest && { latest_version: versionOf(node.id, latest), app_node_names: latest.classes, app_node_names_version: latest.version }),
-  } as StoredNode;
+  };
 }
 
 function versionOf(nodeId: string, v: PrivateVersionRow): NodeVersion {
-  const f = v.fields as Record<string, unknown>;
+  const f = v.fields;
   const list = (k: string) => (Array.isArray(f[k]) ? (f[k] as string[]) : []);
   return {
     id: v.id,

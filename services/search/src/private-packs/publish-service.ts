@@ -41,7 +41,7 @@ export class PublishService {
   ) {}
 
   async start(publisherId: string, nodeId: string, body: unknown, base: string): Promise<PublishAnswer> {
-    const request = (isObject(body) ? body : {}) as Record<string, unknown>;
+    const request = isObject(body) ? body : {};
     const publisher = await this.repo.publisher(publisherId);
     if (publisher?.status === "PublisherStatusBanned") throw refusal(403, "Node Banned");
     const existing = await this.repo.node(nodeId);
@@ -56,7 +56,7 @@ export class PublishService {
     const nodeVersion = isObject(request.node_version) ? request.node_version : null;
     if (!node || !nodeVersion) throw refusal(400, "the body must carry node and node_version objects, as comfy node publish sends them");
     if (node.id !== undefined && node.id !== nodeId)
-      throw refusal(400, `node.id '${String(node.id)}' in the body differs from '${nodeId}' in the path`);
+      throw refusal(400, `node.id ${JSON.stringify(node.id)} in the body differs from '${nodeId}' in the path`);
     if (!isNodeId(nodeId)) throw refusal(400, "Failed to create node", `node id must be 1-100 characters matching ${NODE_ID_RE.source}`);
     // Dependency confusion: an id the mirror serves would be installed from here in its place.
     if (!existing && (await this.mirror.holdsNode(nodeId)))
@@ -125,7 +125,7 @@ function nodeFields(node: Record<string, unknown>): Record<string, unknown> {
     "supported_comfyui_version",
     "supported_comfyui_frontend_version",
   ]) {
-    if (typeof node[k] === "string") out[k] = (node[k] as string).slice(0, 10_000);
+    if (typeof node[k] === "string") out[k] = node[k].slice(0, 10_000);
   }
   for (const k of ["supported_os", "supported_accelerators", "tags"]) if (Array.isArray(node[k])) out[k] = stringList(node[k]);
   return out;

@@ -41,7 +41,7 @@ export class VersionAdminService {
     if (typeof b.deprecated !== "boolean") throw new PrivatePackError(400, "the body must be {deprecated: true|false}", "registry");
     await this.repo.setDeprecated(found.nodeId, found.version, b.deprecated);
     await this.onChange();
-    return { changelog: String(found.fields.changelog ?? ""), deprecated: b.deprecated };
+    return { changelog: typeof found.fields.changelog === "string" ? found.fields.changelog : "", deprecated: b.deprecated };
   }
 
   /** As the registry unpublishes: the version's status becomes Deleted, so no install path takes it; its archive stays for installs pinned to it. */

@@ -15,7 +15,7 @@ import { silentLogger } from "../helpers.ts";
 
 /** Two principals' keys, as the key file would name them. */
 export const KEYS: Record<string, string> = { "alice-key": "alice", "bob-key": "bob" };
-export const testKeys: KeyVerifier = { verify: (k) => (KEYS[k] ? { label: KEYS[k]! } : null) };
+export const testKeys: KeyVerifier = { verify: (k) => (KEYS[k] ? { label: KEYS[k] } : null) };
 
 export interface PrivateHarness {
   app: RequestListener;

@@ -1,5 +1,3 @@
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { digestOf } from "../../src/private-packs/domain/secrets.ts";
@@ -96,7 +94,7 @@ describe("POST /publishers/{publisherId}/nodes/{nodeId}/versions", () => {
     const mismatch = await post("/publishers/team-a/nodes/team-nodes/versions", publishBody(token, "other-nodes", "1.0.0"));
     expect([mismatch.status, mismatch.body.message]).toEqual([
       400,
-      "node.id 'other-nodes' in the body differs from 'team-nodes' in the path",
+      `node.id "other-nodes" in the body differs from 'team-nodes' in the path`,
     ]);
     const mirrored = await post(
       "/publishers/team-a/nodes/ComfyUI-Impact-Pack/versions",

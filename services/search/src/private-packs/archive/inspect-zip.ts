@@ -42,7 +42,9 @@ export async function inspectZip(file: string, archiveBytes: number, limits: Zip
   const contents: ZipContents = { entries: 0, unpackedBytes: 0, pythonFiles: [] };
   try {
     await new Promise<void>((resolve, reject) => {
-      zip.on("error", (err) => reject(err instanceof PrivatePackError ? err : refused(`not a readable zip archive (${err.message})`)));
+      zip.on("error", (err: Error) =>
+        reject(err instanceof PrivatePackError ? err : refused(`not a readable zip archive (${err.message})`)),
+      );
       zip.on("end", () => resolve());
       zip.on("entry", (entry: yauzl.Entry) => {
         void checkEntry(zip, entry, contents, limits, maxUnpacked).then(() => zip.readEntry(), reject);

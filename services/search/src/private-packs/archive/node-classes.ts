@@ -25,7 +25,7 @@ function mappingLiterals(text: string): string[] {
   const start = /NODE_CLASS_MAPPINGS\s*(?:\|?=|\.update\()\s*\{/g;
   for (const m of text.matchAll(start)) {
     let depth = 0;
-    let i = m.index! + m[0].length - 1;
+    let i = m.index + m[0].length - 1;
     const from = i;
     for (; i < text.length; i++) {
       const c = text[i];

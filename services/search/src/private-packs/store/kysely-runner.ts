@@ -15,7 +15,7 @@ export async function openKyselyRunner(config: DatabaseConfig): Promise<SqlRunne
     await database.close();
     throw err;
   }
-  return runnerOver(database.db as Kysely<unknown>, database.kind, () => database.close());
+  return runnerOver(database.db, database.kind, () => database.close());
 }
 
 function runnerOver(db: Kysely<unknown>, kind: SqlRunner["kind"], close: () => Promise<void>): SqlRunner {

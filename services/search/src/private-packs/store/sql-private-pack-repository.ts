@@ -105,7 +105,7 @@ export class SqlPrivatePackRepository implements PrivatePackRepository {
       publisherId: str(row.publisher_id),
       nodeId: str(row.node_id),
       version: str(row.version),
-      request: JSON.parse(str(row.request)),
+      request: JSON.parse(str(row.request)) as UploadGrant["request"],
       expiresAt: str(row.expires_at),
     };
   }
@@ -215,8 +215,9 @@ function keyOf(id: string): string {
   return id.toLowerCase();
 }
 
+/** A column read as text (the drivers answer TEXT as strings, INTEGER as numbers or bigints). */
 function str(v: unknown): string {
-  return v == null ? "" : String(v);
+  return typeof v === "string" ? v : typeof v === "number" || typeof v === "bigint" ? v.toString() : "";
 }
 
 function nodeRow(r: Row): PrivateNodeRow {
@@ -224,7 +225,7 @@ function nodeRow(r: Row): PrivateNodeRow {
     id: str(r.id),
     publisherId: str(r.publisher_id),
     status: str(r.status),
-    fields: JSON.parse(str(r.fields)),
+    fields: JSON.parse(str(r.fields)) as Record<string, unknown>,
     createdAt: str(r.created_at),
     updatedAt: str(r.updated_at),
   };
@@ -238,10 +239,10 @@ function versionRow(r: Row): PrivateVersionRow {
     status: str(r.status),
     statusReason: str(r.status_reason),
     deprecated: Number(r.deprecated) === 1,
-    fields: JSON.parse(str(r.fields)),
+    fields: JSON.parse(str(r.fields)) as Record<string, unknown>,
     archiveHash: str(r.archive_hash),
     archiveSize: Number(r.archive_size),
-    classes: JSON.parse(str(r.classes)),
+    classes: JSON.parse(str(r.classes)) as string[],
     createdAt: str(r.created_at),
   };
 }
