@@ -27,6 +27,7 @@ const benches = [
   "mask-derive",
   "catalog-mirror",
   "archive-pull-through",
+  "hand-paths-ab",
 ];
 const arg = process.argv[2];
 const summaries: string[] = [];

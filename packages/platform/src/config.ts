@@ -11,6 +11,53 @@ const url = z.string().trim().url();
 /** The public Comfy registry: the catalog mirrored when CATALOG_SOURCE is unset. */
 export const PUBLIC_REGISTRY = "https://api.comfy.org";
 
+/**
+ * Where the catalog comes from, parsed once from CATALOG_SOURCE: a registry API to mirror, an
+ * NDJSON or JSON array file, a mirror bundle (`pnpm mirror export`) to import, or none.
+ */
+export type CatalogSourceConfig =
+  | { kind: "registry"; url: string }
+  | { kind: "file"; path: string }
+  | { kind: "bundle"; path: string }
+  | { kind: "demo" }
+  | { kind: "none" };
+
+/**
+ * Each kind with how its value is recognised, tried in order (the first that matches wins; `file`
+ * takes anything). A new kind is one more line here and one more member of the union above.
+ */
+const CATALOG_SOURCE_KINDS: ReadonlyArray<(v: string) => CatalogSourceConfig | undefined> = [
+  (v) => (v.toLowerCase() === "none" ? { kind: "none" } : undefined),
+  (v) => (v.toLowerCase() === "demo" ? { kind: "demo" } : undefined),
+  (v) => (/^https?:\/\//i.test(v) ? { kind: "registry", url: v } : undefined),
+  (v) => (/\.tar$/i.test(v) ? { kind: "bundle", path: v } : undefined),
+  (v) => ({ kind: "file", path: v }),
+];
+
+/** CATALOG_SOURCE's value (or a reindex job's `source`) as its kind. */
+export function parseCatalogSource(value: string): CatalogSourceConfig {
+  for (const parse of CATALOG_SOURCE_KINDS) {
+    const source = parse(value);
+    if (source) return source;
+  }
+  throw new Error("unreachable: the file kind takes any value");
+}
+
+/** The URL or path a source names, as logs, /readyz and a reindex job carry it; null for none. */
+export function catalogSourceName(source: CatalogSourceConfig): string | null {
+  switch (source.kind) {
+    case "registry":
+      return source.url;
+    case "file":
+    case "bundle":
+      return source.path;
+    case "demo":
+      return "demo";
+    case "none":
+      return null;
+  }
+}
+
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 function durationMs(v: string): number {
@@ -36,6 +83,13 @@ const duration = (def: string) =>
     .default(def)
     .transform(durationMs);
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const port = z.coerce.number().int().min(0);
+
+/**
+ * The port each service listens on when neither its own variable nor PORT says: the gateway's is
+ * the documented 8080; each service started on its own has its own, so that they can run side by side.
+ */
+const DEFAULT_PORTS = { gateway: 8080, search: 8081, upload: 8082, worker: 8083 } as const;
 /** A per-minute limit: 0 = none. */
 const perMinute = z.coerce.number().int().min(0).max(1_000_000_000).default(0);
 
@@ -43,20 +97,20 @@ export const ConfigSchema = z
   .object({
     NODE_ENV: z.string().default("development"),
     HOST: z.string().default("0.0.0.0"),
-    PORT: int(8080, 0),
+    /** The gateway's port, and any service's when its own variable below is unset. */
+    PORT: port.optional(),
+    /** A service started on its own listens here (else on PORT, else its default port). */
+    SEARCH_PORT: port.optional(),
+    UPLOAD_PORT: port.optional(),
+    WORKER_PORT: port.optional(),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     DATA_DIR: z.string().default("./.data"),
 
     SEARCH_URL: url.optional(),
     UPLOAD_URL: url.optional(),
 
-    /** A file, or an http(s) registry API to mirror; unset mirrors the public registry; `none` starts empty. */
-    CATALOG_SOURCE: z
-      .string()
-      .trim()
-      .min(1)
-      .default(PUBLIC_REGISTRY)
-      .transform((v) => (v.toLowerCase() === "none" ? undefined : v)),
+    /** A file, a bundle (`.tar`), or an http(s) registry API to mirror; unset mirrors the public registry; `none` starts empty. */
+    CATALOG_SOURCE: z.string().trim().min(1).default(PUBLIC_REGISTRY).transform(parseCatalogSource),
     /** How often the catalog is read again (ms; 0 = never). Unset: 1h for a URL source, never for a file. */
     CATALOG_REFRESH: refreshInterval,
     /**
@@ -105,6 +159,8 @@ export const ConfigSchema = z
     /** How long a signed `preview_url` stays valid (seconds); an answer's URL is valid for at least this long. */
     PREVIEW_URL_TTL_SECONDS: int(24 * 60 * 60, 60),
     MASK_JOB_TIMEOUT_MS: int(30_000, 1),
+    /** libuv's thread pool (libuv reads it itself); the mask jobs leave two of its threads free. Unset: libuv's default, 4. */
+    UV_THREADPOOL_SIZE: z.coerce.number().int().min(1).optional(),
     BODY_TIMEOUT_MS: int(30_000, 1),
     /**
      * Per-key limits per minute for keys whose key-file line names none (0 = no limit): upload
@@ -167,17 +223,36 @@ export const ConfigSchema = z
     }
   });
 
-export type Config = z.infer<typeof ConfigSchema>;
+/** Every port resolved: the service's own variable, else PORT, else its default. */
+const ResolvedConfigSchema = ConfigSchema.transform(({ PORT, SEARCH_PORT, UPLOAD_PORT, WORKER_PORT, ...rest }) => ({
+  ...rest,
+  PORT: PORT ?? DEFAULT_PORTS.gateway,
+  SEARCH_PORT: SEARCH_PORT ?? PORT ?? DEFAULT_PORTS.search,
+  UPLOAD_PORT: UPLOAD_PORT ?? PORT ?? DEFAULT_PORTS.upload,
+  WORKER_PORT: WORKER_PORT ?? PORT ?? DEFAULT_PORTS.worker,
+}));
+
+export type Config = z.output<typeof ResolvedConfigSchema>;
 
 export class ConfigError extends Error {}
 
-/** Parse the environment (or an override map, for tests). Empty strings count as unset. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = ConfigSchema.safeParse(cleaned);
+type Env = Record<string, string | undefined>;
+const withoutEmpty = (env: Env) => Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+
+/** Parse the environment (or an override map, for tests). Empty strings count as unset. This is the one reader of `process.env`. */
+export function loadConfig(env: Env = process.env): Config {
+  const parsed = ResolvedConfigSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join("\n")}`);
   }
   return parsed.data;
+}
+
+/**
+ * The environment over a program's own defaults for what it leaves unset: a command-line tool
+ * that prints its own progress keeps its log to warnings (`{ LOG_LEVEL: "warn" }`).
+ */
+export function loadConfigOver(programDefaults: Partial<Record<keyof z.input<typeof ConfigSchema>, string>>): Config {
+  return loadConfig({ ...programDefaults, ...withoutEmpty(process.env) });
 }

@@ -6,6 +6,9 @@ import { requestId } from "./request-id.ts";
 
 const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
+/** The request's path, without its query string (never logged: a misplaced key could sit there). */
+const pathOf = (req: IncomingMessage): string => ((req as { originalUrl?: string }).originalUrl ?? req.url ?? "").split("?")[0]!;
+
 export interface HttpObserverOptions {
   /** The `service` label of the HTTP metrics. */
   service: string;
@@ -49,9 +52,10 @@ export function observeRequest(req: IncomingMessage, res: ServerResponse, { serv
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, seconds);
 
-    const level = status >= 500 ? "error" : status >= 400 ? "info" : successLevel;
+    // /readyz answering 503 while the service starts (the catalog indexing) is a state, not an error.
+    const level = status >= 500 && !(status === 503 && pathOf(req) === "/readyz") ? "error" : status >= 400 ? "info" : successLevel;
     if (!logger.isLevelEnabled(level)) return;
-    const path = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? "").split("?")[0]!;
+    const path = pathOf(req);
     if (status < 400 && QUIET_PATHS.has(path)) return;
     const ms = Math.round(seconds * 10_000) / 10;
     const logContext = (res as { locals?: { logContext?: object } }).locals?.logContext;

@@ -1,9 +1,10 @@
 import { pino, type Logger } from "pino";
+import type { Config } from "./config.ts";
 
 export type { Logger };
 
 /** One structured logger shape for every service; headers that carry keys are never written. */
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? "info"): Logger {
+export function createLogger(name: string, level: Config["LOG_LEVEL"]): Logger {
   return pino({
     name,
     level,

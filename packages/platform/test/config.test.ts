@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../src/index.ts";
+import { catalogSourceName, loadConfig, parseCatalogSource } from "../src/index.ts";
 
 describe("loadConfig", () => {
   it("defaults every variable, and an empty string counts as unset", () => {
@@ -20,10 +20,28 @@ describe("loadConfig", () => {
   });
 
   it("CATALOG_SOURCE defaults to the public registry; none means no source", () => {
-    expect(loadConfig({}).CATALOG_SOURCE).toBe("https://api.comfy.org");
-    expect(loadConfig({ CATALOG_SOURCE: "" }).CATALOG_SOURCE).toBe("https://api.comfy.org");
-    expect(loadConfig({ CATALOG_SOURCE: "none" }).CATALOG_SOURCE).toBeUndefined();
-    expect(loadConfig({ CATALOG_SOURCE: "./nodes.ndjson" }).CATALOG_SOURCE).toBe("./nodes.ndjson");
+    expect(loadConfig({}).CATALOG_SOURCE).toEqual({ kind: "registry", url: "https://api.comfy.org" });
+    expect(loadConfig({ CATALOG_SOURCE: "" }).CATALOG_SOURCE).toEqual({ kind: "registry", url: "https://api.comfy.org" });
+    expect(loadConfig({ CATALOG_SOURCE: "none" }).CATALOG_SOURCE).toEqual({ kind: "none" });
+    expect(loadConfig({ CATALOG_SOURCE: "NONE" }).CATALOG_SOURCE).toEqual({ kind: "none" });
+    expect(loadConfig({ CATALOG_SOURCE: "./nodes.ndjson" }).CATALOG_SOURCE).toEqual({ kind: "file", path: "./nodes.ndjson" });
+  });
+
+  it("CATALOG_SOURCE is parsed once into its kind: a registry URL, a bundle (.tar), or a file", () => {
+    expect(loadConfig({ CATALOG_SOURCE: " HTTP://registry.local/api " }).CATALOG_SOURCE).toEqual({ kind: "registry", url: "HTTP://registry.local/api" });
+    expect(loadConfig({ CATALOG_SOURCE: "/media/usb/mirror.TAR" }).CATALOG_SOURCE).toEqual({ kind: "bundle", path: "/media/usb/mirror.TAR" });
+    // A URL that names a tar is still a registry to mirror, as it always was.
+    expect(loadConfig({ CATALOG_SOURCE: "https://example.com/x.tar" }).CATALOG_SOURCE).toEqual({ kind: "registry", url: "https://example.com/x.tar" });
+    expect(loadConfig({ CATALOG_SOURCE: "nodes.json" }).CATALOG_SOURCE).toEqual({ kind: "file", path: "nodes.json" });
+    for (const v of ["https://api.comfy.org", "/data/nodes.ndjson", "/media/mirror.tar"]) expect(catalogSourceName(parseCatalogSource(v))).toBe(v);
+    expect(catalogSourceName({ kind: "none" })).toBeNull();
+  });
+
+  it("each service has its own default port, PORT sets them all, and a service's own variable wins", () => {
+    expect(loadConfig({})).toMatchObject({ PORT: 8080, SEARCH_PORT: 8081, UPLOAD_PORT: 8082, WORKER_PORT: 8083 });
+    expect(loadConfig({ PORT: "9000" })).toMatchObject({ PORT: 9000, SEARCH_PORT: 9000, UPLOAD_PORT: 9000, WORKER_PORT: 9000 });
+    expect(loadConfig({ PORT: "9000", UPLOAD_PORT: "9100" })).toMatchObject({ PORT: 9000, SEARCH_PORT: 9000, UPLOAD_PORT: 9100, WORKER_PORT: 9000 });
+    expect(() => loadConfig({ SEARCH_PORT: "eighty" })).toThrow(/SEARCH_PORT/);
   });
 
   it("MIRROR_ARCHIVES is off, on-demand (default), latest or all; PUBLIC_URL is a URL without its trailing slash", () => {

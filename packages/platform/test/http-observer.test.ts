@@ -29,6 +29,12 @@ function app(logger: Logger, successLevel?: "debug" | "info") {
   a.get("/healthz", (_req, res) => {
     res.json({});
   });
+  a.get("/readyz", (_req, res) => {
+    res.status(503).json({ status: "starting" });
+  });
+  a.get("/broken", (_req, res) => {
+    res.status(503).json({ error: "down" });
+  });
   return a;
 }
 
@@ -53,5 +59,17 @@ describe("httpObserver", () => {
     await settle();
     expect(lines.map((l) => l.path)).toEqual(["/bad"]);
     expect(lines[0]!.level).toBe(30);
+  });
+
+  it("logs /readyz answering 503 while the service starts at info, not error; another 503 stays an error", async () => {
+    const { logger, lines } = capture("info");
+    const a = app(logger);
+    await request(a).get("/readyz").expect(503);
+    await request(a).get("/broken").expect(503);
+    await settle();
+    expect(lines.map((l) => [l.path, l.level])).toEqual([
+      ["/readyz", 30],
+      ["/broken", 50],
+    ]);
   });
 });

@@ -80,6 +80,18 @@ class SqliteThreadDriver implements Driver {
 }
 
 /**
+ * SQLite runs DDL inside a transaction, and this driver's BEGIN IMMEDIATE takes the file's write
+ * lock: Kysely's Migrator then runs in one transaction that excludes every other connection's
+ * run, in this process or another (Kysely's own SQLite adapter takes no lock and no transaction,
+ * so stores starting at once on one file would each run the same migration).
+ */
+class SqliteThreadAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+/**
  * Kysely's SQLite dialect (its adapter, compiler and introspector) with better-sqlite3 on a
  * worker thread (sqlite-worker.ts) instead of on the event loop.
  */
@@ -87,7 +99,7 @@ export class SqliteThreadDialect implements Dialect {
   constructor(private readonly options: SqliteWorkerOptions) {}
 
   createAdapter() {
-    return new SqliteAdapter();
+    return new SqliteThreadAdapter();
   }
 
   createDriver(): Driver {

@@ -21,7 +21,7 @@ function startWorker(options: SqliteWorkerOptions): Worker {
 
 /**
  * A SQLite database opened on a worker thread (sqlite-worker.ts), so that no statement runs on
- * the event loop: a filtered page over 1,000,000 records is 10–20 ms of CPU, and a commit waits
+ * the event loop: a filtered page over 1,000,000 records takes milliseconds of CPU, and a commit waits
  * for the disk. Each call is one message and one answer; the caller orders them.
  */
 export class SqliteThread {

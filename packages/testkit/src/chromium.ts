@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser } from "puppeteer-core";
 
-export type { Browser, ElementHandle, Page } from "puppeteer-core";
+export type { Browser, ElementHandle, HTTPRequest, Page } from "puppeteer-core";
 
 /** Debian's chromium (`apt-get install chromium`): puppeteer-core drives it and never downloads a browser. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

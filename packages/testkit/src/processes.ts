@@ -164,7 +164,7 @@ function startFlags(script: string, root: string): string[] {
 
 /** The parent's environment without the stack's own variables, so a developer's shell cannot change what a test runs. */
 function cleanEnv(): Record<string, string> {
-  const drop = /^(PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|CATALOG_REFRESH|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
+  const drop = /^(PORT|SEARCH_PORT|UPLOAD_PORT|WORKER_PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|CATALOG_REFRESH|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 

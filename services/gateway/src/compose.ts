@@ -54,7 +54,15 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
     const uploadLogger = logger.child({ service: "upload" });
     const runtime = await upload.createUploadRuntime(config, uploadLogger, { queue });
     services.push({ ...uploadRoutes, mount: { kind: "embedded", router: upload.createRouter(runtime), isReady: () => runtime.isReady() } });
-    Object.assign(handlers, upload.uploadJobs({ store: runtime.blobs, logger: uploadLogger, concurrency: config.WORKER_CONCURRENCY }));
+    Object.assign(
+      handlers,
+      upload.uploadJobs({
+        store: runtime.blobs,
+        logger: uploadLogger,
+        concurrency: config.WORKER_CONCURRENCY,
+        threadpool: config.UV_THREADPOOL_SIZE,
+      }),
+    );
     closables.push(runtime);
   }
 

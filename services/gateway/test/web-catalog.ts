@@ -10,13 +10,15 @@ const fillerOs = (i: number): string[] => (i % 3 === 0 ? ["MacOS"] : i % 3 === 1
 /** Impact Pack's three classes the tests search for, then 197 more, as many as the real pack has. */
 export const IMPACT_CLASSES = ["FaceDetailer", "SAMLoader", "DetailerForEach", ...Array.from({ length: 197 }, (_, i) => `ImpactNode${String(i + 1).padStart(3, "0")}`)];
 
+// Versions' archives live at an upstream that refuses at once (the discard port): the tests use
+// no network, and this instance holds none of them, which the node page must say.
 const IMPACT_LATEST = {
   version: "8.8.1",
   changelog: "Faster SAM loading",
   createdAt: "2025-06-01T00:00:00Z",
   dependencies: ["ultralytics", "segment-anything"],
   status: "NodeVersionStatusActive" as const,
-  downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.8.1/node.zip",
+  downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.8.1/node.zip",
 };
 
 export const WEB_CATALOG: CatalogRecord[] = [
@@ -38,10 +40,10 @@ export const WEB_CATALOG: CatalogRecord[] = [
     latest_version: IMPACT_LATEST,
     // Newest first, as a mirror stores them: the newest is banned, so installs take 8.8.1.
     versions: [
-      { version: "8.9.0", createdAt: "2025-07-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.9.0/node.zip" },
+      { version: "8.9.0", createdAt: "2025-07-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.9.0/node.zip" },
       IMPACT_LATEST,
-      { version: "8.8.0", createdAt: "2025-05-01T00:00:00Z", status: "NodeVersionStatusPending", downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.8.0/node.zip" },
-      { version: "8.7.0", createdAt: "2025-04-01T00:00:00Z", status: "NodeVersionStatusActive", deprecated: true, downloadUrl: "https://cdn.comfy.org/ltdrdata/comfyui-impact-pack/8.7.0/node.zip" },
+      { version: "8.8.0", createdAt: "2025-05-01T00:00:00Z", status: "NodeVersionStatusPending", downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.8.0/node.zip" },
+      { version: "8.7.0", createdAt: "2025-04-01T00:00:00Z", status: "NodeVersionStatusActive", deprecated: true, downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.7.0/node.zip" },
     ],
     supported_os: ["Microsoft :: Windows", "POSIX :: Linux"],
     supported_accelerators: ["GPU :: NVIDIA CUDA"],
@@ -65,7 +67,8 @@ export const WEB_CATALOG: CatalogRecord[] = [
   {
     id: "comfyui_controlnet_aux",
     name: "ComfyUI's ControlNet Auxiliary Preprocessors",
-    description: "Plug-and-play ComfyUI node sets for making ControlNet hint images.",
+    // Written as ComfyUI-Manager's list writes links, with raw HTML that must stay text.
+    description: "Plug-and-play ComfyUI node sets for making ControlNet hint images. See [a/the preprocessors](https://github.com/Fannovel16/comfyui_controlnet_aux#readme) and <b>not</b> [this](javascript:alert(1)).",
     author: "Fannovel16",
     repository: "https://github.com/Fannovel16/comfyui_controlnet_aux",
     repo_stars: 2900,
@@ -98,7 +101,7 @@ export const WEB_CATALOG: CatalogRecord[] = [
     repo_stars: 5,
     publisher: { id: "someone", name: "Someone" },
     latest_version: { version: "0.3.0", status: "NodeVersionStatusBanned" },
-    versions: [{ version: "0.3.0", createdAt: "2025-03-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "https://cdn.comfy.org/someone/banned-pack/0.3.0/node.zip" }],
+    versions: [{ version: "0.3.0", createdAt: "2025-03-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "http://127.0.0.1:9/someone/banned-pack/0.3.0/node.zip" }],
   },
   {
     // Every version deleted: nothing installs, whatever the list's latest_version says.
@@ -109,8 +112,8 @@ export const WEB_CATALOG: CatalogRecord[] = [
     publisher: { id: "someone", name: "Someone" },
     latest_version: { version: "1.0.2", status: "NodeVersionStatusDeleted", createdAt: "2025-02-03T00:00:00Z" },
     versions: [
-      { version: "1.0.2", createdAt: "2025-02-03T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "https://cdn.comfy.org/someone/deleted-only-pack/1.0.2/node.zip" },
-      { version: "1.0.1", createdAt: "2025-01-20T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "https://cdn.comfy.org/someone/deleted-only-pack/1.0.1/node.zip" },
+      { version: "1.0.2", createdAt: "2025-02-03T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "http://127.0.0.1:9/someone/deleted-only-pack/1.0.2/node.zip" },
+      { version: "1.0.1", createdAt: "2025-01-20T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "http://127.0.0.1:9/someone/deleted-only-pack/1.0.1/node.zip" },
     ],
     app_node_names: ["DeletedNode"],
   },

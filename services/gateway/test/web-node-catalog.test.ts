@@ -1,9 +1,11 @@
 /// <reference lib="dom" />
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startChromium, type Page } from "@app/testkit/chromium";
+import { startChromium, type HTTPRequest, type Page } from "@app/testkit/chromium";
+import type { CatalogStatus } from "@app/search/internal";
 import { FakeRegistry } from "@app/testkit/fake-registry";
 import { openPage, screenshots, startWebStack, waitFor, WIDTHS, type WebStack } from "./web-browser-support.ts";
 import { IMPACT_CLASSES, WEB_CATALOG } from "./web-catalog.ts";
+import { REGISTRY_PATHS } from "../../web/src/nodes/registry-paths.ts";
 
 /**
  * The node page as a product (issue 25) and the catalog's state, in Debian's chromium: a large
@@ -40,6 +42,8 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
       await page.setViewport(size);
       await page.goto(`${stack!.base}/ui/nodes/comfyui-impact-pack`);
       await page.waitForSelector("table.versions tbody tr");
+      // With the archive check's answer on the page (its notice takes room in the install box).
+      await page.waitForSelector("[data-testid=archive-problem]");
       const place = await page.$eval("table.versions tbody tr", (tr) => ({ bottom: tr.getBoundingClientRect().bottom, screen: window.innerHeight }));
       expect(place.bottom, `the first version row at ${size.width} px`).toBeLessThanOrEqual(place.screen);
       // The install command comes before it.
@@ -78,6 +82,31 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
     await page.$eval(".class-filter input", (i) => i.blur());
   }, 60_000);
 
+  it("a description's Markdown links are links, only to http(s), and its raw HTML stays text", async () => {
+    await page.goto(`${stack!.base}/ui/nodes/comfyui_controlnet_aux`);
+    await page.waitForSelector("[data-testid=description] a");
+    const links = await page.$$eval("[data-testid=description] a", (as) => as.map((a) => [a.textContent, a.getAttribute("href"), a.getAttribute("rel")]));
+    expect(links).toEqual([["the preprocessors", "https://github.com/Fannovel16/comfyui_controlnet_aux#readme", "noopener noreferrer nofollow"]]);
+    const text = await page.$eval("[data-testid=description]", (p) => p.textContent ?? "");
+    expect(text).toContain("<b>not</b> [this](javascript:alert(1))");
+    expect(await page.$$eval("[data-testid=description] b", (b) => b.length)).toBe(0);
+    clean((await screenshots(page, "node-markdown")).overflow);
+  }, 60_000);
+
+  it("a version whose archive this instance does not hold, with upstream unreachable, says so where it is offered; a click opens no JSON 503", async () => {
+    await page.goto(`${stack!.base}/ui/nodes/comfyui-impact-pack`);
+    await page.waitForSelector("[data-testid=archive-problem]");
+    expect(await page.$eval("[data-testid=archive-problem]", (p) => p.textContent ?? "")).toMatch(/The archive of 8\.8\.1 is not held here, and its upstream cannot be reached now: installing or downloading it fails until it can/);
+    expect(await page.$eval("tr[data-version='8.8.1'] .archive-problem", (s) => s.textContent)).toBe("archive unavailable now");
+    // Another version's download, asked on click: the row says so, and the page stays.
+    const at = page.url();
+    await page.click("tr[data-version='8.7.0'] a.download");
+    await page.waitForSelector("tr[data-version='8.7.0'] .archive-problem");
+    expect(page.url()).toBe(at);
+    expect(await page.$eval("body", (b) => b.textContent ?? "")).not.toContain("archive_unavailable");
+    clean((await screenshots(page, "node-archive-unavailable")).overflow);
+  }, 120_000);
+
   it("the banned and the deleted-only pages, and the clients page, at both widths in both schemes", async () => {
     await page.goto(`${stack!.base}/ui/nodes/banned-pack`);
     await page.waitForSelector("[data-testid=pack-status]");
@@ -90,6 +119,8 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
     await page.goto(`${stack!.base}/ui/clients`);
     await page.waitForSelector("#clients-heading");
     expect(await page.$eval("main", (m) => m.textContent ?? "")).toContain("comfy node registry-install <id>");
+    // The paths to send here: every one the search service answers, as the README names them (clients-advice.test.ts).
+    expect(await page.$$eval("[data-testid=registry-paths] code", (c) => c.map((e) => e.textContent))).toEqual([...REGISTRY_PATHS]);
     clean((await screenshots(page, "clients")).overflow);
   }, 120_000);
 
@@ -159,6 +190,46 @@ describe.skipIf(!chromium.ok)("an empty catalog in chromium", () => {
       await waitFor(page, `document.querySelectorAll(".results li").length > 0`);
     } finally {
       await details.stop();
+    }
+  }, 120_000);
+
+  it("once the first read's tries are used up, says when the next try is and how to serve a file or bundle, with no moving bar", async () => {
+    const closed = await new FakeRegistry([]).start();
+    const url = closed.url;
+    await closed.stop();
+    const stack = await startWebStack({ env: { CATALOG_SOURCE: url }, waitReady: false });
+    stacks.push(stack);
+    // The service's own /readyz, with the state a stopped first mirror leaves (its retries take
+    // minutes; catalog-retry.test.ts reaches it for real): the pass failed, the next try in an hour.
+    const nextAt = new Date(Date.now() + 3_600_000).toISOString();
+    const stopped: Partial<CatalogStatus> = {
+      state: "empty",
+      source: url,
+      nodes: 0,
+      indexedAt: null,
+      lastError: `${url}/nodes?page=1&limit=100: fetch failed (ECONNREFUSED) (after 4 tries)`,
+      mirror: { pass: "full", phase: "failed", startedAt: new Date(Date.now() - 180_000).toISOString(), packs: { read: 0, total: null }, versions: { done: 0, of: 0 }, classes: 0, errors: 0, requests: 24 },
+      nextTry: { at: nextAt, retrying: false, failedTries: 6 },
+    };
+    await page.setRequestInterception(true);
+    const answer = (req: HTTPRequest) => {
+      if (new URL(req.url()).pathname === "/readyz") void req.respond({ status: 200, contentType: "application/json", body: JSON.stringify({ status: "ready", ready: true, catalog: stopped }) });
+      else void req.continue();
+    };
+    page.on("request", answer);
+    try {
+      await page.goto(`${stack.base}/?q=impact`);
+      await waitFor(page, `(document.querySelector("[data-testid=catalog-empty]")?.textContent ?? "").includes("next try")`);
+      const text = await page.$eval("[data-testid=catalog-empty]", (m) => m.textContent ?? "");
+      expect(text).toContain("The catalog is empty: the first read failed");
+      expect(text).toMatch(/It stopped after 6 tries; the next try is at \d\d:\d\d \(in 1 hour\)/);
+      expect(text).not.toContain("first mirror is running");
+      expect(await page.$$eval("[data-testid=catalog-empty] progress", (p) => p.length)).toBe(0);
+      expect(await page.$eval("[data-testid=offline-advice]", (p) => p.textContent ?? "")).toMatch(/CATALOG_SOURCE=demo.*CATALOG_SOURCE=\.\/nodes\.ndjson.*pnpm mirror export.*CATALOG_SOURCE=\.\/mirror\.tar/);
+      clean((await screenshots(page, "catalog-stopped")).overflow);
+    } finally {
+      page.off("request", answer);
+      await page.setRequestInterception(false);
     }
   }, 120_000);
 

@@ -1,17 +1,16 @@
 import { InProcessJobQueue, queueKindFor, runsJobsHere, serveJobs } from "@app/jobs";
-import type { Config, Logger } from "@app/platform";
+import type { CatalogSourceConfig, Config, Logger } from "@app/platform";
 import type { MirrorOptions } from "./adapters/registry/mirror-options.ts";
 import { bundleCatalogPath } from "./adapters/bundle/bundle-import.ts";
 import { KeptVersionClasses, versionClassesDir, type VersionClasses } from "./adapters/registry/version-classes.ts";
-import { isRegistryUrl } from "./adapters/catalog-source.ts";
 import { EmbeddedSearchEngine } from "./adapters/embedded/embedded-engine.ts";
 import type { SearchEngine } from "./ports/search-engine.ts";
 import { Catalog } from "./catalog/catalog.ts";
-import { REFRESH_RETRY } from "./catalog/catalog-refresh.ts";
+import { refreshRetry } from "./catalog/catalog-refresh.ts";
 import type { CatalogStatus } from "./catalog/catalog-status.ts";
 import type { Reindex } from "./catalog/reindex.ts";
 import type { CatalogRole } from "./catalog/role.ts";
-import { searchJobs } from "./jobs/search-jobs.ts";
+import { refreshJobs } from "./jobs/search-jobs.ts";
 
 /** The search service running: its engine, its catalog, and how to stop both. */
 export interface SearchRuntime {
@@ -36,6 +35,8 @@ export interface SearchRuntimeOptions {
   engine?: SearchEngine;
   /** How registries are mirrored (tests shorten the timeouts). */
   mirror?: MirrorOptions;
+  /** The source served, when not CATALOG_SOURCE as configured (a bundle's: the catalog file it was imported to). */
+  source?: CatalogSourceConfig;
 }
 
 /** The one place that chooses the engine: Meilisearch when MEILI_URL is set, else the embedded index. */
@@ -53,14 +54,15 @@ export async function createSearchRuntime(config: Config, logger: Logger, opts: 
   const role = opts.role ?? "server";
   // A server's refresh runs on a queue of its own: one read at a time, retried as a refresh is, apart
   // from request-path jobs. At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
-  const refreshQueue = role === "server" && runsJobsHere("service", queueKindFor(config)) ? new InProcessJobQueue({ concurrency: 1, ...REFRESH_RETRY }) : undefined;
-  const catalog = new Catalog({ config, logger, engine, role, mirror: opts.mirror, refreshQueue });
+  const refreshQueue = role === "server" && runsJobsHere("service", queueKindFor(config)) ? new InProcessJobQueue({ concurrency: 1, ...refreshRetry(opts.mirror) }) : undefined;
+  const source = opts.source ?? config.CATALOG_SOURCE;
+  const catalog = new Catalog({ config, logger, engine, role, source, mirror: opts.mirror, refreshQueue });
   // Its handlers are registered at once (before the catalog's start can reach the queue).
-  if (refreshQueue) await serveJobs(refreshQueue, searchJobs(catalog), { runner: "service" });
-  const source = config.CATALOG_SOURCE;
+  if (refreshQueue) await serveJobs(refreshQueue, refreshJobs(catalog), { runner: "service" });
   const kept = versionClassesDir(config.DATA_DIR);
   // A bundle's catalog (CATALOG_SOURCE=<bundle.tar>, imported) answers the classes the bundle carried.
-  const versionClasses = source && isRegistryUrl(source) ? new KeptVersionClasses(kept, source) : source === bundleCatalogPath(config.DATA_DIR) ? new KeptVersionClasses(kept) : undefined;
+  const bundled = source.kind === "file" && source.path === bundleCatalogPath(config.DATA_DIR);
+  const versionClasses = source.kind === "registry" ? new KeptVersionClasses(kept, source.url) : bundled ? new KeptVersionClasses(kept) : undefined;
   return {
     engine,
     logger,

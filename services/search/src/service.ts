@@ -1,7 +1,7 @@
 import type { JobHandlers } from "@app/jobs";
 import type { Config, Logger } from "@app/platform";
 import { catalogVersionOf, createArchiveService } from "./adapters/archives/archive-service.ts";
-import { withBundleImported } from "./adapters/bundle/bundle-source.ts";
+import { importedCatalogSource } from "./adapters/bundle/bundle-source.ts";
 import { createSearchRoutes, searchReadyDetails, type SearchRoutes } from "./app.ts";
 import { createSearchEngine, createSearchRuntime, type SearchRuntimeOptions } from "./compose.ts";
 import type { KeyVerifier } from "./private-packs/http/key-access.ts";
@@ -31,18 +31,19 @@ export interface SearchService {
  */
 export async function createSearchService(config: Config, logger: Logger, opts: SearchServiceOptions = {}): Promise<SearchService> {
   const serves = (opts.role ?? "server") === "server";
-  const searchConfig = serves ? await withBundleImported(config, logger) : config;
+  const source = serves ? await importedCatalogSource(config, logger) : config.CATALOG_SOURCE;
   // Teams' private packs are laid over the mirror in the engine every catalog is indexed through
-  // (a writer too: with Meilisearch, its reindex is what the servers serve).
-  const inner = opts.engine ?? (await createSearchEngine(searchConfig));
-  const privatePacks = await openPrivatePacks(searchConfig, logger.child({ component: "private-packs" }), {
+  // (a writer too: with Meilisearch, its reindex is what the servers serve). A bundle's private
+  // packs were written into DATA_DIR by the import just above.
+  const inner = opts.engine ?? (await createSearchEngine(config));
+  const privatePacks = await openPrivatePacks(config, logger.child({ component: "private-packs" }), {
     inner,
     keys: opts.publisherKeys ?? NO_PUBLISHER_KEYS,
     watch: serves,
   });
-  const runtime = await createSearchRuntime(searchConfig, logger, { ...opts, engine: privatePacks.engine });
+  const runtime = await createSearchRuntime(config, logger, { ...opts, source, engine: privatePacks.engine });
   const archives = serves
-    ? await createArchiveService(searchConfig, logger.child({ component: "archives" }), {
+    ? await createArchiveService(config, logger.child({ component: "archives" }), {
         engine: privatePacks.engine.mirrorOnly(),
         catalogVersion: () => catalogVersionOf(runtime.catalogStatus()),
       })

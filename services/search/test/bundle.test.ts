@@ -10,7 +10,7 @@ import type { RegistryNode } from "@app/testkit/catalog";
 import { runScript, waitUntil } from "@app/testkit/processes";
 import { createApp } from "../src/app.ts";
 import { catalogVersionOf, createArchiveService, type ArchiveService } from "../src/adapters/archives/archive-service.ts";
-import { withBundleImported } from "../src/adapters/bundle/bundle-source.ts";
+import { importedCatalogSource } from "../src/adapters/bundle/bundle-source.ts";
 import { versionClassesDir } from "../src/adapters/registry/version-classes.ts";
 import { createSearchRuntime, type SearchRuntime } from "../src/compose.ts";
 import { mirrorHarness, silentLogger } from "./helpers.ts";
@@ -42,8 +42,9 @@ interface Instance {
 
 /** A search service as main.ts composes it: the bundle imported first, then the runtime and the archives. */
 async function start(env: Record<string, string>): Promise<Instance> {
-  const config = await withBundleImported(loadConfig({ LOG_LEVEL: "silent", CATALOG_REFRESH: "off", ARCHIVE_TIMEOUT_MS: "2000", ...env }), silentLogger);
-  const runtime = await createSearchRuntime(config, silentLogger, { mirror: { pageSize: 25, retryDelayMs: 10 } });
+  const config = loadConfig({ LOG_LEVEL: "silent", CATALOG_REFRESH: "off", ARCHIVE_TIMEOUT_MS: "2000", ...env });
+  const source = await importedCatalogSource(config, silentLogger);
+  const runtime = await createSearchRuntime(config, silentLogger, { mirror: { pageSize: 25, retryDelayMs: 10 }, source });
   closing.push(runtime);
   const archives = await createArchiveService(config, silentLogger, { engine: runtime.engine, catalogVersion: () => catalogVersionOf(runtime.catalogStatus()), prefetch: { pollMs: 50, retryDelayMs: 10 } });
   closing.push(archives);
@@ -141,6 +142,6 @@ describe("a bundle carried into a network with no way out", () => {
       expect(Buffer.compare(res.body, archiveBytes(id, version)), `${id} ${version}`).toBe(0);
     }
 
-    await expect(withBundleImported(loadConfig({ DATA_DIR: harness.path("damaged"), CATALOG_SOURCE: join(harness.path("nope"), "missing.tar") }), silentLogger)).rejects.toThrow(/missing\.tar/);
+    await expect(importedCatalogSource(loadConfig({ DATA_DIR: harness.path("damaged"), CATALOG_SOURCE: join(harness.path("nope"), "missing.tar") }), silentLogger)).rejects.toThrow(/missing\.tar/);
   });
 });

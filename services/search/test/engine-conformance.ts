@@ -185,6 +185,30 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
         expect(top.slice(0, 2)).toEqual(["prefix-popular", "exact-unknown"]);
         expect(top.slice(2, 4).sort()).toEqual(["desc-famous", "one-word-famous"]);
       });
+      it("(4d) popularity never lifts a class-name, tag or description match above a name or id match", async () => {
+        await load([
+          node("famous-classes", { name: "Detector Suite", app_node_names: ["ImpactDetector"], downloads: 900_000, repo_stars: 4000 }),
+          node("famous-tags", { name: "Tagged", tags: ["impact"], downloads: 800_000 }),
+          node("famous-desc", { name: "Other", description: "impact tools", downloads: 700_000 }),
+          node("obscure-id-impact-bbox", { name: "BBox Segs", downloads: 0 }),
+          node("obscure-name", { name: "Impact Tools", downloads: 1 }),
+          ...Array.from({ length: 20 }, (_, i) => node(`filler-${i}`, { name: `Filler ${i}`, downloads: i * 1000 })),
+        ]);
+        const top = await ids({ search: "impact" });
+        expect(top.slice(0, 2).sort()).toEqual(["obscure-id-impact-bbox", "obscure-name"]);
+        expect(top.slice(2)).toEqual(["famous-classes", "famous-tags", "famous-desc"]);
+      });
+      it("(4e) popularity never lifts a part of a joined word above the whole word in a name or id", async () => {
+        await load([
+          node("impactframes-videoprompts", { name: "IF_VideoPrompts", author: "impactframes", downloads: 900_000, repo_stars: 57 }),
+          node("impactframes-dreamtalk", { name: "IF_Dreamtalk", author: "impactframes", downloads: 800_000, repo_stars: 25 }),
+          node("comfyui-impact-pack", { name: "ComfyUI Impact Pack", downloads: 10, repo_stars: 3262 }),
+          ...Array.from({ length: 20 }, (_, i) => node(`filler-${i}`, { name: `Filler ${i}`, downloads: i * 1000 })),
+        ]);
+        expect(await ids({ search: "impact" })).toEqual(["comfyui-impact-pack", "impactframes-videoprompts", "impactframes-dreamtalk"]);
+        // The same word's other form is whole, not a part: popularity still settles it.
+        expect((await ids({ search: "impactframes" }))[0]).toBe("impactframes-videoprompts");
+      });
       it("(4c) a name written as one word or in CamelCase is found by its words, and its words by the joined form", async () => {
         await load([
           node("vhs", { name: "ComfyUI-VideoHelperSuite", repository: "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite", repo_stars: 1772 }),
@@ -492,6 +516,30 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
         expect(await engine.search(q({ search: prefix, limit: 10 }))).toEqual(page);
         const next = await engine.search(q({ search: prefix, offset: 10, limit: 10 }));
         for (const n of next.nodes) expect(page.nodes.map((m) => m.id)).not.toContain(n.id);
+      });
+    });
+
+    describe(`relevance on the ${CATALOG.kind} catalog, downloads not following stars`, () => {
+      // Download counts that do not follow stars: the least starred packs downloaded most. The
+      // issue's packs are added where the catalog lacks them (the generated one does).
+      beforeAll(async () => {
+        const { records } = await loadCatalog(CATALOG.path);
+        const traps: StoredNode[] = [
+          node("impactframes-videoprompts", { name: "IF_VideoPrompts", author: "impactframes", repository: "https://github.com/if-ai/ComfyUI-IF_VideoPrompts", repo_stars: 57 }),
+          node("impactframes-dreamtalk", { name: "IF_Dreamtalk", author: "impactframes", repository: "https://github.com/if-ai/ComfyUI-IF_AI_Dreamtalk", repo_stars: 25 }),
+          node("comfyui-impact-bigdetector-bbox-segs", { name: "ComfyUI-Impact-BIGdetector-BBOX-SEGS", repo_stars: 0 }),
+          node("aux-preprocessors-trap", { name: "Auxiliary Preprocessors", app_node_names: ["ImpactControlNetApply"], repo_stars: 4150 }),
+        ].filter((t) => !records.some((r) => r.id === t.id));
+        const inverted = [...records, ...traps].map((r) => ({ ...r, downloads: Math.round(1_000_000 / (1 + (r.repo_stars ?? 0))) }));
+        await load(inverted);
+      }, 120_000);
+      it("impact ranks every name or id match above every other match, and Impact Pack in the top three, whatever the download counts", async () => {
+        const top = (await engine.search(q({ search: "impact", limit: 100 }))).nodes;
+        const repoName = (r: StoredNode) => (r.repository ?? "").replace(/(\.git)?\/*$/, "").split("/").pop() ?? "";
+        const inIdentity = top.map((r) => /impact/i.test(`${r.id} ${r.name ?? ""} ${repoName(r)}`));
+        expect(inIdentity.indexOf(false), "the first match outside the name or id").toBeGreaterThan(0);
+        expect(inIdentity.slice(inIdentity.indexOf(false)), `${top.map((r) => r.id).join(", ")}`).not.toContain(true);
+        expect(top.slice(0, 3).map((r) => r.id)).toContain("comfyui-impact-pack");
       });
     });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exactKey, meiliUid, toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
+import { exactKey, meiliUid, sameStemIdentityWords, toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
 import { idsFilter, lookupFilters, planMeiliQuery, quote, sliceSegments } from "../src/adapters/meilisearch/query.ts";
 import { MEILI_SETTINGS } from "../src/adapters/meilisearch/settings.ts";
 import { passesPlatformFilter } from "../src/domain/platform-values.ts";
@@ -7,6 +7,22 @@ import { passesPlatformFilter } from "../src/domain/platform-values.ts";
 const q = (over = {}) => ({ includeBanned: false, offset: 0, limit: 10, ...over });
 
 describe("Meilisearch documents", () => {
+  it("carry the catalog's identity words of the same stem, so the same word's other form is whole there too", () => {
+    const packs = [
+      { id: "exact-unknown", name: "Delta Upscale Tool" },
+      { id: "prefix-popular", name: "Delta Upscaler Tool" },
+      { id: "impactframes-llm", name: "IF_LLM" },
+      { id: "impact-pack", name: "Impact Pack" },
+    ];
+    const sameStem = sameStemIdentityWords(packs);
+    const words = (i: number) => toMeiliDocument(packs[i]!, i, 0, sameStem).identity_text.split(" ");
+    expect(words(1)).toContain("upscale");
+    expect(words(0)).toContain("upscaler");
+    // A longer word that merely begins so stays a part: `impact` stays a prefix of `impactframes`.
+    expect(words(2)).not.toContain("impact");
+    expect(words(3)).not.toContain("impactframes");
+  });
+
   it("carry the node, its popularity rank, its tiers of text and every filter value", () => {
     const doc = toMeiliDocument(
       {
@@ -169,9 +185,9 @@ describe("Meilisearch settings", () => {
     for (const w of ["comfyui", "nodes", "node", "pack", "custom"]) expect(MEILI_SETTINGS.stopWords).not.toContain(w);
   });
 
-  it("search the four fields in their order of meaning, with our typo thresholds, popularity before exactness and popularity order last", () => {
+  it("search the four fields in their order of meaning, with our typo thresholds, exactness before popularity and popularity order last", () => {
     expect(MEILI_SETTINGS.searchableAttributes).toEqual(["identity_text", "nodes_tags_text", "description_text", "author_text"]);
-    expect(MEILI_SETTINGS.rankingRules).toEqual(["words", "typo", "proximity", "attribute", "popularity:desc", "exactness", "sort", "rank:asc"]);
+    expect(MEILI_SETTINGS.rankingRules).toEqual(["words", "typo", "proximity", "attribute", "exactness", "popularity:desc", "sort", "rank:asc"]);
     expect(MEILI_SETTINGS.typoTolerance).toMatchObject({ enabled: true, minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 } });
     expect(MEILI_SETTINGS.rankingRules?.at(-1)).toBe("rank:asc");
     expect(MEILI_SETTINGS.sortableAttributes).toContain("rank");

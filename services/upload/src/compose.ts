@@ -8,7 +8,7 @@ import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } fro
 import { ReloadingApiKeys } from "./adapters/keys/reloading-api-keys.ts";
 import { uploadJobs } from "./jobs/upload-jobs.ts";
 import { previewUrlSecret } from "./adapters/keys/preview-url-secret.ts";
-import type { UploadDeps } from "./http/deps.ts";
+import { uploadSettings, type UploadDeps } from "./http/deps.ts";
 import { BlobDataStore } from "./adapters/tus/blob-data-store.ts";
 import { TusServer } from "./http/tus-server.ts";
 import { AssetLibrary } from "./library/asset-library.ts";
@@ -80,7 +80,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
   const queue = opts.queue ?? createJobQueue(config, { logger: logger.child({ component: "jobs" }) });
   // A queue passed in belongs to a process that mounts this service (the gateway), which serves its jobs.
   if (ownQueue) {
-    const jobs = uploadJobs({ store: blobs, logger, concurrency: config.WORKER_CONCURRENCY });
+    const jobs = uploadJobs({ store: blobs, logger, concurrency: config.WORKER_CONCURRENCY, threadpool: config.UV_THREADPOOL_SIZE });
     await serveJobs(queue, jobs, { runner: "service", concurrency: config.WORKER_CONCURRENCY });
   }
 
@@ -95,17 +95,7 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
     queue,
     tus,
     logger,
-    settings: {
-      maxBytes: config.UPLOAD_MAX_BYTES,
-      assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES,
-      bodyTimeoutMs: config.BODY_TIMEOUT_MS,
-      tusExpiryMs: config.TUS_EXPIRY,
-      maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
-      viewMode: config.S3_VIEW_MODE,
-      presignSeconds: config.S3_PRESIGN_SECONDS,
-      rateLimits: { upload_rpm: config.RATE_LIMIT_UPLOAD_RPM, upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM, assets_rpm: config.RATE_LIMIT_ASSETS_RPM },
-      previewUrls: { secret: await previewUrlSecret(config), ttlSeconds: config.PREVIEW_URL_TTL_SECONDS },
-    },
+    settings: uploadSettings(config, await previewUrlSecret(config)),
     isReady: async () => (await blobs.ping()) && (await references.ping()) && (await queue.isReady()),
     async close() {
       clearInterval(sweeper);

@@ -11,6 +11,21 @@ import { OWNER } from "./reference-store-conformance.ts";
 
 describePostgresConformance(PAGINGS[0]);
 
+describe("PostgreSQL shared by replicas", () => {
+  it("stores starting at once on a new database make its tables once, and all open", async () => {
+    const db = await createTestDatabase("refs_start");
+    const stores = Array.from({ length: 4 }, () => createPgReferenceStore(db.url));
+    try {
+      await Promise.all(stores.map((store) => store.init()));
+      const { reference } = await stores[0]!.create({ owner: OWNER, hash: "f".repeat(64), name: "one.png", size: 1, mimeType: "image/png", tags: [] });
+      expect((await stores[3]!.get(reference.id, OWNER))?.name).toBe("one.png");
+    } finally {
+      for (const store of stores) await store.close();
+      await db.drop();
+    }
+  });
+});
+
 describe("PostgreSQL going away", () => {
   it("reads as unavailable (503 at the routes), not as an internal error, and ping says so", async () => {
     const gone = await createTestDatabase("refs_gone");

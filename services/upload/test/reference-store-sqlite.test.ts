@@ -26,6 +26,21 @@ for (const [paging, options] of PAGINGS) {
 }
 
 describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
+  it("stores starting at once on a new file make its tables once, and both open", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-start-"));
+    const file = join(dir, "assets.sqlite");
+    // Each store has its own thread and connection to the file, as another process would.
+    const stores = Array.from({ length: 4 }, () => createSqliteReferenceStore(file));
+    try {
+      await Promise.all(stores.map((store) => store.init()));
+      const { reference } = await stores[0]!.create({ owner: OWNER, hash: "f".repeat(64), name: "one.png", size: 1, mimeType: "image/png", tags: [] });
+      expect((await stores[2]!.get(reference.id, OWNER))?.name).toBe("one.png");
+    } finally {
+      for (const store of stores) await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("another process's records are seen, both write, and a write lock left by a killed process is taken over", async () => {
     const dir = await mkdtemp(join(tmpdir(), "refs-sqlite-shared-"));
     const file = join(dir, "assets.sqlite");

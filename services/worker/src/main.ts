@@ -4,8 +4,8 @@ import { scheduleCatalogRefresh } from "@app/search";
 import { createApp } from "./app.ts";
 import { createWorkerHandlers } from "./compose.ts";
 
-/** The job worker: every handler, on BullMQ. PORT (probes, metrics) defaults to 8083 here. */
-const config = loadConfig({ ...process.env, PORT: process.env.PORT || "8083" });
+/** The job worker: every handler, on BullMQ; its probes and metrics on WORKER_PORT. */
+const config = loadConfig();
 const logger = createLogger("worker", config.LOG_LEVEL);
 
 if (!config.REDIS_URL) {
@@ -22,4 +22,4 @@ await scheduleCatalogRefresh(queue, config, logger).catch((err: unknown) => logg
 logger.info({ jobs: Object.keys(handlers), concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX }, "worker taking jobs");
 
 // SIGTERM: stop the probes' server, drain the queue (active jobs finish and store their results), then close the handlers' clients.
-await serve(createApp({ queue, logger }), { port: config.PORT, host: config.HOST, logger, closables: [queue, { close }] });
+await serve(createApp({ queue, logger }), { port: config.WORKER_PORT, host: config.HOST, logger, closables: [queue, { close }] });

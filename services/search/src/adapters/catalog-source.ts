@@ -1,3 +1,4 @@
+import { parseCatalogSource } from "@app/platform";
 import type { StoredNode } from "../domain/catalog-record.ts";
 import { FileSource } from "./file-source.ts";
 import { RegistryApiSource, type RegistryLoadOptions } from "./registry/registry-source.ts";
@@ -9,7 +10,8 @@ export type { MirrorOptions } from "./registry/mirror-options.ts";
 /** Options for a source named by a string: any source's, and a registry's own (a file ignores them). */
 export type SourceOptions = RegistryLoadOptions;
 
-export const isRegistryUrl = (source: string): boolean => /^https?:\/\//i.test(source);
+/** A source named by a string (a reindex job's, a snapshot's) is a registry's URL: the one parse CATALOG_SOURCE has. */
+export const isRegistryUrl = (source: string): boolean => parseCatalogSource(source).kind === "registry";
 
 export function catalogSource(source: string): CatalogSource<SourceOptions> {
   return isRegistryUrl(source) ? new RegistryApiSource(source) : new FileSource(source);

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { UnrecoverableJobError, type JobQueue } from "@app/jobs";
-import type { Config, Logger } from "@app/platform";
+import { catalogSourceName, type CatalogSourceConfig, type Config, type Logger } from "@app/platform";
 import { metrics } from "@app/platform";
 import { isRegistryUrl, loadCatalog, type LoadProgress } from "../adapters/catalog-source.ts";
 import { describe } from "../adapters/registry/http.ts";
@@ -9,7 +9,7 @@ import type { SearchEngine } from "../ports/search-engine.ts";
 import { CatalogSnapshot, type SnapshotMeta } from "../adapters/snapshot.ts";
 import type { StoredNode } from "../domain/catalog-record.ts";
 import { LastWrittenCatalog } from "./last-written.ts";
-import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE } from "./catalog-refresh.ts";
+import { catalogRefreshMs, CATALOG_REFRESH_SCHEDULE, refreshRetry } from "./catalog-refresh.ts";
 import { CatalogRefusedError, StatusTracker, type CatalogStatus } from "./catalog-status.ts";
 import type { ReindexOptions, ReindexResult } from "./reindex.ts";
 import { createMirrorReindex } from "./mirror-reindex.ts";
@@ -20,6 +20,8 @@ export interface CatalogOptions {
   logger: Logger;
   engine: SearchEngine;
   role: CatalogRole;
+  /** What the catalog is read from (a bundle's, once imported, is the catalog file it was imported to). */
+  source: CatalogSourceConfig;
   /** How registries are mirrored (tests shorten the timeouts). */
   mirror?: MirrorOptions;
   /**
@@ -42,6 +44,8 @@ export class Catalog {
   private readonly logger: Logger;
   private readonly engine: SearchEngine;
   private readonly rules: RoleRules;
+  private readonly sourceConfig: CatalogSourceConfig;
+  /** The source's URL or path; none: nothing is read. */
   private readonly source: string | undefined;
   /** Embedded: the index's persistence, which a server restores at start and follows. */
   private readonly snapshot: CatalogSnapshot | undefined;
@@ -53,18 +57,25 @@ export class Catalog {
   private unwatch: (() => void) | undefined;
   private reloading: Promise<unknown> = Promise.resolve();
   private readonly refreshQueue: JobQueue | undefined;
+  /** Tries per in-process refresh and the first wait between them (the refresh queue's). */
+  private readonly refreshRetry: { attempts: number; backoffMs: number };
+  /** When the refresh schedule began: it ticks every refresh interval from then. */
+  private scheduledAt = 0;
+  private refreshEveryMs = 0;
 
   constructor(o: CatalogOptions) {
     this.config = o.config;
     this.logger = o.logger;
     this.engine = o.engine;
     this.rules = roleRules(o.role, o.engine.kind);
-    this.source = o.config.CATALOG_SOURCE;
+    this.sourceConfig = o.source;
+    this.source = catalogSourceName(o.source) ?? undefined;
     this.refreshQueue = o.refreshQueue;
+    this.refreshRetry = refreshRetry(o.mirror);
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
     this.lastWritten = new LastWrittenCatalog(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
-    this.tracker = new StatusTracker(this.source ?? null, !!this.source && isRegistryUrl(this.source));
+    this.tracker = new StatusTracker(this.source ?? null, o.source.kind === "registry");
     this.mirror = createMirrorReindex({
       logger: o.logger,
       fullRefreshMs: o.config.CATALOG_FULL_REFRESH,
@@ -102,7 +113,7 @@ export class Catalog {
     } catch (err) {
       const reason = describe(err);
       this.tracker.failed(reason);
-      if (!this.closing.signal.aborted) this.logger.warn({ source: from, reason }, err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had");
+      if (!this.closing.signal.aborted && ro.logFailure !== false) this.logger.warn({ source: from, reason }, err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had");
       throw err;
     }
   };
@@ -183,9 +194,9 @@ export class Catalog {
 
   /** A server's start: the local part (a file read, or the snapshot restored), then the watch and the refresh. */
   private async start(): Promise<void> {
-    const { source, snapshot, logger, config } = this;
+    const { source, sourceConfig, snapshot, logger, config } = this;
     try {
-      if (source && !isRegistryUrl(source)) {
+      if (source && sourceConfig.kind !== "registry") {
         // A local file is read before the service says it is ready, as it always was.
         logger.info({ source, engine: this.engine.kind }, "indexing the catalog");
         await this.reindex(source);
@@ -202,20 +213,52 @@ export class Catalog {
     }
     if (snapshot && !this.closing.signal.aborted) this.unwatch = snapshot.watch(() => this.reloadSnapshot(snapshot));
     if (this.ready) {
-      const refreshMs = catalogRefreshMs(config);
+      const refreshMs = catalogRefreshMs(sourceConfig, config.CATALOG_REFRESH);
       const s = this.tracker.status();
       if (s.state !== "fresh") {
         const serving = s.state === "empty" ? "an empty index (searches answer empty pages)" : `${s.nodes} nodes from the snapshot of ${s.indexedAt}`;
         const next = !source ? "CATALOG_SOURCE=none: nothing is read" : config.REDIS_URL ? `the worker mirrors ${source} in the background` : `the first read of ${source} runs in the background`;
         logger.warn({ catalog: s }, `catalog ${s.state}: serving ${serving}; ${next}; /readyz reports the catalog's state`);
       }
-      if (source && (isRegistryUrl(source) || refreshMs > 0)) await this.startRefresh(source, refreshMs);
+      if (source && (sourceConfig.kind === "registry" || refreshMs > 0)) await this.startRefresh(source, refreshMs);
     }
   }
+
+  /**
+   * A try of the in-process refresh failed (`refreshJobs` counts them): /readyz's `nextTry` says
+   * when the next one is. A failed try with tries left is logged at info; the last one of a
+   * refresh at warn, once, with the time of the next refresh and how to serve a catalog without
+   * a network. Returns whether the refresh tries again.
+   */
+  readonly refreshFailed = (err: unknown, failedTries: number, source: string): boolean => {
+    if (this.closing.signal.aborted) return false;
+    const now = Date.now();
+    const { attempts, backoffMs } = this.refreshRetry;
+    const everyMs = this.refreshEveryMs;
+    const retrying = !(err instanceof UnrecoverableJobError) && failedTries < attempts;
+    // The schedule ticks every `everyMs` from `scheduledAt`; with no schedule nothing reads again.
+    const nextMs = retrying ? now + backoffMs * 2 ** (failedTries - 1) : everyMs > 0 ? this.scheduledAt + Math.ceil((now - this.scheduledAt + 1) / everyMs) * everyMs : null;
+    const at = nextMs === null ? null : new Date(nextMs).toISOString();
+    this.tracker.willRetry({ at, retrying, failedTries });
+    const reason = describe(err);
+    if (retrying) {
+      this.logger.info({ source, reason, try: failedTries, of: attempts, nextTryAt: at }, "catalog read failed; trying again");
+      return true;
+    }
+    const s = this.tracker.status();
+    const serving = s.nodes === 0 ? "an empty index" : `${s.nodes} nodes from ${s.source}`;
+    this.logger.warn(
+      { source, reason, tries: failedTries, nextTryAt: at },
+      `catalog could not be read (${failedTries} ${failedTries === 1 ? "try" : "tries"}); serving ${serving}; ${at ? `next try at ${at}` : "no further try until a restart"}. Without a network, serve a file or a bundle: CATALOG_SOURCE=<file.ndjson|bundle.tar> or CATALOG_SOURCE=demo`,
+    );
+    return false;
+  };
 
   private async startRefresh(source: string, everyMs: number): Promise<void> {
     const queue = this.refreshQueue;
     if (!queue) return;
+    this.scheduledAt = Date.now();
+    this.refreshEveryMs = everyMs;
     if (everyMs > 0) await queue.schedule(CATALOG_REFRESH_SCHEDULE, "catalog.reindex", { source }, { everyMs });
     else await queue.enqueue("catalog.reindex", { source }, { jobId: "catalog-first-read" }); // refresh off: one read now
   }

@@ -11,6 +11,8 @@ export interface ReindexOptions {
   /** A registry: a full pass (every pack and its versions) whenever the last one was. */
   full?: boolean;
   onProgress?: (p: ReindexProgressEvent) => void;
+  /** False when the caller logs a failure itself (the in-process refresh, which knows whether it retries). */
+  logFailure?: boolean;
 }
 
 /** Read a source, swap the new index in (and, embedded, persist it for restarts and other processes). */

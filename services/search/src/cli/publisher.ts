@@ -27,7 +27,7 @@ const { values, positionals } = parseArgs({
   options: { name: { type: "string" }, description: { type: "string" }, owner: { type: "string" }, reason: { type: "string" } },
 });
 const config = loadConfig();
-const logger = createLogger("publisher", process.env.LOG_LEVEL ?? "error");
+const logger = createLogger("publisher", "error");
 const repo = await openPrivatePackStore(config);
 const fail = (message: string, code = 2): never => {
   process.stderr.write(`${message}\n`);
@@ -38,7 +38,7 @@ try {
   const [command, sub, ...rest] = positionals;
   if (command === "create" && sub) {
     if (!values.owner) fail(`--owner is required: the label of the API key that will manage '${sub}'\n${USAGE}`);
-    const runtime = await createSearchRuntime({ ...config, CATALOG_SOURCE: undefined }, logger);
+    const runtime = await createSearchRuntime({ ...config, CATALOG_SOURCE: { kind: "none" } }, logger);
     await runtime.started;
     try {
       const created = await new PublisherService(repo, engineNamespace(runtime.engine)).create("admin", {

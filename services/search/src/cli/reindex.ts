@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { createJobQueue } from "@app/jobs";
-import { createLogger, loadConfig } from "@app/platform";
+import { catalogSourceName, createLogger, loadConfigOver } from "@app/platform";
 import type { ReindexProgressEvent } from "../catalog/reindex.ts";
 import { createSearchRuntime } from "../compose.ts";
 import { reindexJobId } from "../jobs/reindex-handler.ts";
@@ -18,13 +18,14 @@ import { reindexJobId } from "../jobs/reindex-handler.ts";
  * a fresh Meilisearch index and swaps it.
  */
 const { values } = parseArgs({ options: { source: { type: "string", short: "s" }, timeout: { type: "string" }, force: { type: "boolean" } }, strict: true });
-const config = loadConfig();
-const source = values.source ?? config.CATALOG_SOURCE;
+// The CLI prints its own progress: its log says only warnings unless LOG_LEVEL asks for more.
+const config = loadConfigOver({ LOG_LEVEL: "warn" });
+const source = values.source ?? catalogSourceName(config.CATALOG_SOURCE);
 if (!source) {
   process.stderr.write("usage: pnpm reindex --source <file|url> [--force]   (CATALOG_SOURCE=none is set, so there is no default)\n");
   process.exit(2);
 }
-const logger = createLogger("reindex", process.env.LOG_LEVEL ?? "warn");
+const logger = createLogger("reindex", config.LOG_LEVEL);
 const force = values.force === true;
 const show = (p: Partial<ReindexProgressEvent>): void =>
   void process.stdout.write(`\r${(p.phase ?? "").padEnd(8)} read ${p.read ?? 0}  indexed ${p.indexed ?? 0}  skipped ${p.skipped ?? 0}   `);

@@ -17,6 +17,24 @@ export const KIND_STEM = 2; // the same stem (`removal` for `remove`)
 export const KIND_TYPO1 = 3;
 export const KIND_TYPO2 = 4;
 
+/**
+ * How strongly a word matched, ranked before the score: popularity orders matches of similar
+ * strength but never lifts a weaker one above a stronger. Found nowhere 0; in node classes,
+ * tags, description or author 2; in the id, name or repository name as a part of a longer word
+ * (`impact` in `impactframes`) or with a typo 3; there as a whole word or the same word's other
+ * form (`upscale`, `upscaler`) 4. A pack's strength is the sum over the query's words, filler
+ * words aside; missing a word (0) costs at least as much as the best other word can gain (+2).
+ */
+export const STRENGTH_ELSEWHERE = 2;
+export const STRENGTH_IDENTITY_PART = 3;
+export const STRENGTH_IDENTITY_WORD = 4;
+
+/** The strength of a match in `tier` of `kind` (a word typed like a class name counts node classes as its identity). */
+export function matchStrength(tier: number, kind: number, classLike = false): number {
+  if (tier !== TIER_IDENTITY && !(classLike && tier === TIER_CLASSES)) return STRENGTH_ELSEWHERE;
+  return kind === KIND_EXACT || kind === KIND_STEM ? STRENGTH_IDENTITY_WORD : STRENGTH_IDENTITY_PART;
+}
+
 export interface RankingWeights {
   /** How well a field answers a word, by tier (identity first). */
   field: readonly [number, number, number, number];

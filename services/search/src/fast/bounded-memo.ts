@@ -31,6 +31,9 @@ function lookupsOf(name: string): MemoLookups {
  * generation, were dropped whole a few seconds later and left the collector a heap of
  * old-generation garbage (first-sight traffic through the gateway: scavenges of 15-130 ms,
  * +120 MiB RSS in 10 s).
+ *
+ * Kept rather than lru-cache because it is faster per lookup and holds nothing of first-sight
+ * keys: `bench/memo-lru-ab.ts` measures both in one run (bench/results/memo-lru-ab.json).
  */
 export class BoundedMemo<V> {
   private readonly entries = new Map<string, V>();

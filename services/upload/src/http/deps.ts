@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { JobQueue } from "@app/jobs";
-import type { Logger } from "@app/platform";
+import { loadConfig, type Config, type Logger } from "@app/platform";
 import type { ApiKeys } from "../adapters/keys/api-keys.ts";
 import type { BlobStore } from "@app/blobs";
 import type { ReferenceStore } from "../adapters/references/reference-store.ts";
 import type { RateLimiter } from "../adapters/limits/rate-limiter.ts";
 import type { PreviewUrls } from "../domain/asset-view.ts";
 import type { TusServer } from "./tus-server.ts";
-import { NO_LIMITS, type RateLimits } from "../domain/key-limits.ts";
+import type { RateLimits } from "../domain/key-limits.ts";
 
 export interface UploadSettings {
   maxBytes: number;
@@ -44,15 +44,23 @@ export interface UploadDeps {
   isReady?: () => Promise<boolean>;
 }
 
-export const DEFAULT_SETTINGS: UploadSettings = {
-  maxBytes: 50 * 1024 * 1024,
-  assetMaxBytes: 32 * 1024 ** 3,
-  bodyTimeoutMs: 30_000,
-  tusExpiryMs: 24 * 60 * 60 * 1000,
-  maskJobTimeoutMs: 30_000,
-  viewMode: "stream",
-  presignSeconds: 300,
-  rateLimits: NO_LIMITS,
-  // A secret of this process's own: its URLs are good only here (tests; compose.ts gives the configured one).
-  previewUrls: { secret: randomBytes(32), ttlSeconds: 24 * 60 * 60 },
-};
+/** The upload settings a config gives, with the secret `preview_url`s are signed with. */
+export function uploadSettings(config: Config, previewUrlSecret: Buffer): UploadSettings {
+  return {
+    maxBytes: config.UPLOAD_MAX_BYTES,
+    assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    tusExpiryMs: config.TUS_EXPIRY,
+    maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
+    viewMode: config.S3_VIEW_MODE,
+    presignSeconds: config.S3_PRESIGN_SECONDS,
+    rateLimits: { upload_rpm: config.RATE_LIMIT_UPLOAD_RPM, upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM, assets_rpm: config.RATE_LIMIT_ASSETS_RPM },
+    previewUrls: { secret: previewUrlSecret, ttlSeconds: config.PREVIEW_URL_TTL_SECONDS },
+  };
+}
+
+/**
+ * The schema's defaults, for deps built by hand (tests), with a secret of this process's own:
+ * its URLs are good only here (compose.ts gives the configured one).
+ */
+export const DEFAULT_SETTINGS: UploadSettings = uploadSettings(loadConfig({}), randomBytes(32));

@@ -18,9 +18,14 @@ export interface MaskDeriveDeps {
   logger?: Logger;
   /** Mask jobs deriving at once in this process (WORKER_CONCURRENCY); see `maskSlots`. */
   concurrency?: number;
+  /** UV_THREADPOOL_SIZE, when set; see `maskSlots`. */
+  threadpool?: number;
   /** Where a job's scratch files go (the blobs of a store without local files, the derived PNGs); default os.tmpdir(). */
   scratchDir?: string;
 }
+
+/** libuv's thread pool when UV_THREADPOOL_SIZE is unset (libuv's own default, not a setting of ours). */
+const LIBUV_DEFAULT_THREADS = 4;
 
 /**
  * How many mask jobs derive at once. Each runs one sharp pipeline at a time, and a pipeline holds
@@ -28,7 +33,7 @@ export interface MaskDeriveDeps {
  * at least two of libuv's threads (UV_THREADPOOL_SIZE, 4 by default) stay free for the file,
  * DNS and zlib work of the requests this process serves.
  */
-export function maskSlots(concurrency: number, threadpool = Number(process.env.UV_THREADPOOL_SIZE) || 4): number {
+export function maskSlots(concurrency: number, threadpool = LIBUV_DEFAULT_THREADS): number {
   return Math.max(1, Math.min(concurrency, threadpool - 2));
 }
 
@@ -52,7 +57,7 @@ export function createMaskDeriveHandler(deps: MaskDeriveDeps): JobHandler<"mask.
   // One libvips thread per pipeline, and no operation cache: a cached 64 MP step would outlive its job.
   sharp.concurrency(1);
   sharp.cache(false);
-  const gate = new WeightedGate(MASK_PIXEL_BUDGET, maskSlots(deps.concurrency ?? 2));
+  const gate = new WeightedGate(MASK_PIXEL_BUDGET, maskSlots(deps.concurrency ?? 2, deps.threadpool));
   const scratchRoot = deps.scratchDir ?? tmpdir();
   void sweepScratch(scratchRoot).catch((err: Error) => deps.logger?.warn({ err: err.message }, "could not sweep old mask scratch directories"));
   return async ({ originalHash, maskHash }) => {

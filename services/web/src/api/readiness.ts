@@ -5,12 +5,17 @@
  */
 export interface CatalogState {
   state: "fresh" | "stale" | "empty";
+  /** Where the catalog served came from: a registry URL, a file path on the server, or `demo`. */
   source: string | null;
+  /** The configured source, when the catalog served came from elsewhere (a snapshot): read next. */
+  readingFrom?: string;
   indexedAt: string | null;
   nodes: number;
   lastError: string | null;
   /** The parts of search's MirrorProgress this page shows. */
-  mirror?: { phase: "listing" | "details" | "done"; startedAt: string; packs: { read: number; total: number | null }; versions: { done: number; of: number } } | null;
+  mirror?: { phase: "listing" | "details" | "done" | "failed"; startedAt: string; packs: { read: number; total: number | null }; versions: { done: number; of: number } } | null;
+  /** After a failed read: when the next try is (null: not before a restart), and whether the tries of this refresh are used up. */
+  nextTry?: { at: string | null; retrying: boolean; failedTries: number } | null;
 }
 
 /** /readyz answers 503 while starting, with the same body: read it whatever the status. */

@@ -1,5 +1,6 @@
 import { CopyButton } from "../ui/copy-button.tsx";
 import { comfyCliTarget } from "./install-command.ts";
+import { REGISTRY_PATHS } from "./registry-paths.ts";
 
 /**
  * /ui/clients: how each ComfyUI tool is pointed at this instance, as the root README's
@@ -28,7 +29,17 @@ export function ClientsPage() {
       </section>
       <section class="card" aria-labelledby="manager-h">
         <h2 id="manager-h">ComfyUI-Manager and the ComfyUI frontend</h2>
-        <p>Both have <code>https://api.comfy.org</code> compiled in, with no setting. They reach this instance through a name override: make <code>api.comfy.org</code> resolve (hosts file or your DNS) to a reverse proxy you run that terminates TLS for that name and sends the registry's read routes (<code>/nodes</code>, <code>/versions</code>, <code>/comfy-nodes</code>, <code>/bulk/nodes/versions</code>, <code>/publishers</code>) to <code>{origin}</code> and everything else to the real api.comfy.org.</p>
+        <p>Both have <code>https://api.comfy.org</code> compiled in, with no setting. They reach this instance through a name override: make <code>api.comfy.org</code> resolve (hosts file or your DNS) to a reverse proxy you run that terminates TLS for that name and sends these paths, each with everything under it, to <code>{origin}</code>:</p>
+        <ul class="paths" data-testid="registry-paths">
+          {REGISTRY_PATHS.map((p) => (
+            <li key={p}>
+              <code>{p}</code>
+            </li>
+          ))}
+        </ul>
+        <p>
+          That is the registry's read routes, the archives every <code>downloadUrl</code> here points at (<code>/archives</code>) and ComfyUI-Manager's channel (<code>/channel</code>). Everything else goes to the real api.comfy.org; in a closed network, where there is none, send every path here.
+        </p>
         <p>Its certificate must be trusted by the machine (the Manager can skip the check with <code>bypass_ssl = True</code> in its <code>config.ini</code>; a browser cannot). The README gives an nginx configuration.</p>
       </section>
     </section>

@@ -1,4 +1,5 @@
 import type { NodeVersion } from "@app/contracts";
+import { archiveProblem, type ArchiveState } from "../api/archive-check.ts";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { comfyCliTarget, registryInstallCommand } from "./install-command.ts";
 
@@ -7,8 +8,9 @@ import { comfyCliTarget, registryInstallCommand } from "./install-command.ts";
  * from the public registry), or why there is none; and where the other ComfyUI tools are told
  * how to use this instance.
  */
-export function InstallBox({ id, install, loading }: { id: string; install: NodeVersion | null; loading: boolean }) {
+export function InstallBox({ id, install, loading, archive }: { id: string; install: NodeVersion | null; loading: boolean; archive?: ArchiveState | null }) {
   const origin = location.origin;
+  const problem = install?.version && archive ? archiveProblem(archive, install.version) : null;
   const target = comfyCliTarget(origin);
   const command = registryInstallCommand(origin, id);
   return (
@@ -22,6 +24,11 @@ export function InstallBox({ id, install, loading }: { id: string; install: Node
             <code id="install" class="command">{command}</code>
             <CopyButton text={command} label="Copy command" />
           </div>
+          {problem && (
+            <p class="notice small" role="status" data-testid="archive-problem">
+              {problem}
+            </p>
+          )}
           <p class="muted small">
             Installs version <strong data-testid="install-version">{install.version}</strong> from {target.direct ? "this registry" : <code>localhost:8080</code>}.
           </p>

@@ -1,6 +1,7 @@
 import type { Node } from "@app/contracts";
 import { isPrivatePack } from "./private-pack.ts";
 import type { ComponentChildren } from "preact";
+import { checkArchive, isOwnArchive } from "../api/archive-check.ts";
 import { getInstallVersion, getNodeForPage, getVersions } from "../api/registry.ts";
 import { lastSearch } from "../search/search-state.ts";
 import { ErrorBox } from "../ui/error-box.tsx";
@@ -11,6 +12,7 @@ import { ClassList } from "./class-list.tsx";
 import { InstallBox } from "./install-box.tsx";
 import { readLicense, type License } from "./license.ts";
 import { VersionTable } from "./version-list.tsx";
+import { MarkdownText } from "../ui/markdown-text.tsx";
 
 /**
  * /ui/nodes/{id}: how to install the pack from this instance first, then its versions, then
@@ -24,6 +26,10 @@ export function NodePage({ id }: { id: string }) {
   const banned = n?.status === "NodeStatusBanned";
   const deleted = n?.status === "NodeStatusDeleted";
   const installs = install.data ?? null;
+  const offered = installs?.downloadUrl;
+  const installUrl = isOwnArchive(offered) ? offered : null;
+  const installArchive = useLatest(installUrl, (signal) => checkArchive(installUrl!, signal));
+  const installArchiveState = installArchive.dataKey === installUrl ? installArchive.data : null;
 
   return (
     <article aria-labelledby="node-heading">
@@ -62,13 +68,20 @@ export function NodePage({ id }: { id: string }) {
               It cannot be installed from here.
             </div>
           )}
-          {n.description && <p class="lead">{n.description}</p>}
-          {!banned && !deleted && <InstallBox id={n.id ?? id} install={installs} loading={install.loading && !install.data} />}
+          {n.description && (
+            <p class="lead" data-testid="description">
+              <MarkdownText text={n.description} />
+            </p>
+          )}
+          {!banned && !deleted && (
+            <InstallBox id={n.id ?? id} install={installs} loading={install.loading && !install.data} archive={installArchiveState} />
+          )}
           <VersionTable
             id={n.id ?? id}
             versions={versions.data}
             error={versions.error}
             installs={installs?.version}
+            installArchive={installArchiveState}
             packBanned={banned || deleted}
           />
           <div class="node-grid">

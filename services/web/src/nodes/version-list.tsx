@@ -1,5 +1,6 @@
 import type { NodeVersion } from "@app/contracts";
 import { useState } from "preact/hooks";
+import { archiveProblem, checkArchive, isOwnArchive, type ArchiveState } from "../api/archive-check.ts";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { formatDate } from "../ui/format.ts";
 import { registryInstallCommand } from "./install-command.ts";
@@ -12,8 +13,24 @@ const FOLDED_AT = 8;
  * reason for a banned or deleted one), its date, and for an installable one its own install
  * command and archive. The version an install without `--version` takes is marked "installs".
  */
-export function VersionTable({ id, versions, error, installs, packBanned }: { id: string; versions: NodeVersion[] | null; error: string | null; installs?: string; packBanned: boolean }) {
+export function VersionTable({ id, versions, error, installs, installArchive, packBanned }: { id: string; versions: NodeVersion[] | null; error: string | null; installs?: string; installArchive?: ArchiveState | null; packBanned: boolean }) {
   const [all, setAll] = useState(false);
+  // Archives asked about by a click on their download (the install-path one is asked on load).
+  const [asked, setAsked] = useState<Record<string, ArchiveState>>({});
+  const stateOf = (v: string): ArchiveState | undefined => asked[v] ?? (v === installs && installArchive ? installArchive : undefined);
+  // A download this instance cannot give answers a JSON 503: ask first, and say so in the row instead.
+  const download = (e: MouseEvent, v: NodeVersion) => {
+    if (!isOwnArchive(v.downloadUrl) || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    const url = v.downloadUrl;
+    void checkArchive(url).then(
+      (state) => {
+        setAsked((a) => ({ ...a, [v.version ?? ""]: state }));
+        if (state === "available" || state === "unknown") location.assign(url);
+      },
+      () => location.assign(url),
+    );
+  };
   const shown = versions && !all ? versions.slice(0, FOLDED_AT) : versions;
   return (
     <section class="card" aria-labelledby="versions-h">
@@ -30,6 +47,7 @@ export function VersionTable({ id, versions, error, installs, packBanned }: { id
             <tbody>
               {shown.map((v) => {
                 const offered = !packBanned && isInstallable(v);
+                const problem = offered && v.version ? archiveProblem(stateOf(v.version) ?? "unknown", v.version) : null;
                 return (
                   <tr key={v.version} data-version={v.version} data-status={statusWord(v.status)}>
                     <td>
@@ -46,7 +64,16 @@ export function VersionTable({ id, versions, error, installs, packBanned }: { id
                       {offered ? (
                         <>
                           <CopyButton text={registryInstallCommand(location.origin, id, v.version)} label="Copy command" />
-                          {v.downloadUrl && <a class="download" href={v.downloadUrl} rel="noopener noreferrer">.zip</a>}
+                          {v.downloadUrl && (
+                            <a class="download" href={v.downloadUrl} rel="noopener noreferrer" onClick={(e) => download(e, v)}>
+                              .zip
+                            </a>
+                          )}
+                          {problem && (
+                            <span class="archive-problem error-text" role="status" title={problem}>
+                              {stateOf(v.version!) === "missing" ? "no archive" : "archive unavailable now"}
+                            </span>
+                          )}
                         </>
                       ) : (
                         <span class="muted">not installable</span>

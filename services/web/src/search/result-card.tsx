@@ -2,6 +2,7 @@ import type { Node } from "@app/contracts";
 import { isPrivatePack } from "../nodes/private-pack.ts";
 import { Highlight } from "./highlight.tsx";
 import { PlatformList } from "../ui/platform-list.tsx";
+import { markdownPlainText } from "../ui/markdown-text.tsx";
 
 const count = new Intl.NumberFormat("en");
 
@@ -33,7 +34,7 @@ export function ResultCard({ node, terms, includeBanned }: { node: Node; terms: 
       </p>
       {node.description && (
         <p class="description">
-          <Highlight text={node.description} terms={terms} />
+          <Highlight text={markdownPlainText(node.description)} terms={terms} />
         </p>
       )}
       <p class="stats">

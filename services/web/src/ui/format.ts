@@ -41,4 +41,15 @@ export function timeAgo(iso: string, now = Date.now()): string {
   return `${n} ${chosen[1]}${n === 1 ? "" : "s"} ago`;
 }
 
+/** "in 5 minutes", "in 1 hour": when something comes, at a glance ("in a moment" under 45 s). */
+export function timeUntil(iso: string, now = Date.now()): string {
+  const ms = new Date(iso).getTime() - now;
+  if (!Number.isFinite(ms)) return "";
+  if (ms < 45_000) return "in a moment";
+  return `in ${timeAgo(new Date(now - ms).toISOString(), now).replace(/ ago$/, "")}`;
+}
+
+const clockFormat = new Intl.DateTimeFormat("en", { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+export const formatClock = (iso: string): string => clockFormat.format(new Date(iso));
+
 export const countFormat = new Intl.NumberFormat("en");

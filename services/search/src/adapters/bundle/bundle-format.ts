@@ -31,5 +31,3 @@ export interface BundleManifest {
   /** Versions whose kept classes it carries (absent in bundles written before they were carried). */
   versionClasses?: number;
 }
-
-export const isBundlePath = (source: string): boolean => /\.tar$/i.test(source) && !/^https?:\/\//i.test(source);

@@ -85,6 +85,61 @@ function writtenRepositoryEnd(url: string): number {
 const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
 
 /**
+ * A pack's identity tier: its id, name and repository name, each as typed and split into its
+ * name parts, with their identity hashes (three slots per doc) for the exact-name rule.
+ */
+function addIdentity(r: StoredNode, url: string, d: number, table: TermTable, pairTerm: GrowInt32, pairTier: GrowUint8, identityHashes: Int32Array): void {
+  identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
+  table.addNameParts(r.id, 0, r.id.length, false, true, d, TIER_IDENTITY, pairTerm, pairTier);
+  if (r.name) {
+    identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
+    table.addNameParts(r.name, 0, r.name.length, true, true, d, TIER_IDENTITY, pairTerm, pairTier);
+  }
+  // The repository name as written (its capitals are lost in the normalised URL).
+  const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
+  if (repoAlias) {
+    identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
+    const end = writtenRepositoryEnd(r.repository!);
+    const from = end === 0 ? 0 : r.repository!.lastIndexOf("/", end - 1) + 1;
+    table.addNameParts(r.repository!, from, end, false, sameFolded(r.repository!, from, end, repoAlias), d, TIER_IDENTITY, pairTerm, pairTier);
+  }
+}
+
+/**
+ * Postings in CSR form, terms in sorted order: filled doc by doc (in doc order, from each pack's
+ * run of (term, tier) pairs in visit order), so each term's list is doc-ordered.
+ */
+async function postingsInDocOrder(table: TermTable, pairTerm: GrowInt32, pairTier: GrowUint8, pairStart: Int32Array, visitOf: Int32Array, n: number) {
+  const nTerms = table.size;
+  // The default sort compares UTF-16 code units, as `<` does in every lookup later.
+  const sortedTerms = table.terms.slice().sort();
+  const rank = new Int32Array(nTerms);
+  const termStart = new Int32Array(nTerms + 1);
+  for (let s = 0; s < nTerms; s++) {
+    const id = table.id(sortedTerms[s]!);
+    rank[id] = s;
+    termStart[s + 1] = termStart[s]! + table.df(id);
+  }
+  await yieldToEventLoop();
+  const total = pairTerm.len;
+  const postDoc = new Int32Array(total);
+  const postTier = new Uint8Array(total);
+  const cursor = termStart.slice(0, nTerms);
+  for (let doc = 0; doc < n; doc++) {
+    if ((doc & 65535) === 65535) await yieldToEventLoop();
+    const at = visitOf[doc]!;
+    for (let p = pairStart[at]!, e = pairStart[at + 1]!; p < e; p++) {
+      const s = rank[pairTerm.a[p]!]!;
+      const slot = cursor[s]!++;
+      postDoc[slot] = doc;
+      postTier[slot] = pairTier.a[p]!;
+    }
+  }
+  await yieldToEventLoop();
+  return { sortedTerms, termStart, postDoc, postTier };
+}
+
+/**
  * Build a fresh index. Deleted nodes are left out entirely. Docs are numbered in popularity
  * order, so the last tie-break of every ranking is the doc number itself. The build yields to
  * the event loop now and then, so the old index keeps answering while a new one is built.
@@ -146,20 +201,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
     pairStart[at] = pairTerm.len;
 
     const url = r.repository ? normaliseRepositoryUrl(r.repository).replace(/\n/g, " ") : "";
-    identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
-    table.addNameParts(r.id, 0, r.id.length, false, true, d, TIER_IDENTITY, pairTerm, pairTier);
-    if (r.name) {
-      identityHashes[d * 3 + 1] = table.addText(r.name, d, TIER_IDENTITY, pairTerm, pairTier);
-      table.addNameParts(r.name, 0, r.name.length, true, true, d, TIER_IDENTITY, pairTerm, pairTier);
-    }
-    // The repository name as written (its capitals are lost in the normalised URL).
-    const repoAlias = url.includes("/") ? url.slice(url.lastIndexOf("/") + 1) : "";
-    if (repoAlias) {
-      identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
-      const end = writtenRepositoryEnd(r.repository!);
-      const from = end === 0 ? 0 : r.repository!.lastIndexOf("/", end - 1) + 1;
-      table.addNameParts(r.repository!, from, end, false, sameFolded(r.repository!, from, end, repoAlias), d, TIER_IDENTITY, pairTerm, pairTier);
-    }
+    addIdentity(r, url, d, table, pairTerm, pairTier, identityHashes);
     appNodes.startPack(at);
     if (r.app_node_names) for (const name of r.app_node_names) addIds(appNodes.add(name, table), TIER_CLASSES);
     if (r.tags) for (const tag of r.tags) addIds(idsOf(tag, tokenise), TIER_CLASSES);
@@ -187,33 +229,7 @@ export async function buildIndex(records: readonly StoredNode[], onProgress?: (i
   const os = osSets.finish();
   const acc = accSets.finish();
 
-  // Postings in CSR form, terms in sorted order; filled doc by doc, so each list is doc-ordered.
-  const nTerms = table.size;
-  // The default sort compares UTF-16 code units, as `<` does in every lookup later.
-  const sortedTerms = table.terms.slice().sort();
-  const rank = new Int32Array(nTerms);
-  const termStart = new Int32Array(nTerms + 1);
-  for (let s = 0; s < nTerms; s++) {
-    const id = table.id(sortedTerms[s]!);
-    rank[id] = s;
-    termStart[s + 1] = termStart[s]! + table.df(id);
-  }
-  await yieldToEventLoop();
-  const total = pairTerm.len;
-  const postDoc = new Int32Array(total);
-  const postTier = new Uint8Array(total);
-  const cursor = termStart.slice(0, nTerms);
-  for (let doc = 0; doc < n; doc++) {
-    if ((doc & 65535) === 65535) await yieldToEventLoop();
-    const at = visitOf[doc]!;
-    for (let p = pairStart[at]!, e = pairStart[at + 1]!; p < e; p++) {
-      const s = rank[pairTerm.a[p]!]!;
-      const slot = cursor[s]!++;
-      postDoc[slot] = doc;
-      postTier[slot] = pairTier.a[p]!;
-    }
-  }
-  await yieldToEventLoop();
+  const { sortedTerms, termStart, postDoc, postTier } = await postingsInDocOrder(table, pairTerm, pairTier, pairStart, visitOf, n);
 
   onProgress?.(n, n);
   return {

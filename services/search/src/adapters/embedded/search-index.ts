@@ -10,7 +10,7 @@ import { selectTop, TopKeys } from "./top-keys.ts";
 import { stemmer } from "stemmer";
 import { NOISE_WORDS } from "../../domain/text.ts";
 import { SYNONYM_PHRASES } from "../../domain/synonyms.ts";
-import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, TIER_AUTHOR, TIER_CLASSES, TIER_IDENTITY, type RankingWeights } from "../../domain/ranking.ts";
+import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, matchStrength, STRENGTH_IDENTITY_WORD, TIER_AUTHOR, TIER_CLASSES, TIER_IDENTITY, type RankingWeights } from "../../domain/ranking.ts";
 
 const byLength = (v: number[]) => v.length;
 
@@ -46,35 +46,45 @@ export const MAX_QUERY_TOKENS = 16;
 
 const DOC_SPACE = 2 ** 24;
 /** Relevance is quantised to this many steps per unit of score (the score stays under SCORE_CEILING). */
-const SCORE_STEPS = 2 ** 18;
+const SCORE_STEPS = 2 ** 17;
 const SCORE_CEILING = 4;
 const SCORE_SPACE = SCORE_CEILING * SCORE_STEPS;
+/** A candidate's match strength (`matchStrength` summed over its words) counts in units of SCORE_SPACE, above the score in the same integer. */
+const STRENGTH_SPACE = (MAX_QUERY_TOKENS * STRENGTH_IDENTITY_WORD) * 2;
+const RANK_SPACE = STRENGTH_SPACE * SCORE_SPACE;
 /** Above the score: [app-node whole/partial (2 bits)][not an exact id/name (1 bit)]. */
 const NOT_EXACT = 1;
 
 /**
- * Match codes: 0 = none, else 1 + the (tier, kind) pair's place in the order of its worth, so a
- * better match is a larger code and the hot loop compares bytes. `worth[code]` is what it adds.
+ * Match codes: 0 = none, else 1 + the (tier, kind) pair's place in the order of its strength,
+ * then its worth, so a better match is a larger code and the hot loop compares bytes.
+ * `worth[code]` is what it adds to the score, `strength[code]` to the strength above it.
  */
 interface MatchCodes {
   codeOf: Uint8Array; // by tier * 8 + kind
   worth: Float64Array; // by code
   worthClassLike: Float64Array; // by code, for a word typed like a class name
+  strength: Uint8Array; // by code
+  strengthClassLike: Uint8Array; // by code, for a word typed like a class name
 }
 
 function matchCodes(w: RankingWeights): MatchCodes {
   const classField = [...w.field];
   classField[TIER_CLASSES] = classField[TIER_IDENTITY]!;
-  const pairs: { at: number; worth: number; classLike: number }[] = [];
+  const pairs: { at: number; worth: number; classLike: number; strength: number; strengthClassLike: number }[] = [];
   for (let tier = 0; tier < w.field.length; tier++) {
-    for (let kind = 0; kind < w.kind.length; kind++) pairs.push({ at: tier * 8 + kind, worth: w.field[tier]! * w.kind[kind]!, classLike: classField[tier]! * w.kind[kind]! });
+    for (let kind = 0; kind < w.kind.length; kind++) {
+      pairs.push({ at: tier * 8 + kind, worth: w.field[tier]! * w.kind[kind]!, classLike: classField[tier]! * w.kind[kind]!, strength: matchStrength(tier, kind), strengthClassLike: matchStrength(tier, kind, true) });
+    }
   }
-  pairs.sort((a, b) => a.worth - b.worth || b.at - a.at);
-  const codes: MatchCodes = { codeOf: new Uint8Array(32), worth: new Float64Array(32), worthClassLike: new Float64Array(32) };
+  pairs.sort((a, b) => a.strength - b.strength || a.worth - b.worth || b.at - a.at);
+  const codes: MatchCodes = { codeOf: new Uint8Array(32), worth: new Float64Array(32), worthClassLike: new Float64Array(32), strength: new Uint8Array(32), strengthClassLike: new Uint8Array(32) };
   pairs.forEach((p, i) => {
     codes.codeOf[p.at] = i + 1;
     codes.worth[i + 1] = p.worth;
     codes.worthClassLike[i + 1] = p.classLike;
+    codes.strength[i + 1] = p.strength;
+    codes.strengthClassLike[i + 1] = p.strengthClassLike;
   });
   return codes;
 }
@@ -98,6 +108,8 @@ interface QueryPlan {
   totalWeight: number;
   /** Per extra slot (index from `words`), the word slots it covers. */
   covers: number[][];
+  /** Per word slot, the extra slots (by slot number) that cover it. */
+  coveredBy: number[][];
   words: number;
 }
 
@@ -147,7 +159,11 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
       addExtraSlot(plan, joined, k === last, i, k + 1);
     }
   }
-  return { slots, weights, totalWeight, covers, words };
+  const coveredBy: number[][] = Array.from({ length: words }, () => []);
+  covers.forEach((words, k) => {
+    for (const t of words) coveredBy[t]!.push(slots.length - covers.length + k);
+  });
+  return { slots, weights, totalWeight, covers, coveredBy, words };
 }
 
 /** A slot standing for the words raw[from..to) at once (their joined form, or an abbreviation), unless the plan has it or is full. */
@@ -166,7 +182,8 @@ function addExtraSlot(plan: { slots: QueryPlan["slots"]; covers: number[][]; slo
  * generation counter instead of cleared); that is safe because a search runs synchronously.
  *
  * Sort key, smaller first, one float64: [app-node whole/partial (2 bits)][not exact id/name (1 bit)]
- * [score ceiling − relevance score, quantised (20 bits)][doc number (24 bits)]. The score:
+ * [strength ceiling − match strength (7 bits)][score ceiling − relevance score, quantised (19 bits)]
+ * [doc number (24 bits)]. The strength: each word's `matchStrength`, summed. The score:
  * the weighted share of the query's words found (each word by its best field and match kind;
  * filler words weigh little), phrase bonuses for neighbouring words found joined, and a bounded
  * popularity term (see domain/ranking.ts).
@@ -226,7 +243,9 @@ export class IndexSearcher {
   private readonly runGain = new Int32Array(TIERS);
   /** Scratch, per search: each slot's worth of each match code (slot * 32 + code), for the extra slots' sums. */
   private readonly slotWorth = new Float64Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
-  /** Per candidate, its score so far in score steps (popularity included). */
+  /** The same for strength (0 for filler words, which weigh little in the score and nothing in the strength). */
+  private readonly slotStrength = new Uint8Array((MAX_QUERY_TOKENS + MAX_EXTRA_SLOTS) * 32);
+  /** Per candidate, its strength so far in units of SCORE_SPACE plus its score in score steps (popularity included). */
   private readonly acc: Int32Array;
   /** Per doc, popularity's part of the score in score steps. */
   private readonly popularitySteps: Int32Array;
@@ -351,7 +370,7 @@ export class IndexSearcher {
     for (let i = 0; i < nc; i++) {
       const d = cand[i]!;
       if (!includeBanned && banned[d] !== 0) continue;
-      const key = ((exactStamp[d] === gen ? SCORE_SPACE : 2 * SCORE_SPACE) - 1 - acc[i]!) * DOC_SPACE + d;
+      const key = ((exactStamp[d] === gen ? RANK_SPACE : 2 * RANK_SPACE) - 1 - acc[i]!) * DOC_SPACE + d;
       if (want === 0) keys[nk] = key;
       else if (key < bar) bar = top.offer(key);
       nk++;
@@ -372,7 +391,7 @@ export class IndexSearcher {
       const d = cand[i]!;
       if (!filter.passes(d)) continue;
       const high = (hasApp ? 2 - appRel[d]! : 0) * 2 + (exactStamp[d] === gen ? 0 : NOT_EXACT);
-      const key = (high * SCORE_SPACE + SCORE_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
+      const key = (high * RANK_SPACE + RANK_SPACE - 1 - acc[i]!) * DOC_SPACE + d;
       if (want === 0) keys[nk] = key;
       else if (key < bar) bar = top.offer(key);
       nk++;
@@ -502,13 +521,15 @@ export class IndexSearcher {
     this.codes.fill(0, 0, this.codesUsed);
     this.plan = plan;
     const invTotal = (this.invTotal = 1 / plan.totalWeight);
-    const { worth, worthClassLike } = this.match;
+    const { worth, worthClassLike, strength, strengthClassLike } = this.match;
     for (let t = 0; t < S; t++) {
       const slot = plan.slots[t]!;
       const table = slot.classLike ? worthClassLike : worth;
       this.slotWorth.set(table, t * 32);
-      // A word adds its weighted share; an extra slot's gain depends on the words it covers (addPostings).
-      if (slot.word) for (let c = 0; c < 32; c++) this.slotGain[t * 32 + c] = Math.round(plan.weights[t]! * table[c]! * invTotal * SCORE_STEPS);
+      if (t < plan.words && plan.weights[t] === 1) this.slotStrength.set(slot.classLike ? strengthClassLike : strength, t * 32);
+      else this.slotStrength.fill(0, t * 32, t * 32 + 32);
+      // A word adds its weighted share and its strength; an extra slot's gain depends on the words it covers (addPostings).
+      if (slot.word) for (let c = 0; c < 32; c++) this.slotGain[t * 32 + c] = Math.round(plan.weights[t]! * table[c]! * invTotal * SCORE_STEPS) + this.slotStrength[t * 32 + c]! * SCORE_SPACE;
     }
     let nc = 0;
     for (let slot = 0; slot < S; slot++) {
@@ -533,9 +554,10 @@ export class IndexSearcher {
       if (!word) continue;
       // A word of the dictionary keeps its stem from the last query that stemmed it (Porter's rules are regular expressions, a few µs a word).
       const stem = tok.length < 4 || NOISE_WORDS.has(tok) ? "" : s < e && terms[s] === tok ? (this.termStems[s] ??= stemmer(tok)) : stemmer(tok);
-      // A word still being typed whose stem is itself has no stem neighbours beyond its prefix range.
-      if (stem.length >= 3 && !(prefix && stem === tok)) {
-        for (const i of this.stemNeighbours(tok, stem)) if (i < s || i >= e) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
+      // Inside the prefix range too: the same word's other form (`upscaler` for `upscale`) is a
+      // whole word, stronger than a longer word that merely begins so (`impactframes`).
+      if (stem.length >= 3) {
+        for (const i of this.stemNeighbours(tok, stem)) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
       }
       const typos = allowedTypos(tok.length);
       if (typos > 0) {
@@ -622,16 +644,16 @@ export class IndexSearcher {
         const c = nc++;
         cand[c] = d;
         candOf[d] = c;
+        acc[c] = popularitySteps[d]! + this.extraGain(c * S, slot, m) + this.strengthGain(c * S, slot, m, 0);
         codes[c * S + slot] = m;
-        acc[c] = popularitySteps[d]! + this.extraGain(c * S, slot, m);
         continue;
       }
       const c = candOf[d]!;
       const at = c * S + slot;
       const old = codes[at]!;
       if (m > old) {
+        acc[c] = acc[c]! + this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old) + this.strengthGain(c * S, slot, m, old);
         codes[at] = m;
-        acc[c] = acc[c]! + this.extraGain(c * S, slot, m) - this.extraGain(c * S, slot, old);
       }
     }
     return nc;
@@ -654,6 +676,28 @@ export class IndexSearcher {
       if (c > own) text += plan.weights[t]! * (c - own);
     }
     return Math.round((text * this.invTotal + this.weights.phrase * c) * SCORE_STEPS);
+  }
+
+  /**
+   * What an extra slot's code moving from `from` to `to` changes in the candidate's strength, in
+   * units of SCORE_SPACE: each content word it covers is as strong as the best of its own match
+   * and the extra slots covering it (two runs over one word do not count it twice).
+   */
+  private strengthGain(row: number, slot: number, to: number, from: number): number {
+    const plan = this.plan!;
+    const strength = this.slotStrength;
+    const codes = this.codes;
+    let gain = 0;
+    for (const t of plan.covers[slot - plan.words]!) {
+      const base = t * 32;
+      const next = strength[base + to]!;
+      if (next === 0) continue;
+      let best = strength[base + codes[row + t]!]!;
+      for (const e of plan.coveredBy[t]!) if (e !== slot) best = Math.max(best, strength[base + codes[row + e]!]!);
+      const prev = strength[base + from]!;
+      if (next > best) gain += next - Math.max(best, prev);
+    }
+    return gain * SCORE_SPACE;
   }
 
   /** The docs of these ids (the list's `node_id`), stamped with this generation. */

@@ -37,6 +37,124 @@ function tailHash(c1: number, c2: number, c3: number): number {
   return h ^ (h >>> 12);
 }
 
+/** A trie of one character a node in insertion order: first child, next sibling (-1: none), the term ending at each node (-1: none). */
+interface LinkedTrie {
+  char: Uint16Array;
+  first: Int32Array;
+  next: Int32Array;
+  termAt: Int32Array;
+  size: number;
+}
+
+/** The linked trie of the sorted terms: each term adds the nodes past its common prefix with the one before. */
+function linkedTrie(sortedTerms: readonly string[]): LinkedTrie {
+  let cap = 1024;
+  let char = new Uint16Array(cap);
+  let first = new Int32Array(cap).fill(-1);
+  let next = new Int32Array(cap).fill(-1);
+  let termAt = new Int32Array(cap).fill(-1);
+  let lastChild = new Int32Array(cap).fill(-1);
+  let size = 1;
+  const path: number[] = [0];
+  let prev = "";
+  const grow = () => {
+    cap *= 2;
+    const g16 = (a: Uint16Array) => {
+      const b = new Uint16Array(cap);
+      b.set(a);
+      return b;
+    };
+    const g32 = (a: Int32Array) => {
+      const b = new Int32Array(cap).fill(-1);
+      b.set(a);
+      return b;
+    };
+    char = g16(char);
+    first = g32(first);
+    next = g32(next);
+    termAt = g32(termAt);
+    lastChild = g32(lastChild);
+  };
+  for (let s = 0; s < sortedTerms.length; s++) {
+    const t = sortedTerms[s]!;
+    let l = 0;
+    const lim = Math.min(prev.length, t.length);
+    while (l < lim && prev.charCodeAt(l) === t.charCodeAt(l)) l++;
+    for (let depth = l + 1; depth <= t.length; depth++) {
+      if (size === cap) grow();
+      const node = size++;
+      const parent = path[depth - 1]!;
+      char[node] = t.charCodeAt(depth - 1);
+      if (lastChild[parent] === -1) first[parent] = node;
+      else next[lastChild[parent]!] = node;
+      lastChild[parent] = node;
+      path[depth] = node;
+    }
+    termAt[path[t.length]!] = s;
+    prev = t;
+  }
+  return { char, first, next, termAt, size };
+}
+
+/**
+ * The length of the longest term under each node: children are numbered after their parents,
+ * so one backwards pass sees every child before its parent.
+ */
+function longestTermBelow({ first, next, termAt, size }: LinkedTrie): Int32Array {
+  const depthOf = new Int32Array(size);
+  for (let node = 0; node < size; node++) {
+    for (let ch = first[node]!; ch !== -1; ch = next[ch]!) depthOf[ch] = depthOf[node]! + 1;
+  }
+  const maxLen = depthOf; // overwritten from the back: a node's depth is read before its slot is
+  for (let node = size - 1; node >= 0; node--) {
+    let best = termAt[node]! >= 0 ? depthOf[node]! : 0;
+    for (let ch = first[node]!; ch !== -1; ch = next[ch]!) if (maxLen[ch]! > best) best = maxLen[ch]!;
+    maxLen[node] = best;
+  }
+  return maxLen;
+}
+
+/**
+ * The linked trie's chains compressed (a node that is its parent's only child, under a parent
+ * that ends no term, continues its parent's label) while it is renumbered breadth-first over
+ * chain heads: the arrays `TermTrie` walks.
+ */
+function compressedBreadthFirst({ char, first, next, termAt, size }: LinkedTrie, maxLen: Int32Array): { nodes: Int32Array; info: Int32Array; labels: Uint16Array; count: number } {
+  const chainsOn = (node: number) => node !== 0 && termAt[node] === -1 && first[node] !== -1 && next[first[node]!] === -1;
+  // `order` lists old head numbers by new number; siblings keep their ascending order (the terms
+  // were sorted), which `child` relies on.
+  let heads = 1;
+  for (let node = 0; node < size; node++) {
+    if (!chainsOn(node)) for (let ch = first[node]!; ch !== -1; ch = next[ch]!) heads++;
+  }
+  const order = new Int32Array(heads);
+  const nodes = new Int32Array((heads + 1) * STRIDE);
+  const info = new Int32Array(heads);
+  const labels = new Uint16Array(size - 1);
+  let tail = 1;
+  let count = 0;
+  let used = 0;
+  for (let i = 0; i < tail; i++, count++) {
+    const head = order[i]!;
+    nodes[i * STRIDE + LABEL] = used;
+    let end = head;
+    if (head !== 0) {
+      labels[used++] = char[end]!;
+      while (chainsOn(end)) {
+        end = first[end]!;
+        labels[used++] = char[end]!;
+      }
+    }
+    info[i] = char[head]! | (Math.min(maxLen[head]!, MAX_LEN_CAP) << 16);
+    nodes[i * STRIDE + TERM] = termAt[end]!;
+    nodes[i * STRIDE + CHILD] = tail;
+    for (let ch = first[end]!; ch !== -1; ch = next[ch]!) order[tail++] = ch;
+  }
+  nodes[count * STRIDE + CHILD] = count;
+  nodes[count * STRIDE + LABEL] = used;
+  return { nodes, info, labels, count };
+}
+
 export class TermTrie {
   /** STRIDE ints per node, plus one sentinel whose CHILD ends the last node's children and whose LABEL ends the last label. */
   private readonly nodes: Int32Array;
@@ -72,91 +190,8 @@ export class TermTrie {
   private readonly frontMask: number;
 
   constructor(sortedTerms: readonly string[]) {
-    // First a linked trie of one character a node in insertion order (first child, next
-    // sibling); then its chains are compressed while it is renumbered breadth-first.
-    let cap = 1024;
-    let char = new Uint16Array(cap);
-    let first = new Int32Array(cap).fill(-1);
-    let next = new Int32Array(cap).fill(-1);
-    let termAt = new Int32Array(cap).fill(-1);
-    let lastChild = new Int32Array(cap).fill(-1);
-    let size = 1;
-    const path: number[] = [0];
-    let prev = "";
-    const grow = () => {
-      cap *= 2;
-      const g16 = (a: Uint16Array) => { const b = new Uint16Array(cap); b.set(a); return b; };
-      const g32 = (a: Int32Array) => { const b = new Int32Array(cap).fill(-1); b.set(a); return b; };
-      char = g16(char);
-      first = g32(first);
-      next = g32(next);
-      termAt = g32(termAt);
-      lastChild = g32(lastChild);
-    };
-    for (let s = 0; s < sortedTerms.length; s++) {
-      const t = sortedTerms[s]!;
-      let l = 0;
-      const lim = Math.min(prev.length, t.length);
-      while (l < lim && prev.charCodeAt(l) === t.charCodeAt(l)) l++;
-      for (let depth = l + 1; depth <= t.length; depth++) {
-        if (size === cap) grow();
-        const node = size++;
-        const parent = path[depth - 1]!;
-        char[node] = t.charCodeAt(depth - 1);
-        if (lastChild[parent] === -1) first[parent] = node;
-        else next[lastChild[parent]!] = node;
-        lastChild[parent] = node;
-        path[depth] = node;
-      }
-      termAt[path[t.length]!] = s;
-      prev = t;
-    }
-    lastChild = new Int32Array(0); // no longer needed: let a large build reclaim it
-    // Longest term under each node: children are numbered after their parents, so one
-    // backwards pass sees every child before its parent.
-    const depthOf = new Int32Array(size);
-    for (let node = 0; node < size; node++) {
-      for (let ch = first[node]!; ch !== -1; ch = next[ch]!) depthOf[ch] = depthOf[node]! + 1;
-    }
-    const maxLen = depthOf; // overwritten from the back: a node's depth is read before its slot is
-    for (let node = size - 1; node >= 0; node--) {
-      let best = termAt[node]! >= 0 ? depthOf[node]! : 0;
-      for (let ch = first[node]!; ch !== -1; ch = next[ch]!) if (maxLen[ch]! > best) best = maxLen[ch]!;
-      maxLen[node] = best;
-    }
-    // A node continues its parent's chain when it is its parent's only child and its parent ends no term.
-    const chainsOn = (node: number) => node !== 0 && termAt[node] === -1 && first[node] !== -1 && next[first[node]!] === -1;
-    // Breadth-first over chain heads: `order` lists old head numbers by new number; siblings keep
-    // their ascending order (the terms were sorted), which `child` relies on.
-    let heads = 1;
-    for (let node = 0; node < size; node++) {
-      if (!chainsOn(node)) for (let ch = first[node]!; ch !== -1; ch = next[ch]!) heads++;
-    }
-    const order = new Int32Array(heads);
-    const nodes = new Int32Array((heads + 1) * STRIDE);
-    const info = new Int32Array(heads);
-    const labels = new Uint16Array(size - 1);
-    let tail = 1;
-    let count = 0;
-    let used = 0;
-    for (let i = 0; i < tail; i++, count++) {
-      const head = order[i]!;
-      nodes[i * STRIDE + LABEL] = used;
-      let end = head;
-      if (head !== 0) {
-        labels[used++] = char[end]!;
-        while (chainsOn(end)) {
-          end = first[end]!;
-          labels[used++] = char[end]!;
-        }
-      }
-      info[i] = char[head]! | (Math.min(maxLen[head]!, MAX_LEN_CAP) << 16);
-      nodes[i * STRIDE + TERM] = termAt[end]!;
-      nodes[i * STRIDE + CHILD] = tail;
-      for (let ch = first[end]!; ch !== -1; ch = next[ch]!) order[tail++] = ch;
-    }
-    nodes[count * STRIDE + CHILD] = count;
-    nodes[count * STRIDE + LABEL] = used;
+    const linked = linkedTrie(sortedTerms);
+    const { nodes, info, labels, count } = compressedBreadthFirst(linked, longestTermBelow(linked));
     this.nodes = nodes;
     this.info = info;
     this.labels = labels;
@@ -167,6 +202,11 @@ export class TermTrie {
     const log2Slots = Math.min(18, Math.max(12, Math.ceil(Math.log2(Math.max(1, sortedTerms.length) * 2))));
     this.frontSeen = new Int32Array(2 << log2Slots);
     this.frontMask = (1 << log2Slots) - 1;
+    this.markFronts(sortedTerms);
+  }
+
+  /** `frontSeen`: for each term of START_LEN or more, its root child's bit under the hash of its characters 2 to 4. */
+  private markFronts(sortedTerms: readonly string[]): void {
     // Sorted terms: those of one first character are consecutive, as the root's children are.
     let rootChild = -1;
     let firstChar = -1;

@@ -2,6 +2,7 @@ import type { StoredNode } from "../../domain/catalog-record.ts";
 import { OS_INDEPENDENT, platformLevels } from "../../domain/platform-values.ts";
 import { appNodeNameTokens, hyphenatedWords, identityKey, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
 import { classNamesOf } from "../../domain/class-providers.ts";
+import { stemmer } from "stemmer";
 
 /**
  * One Meilisearch document per node. Searchable text is split into four attributes in the
@@ -65,6 +66,14 @@ function paths(values: string[] | undefined, kind: "os" | "accelerator") {
   return { any, prefixes: [...prefixes], values: [...new Set(levels.map((l) => l.join(" :: ")))] };
 }
 
+function identityText(r: StoredNode, sameStem: ReadonlyMap<string, readonly string[]> | undefined): string {
+  const words = identityWords(r);
+  if (!sameStem) return words.join(" ");
+  const all = new Set(words);
+  for (const w of words) for (const o of sameStem.get(w) ?? []) all.add(o);
+  return [...all].join(" ");
+}
+
 /** The words of the identity attribute: id, name and repository name, as typed and split, and the name's joined runs. */
 export function identityWords(r: StoredNode): string[] {
   const repo = r.repository ? r.repository.replace(/(\.git)?\/*$/, "").split("/").pop() : undefined;
@@ -78,7 +87,34 @@ export function identityWords(r: StoredNode): string[] {
   return [...words];
 }
 
-export function toMeiliDocument(r: StoredNode, rank: number, popularity = 0): MeiliDocument {
+/**
+ * Meilisearch does not stem, and ranks a whole word before a part of a longer one ahead of
+ * popularity. The embedded engine counts the same word's other form as whole (`upscaler` for
+ * `upscale`, domain/ranking.ts). So a pack's identity words also carry the catalog's other
+ * identity words of their Porter stem: by word, those siblings. Words under 4 letters are not
+ * stemmed (as in the embedded engine), nor stems shared by more than 16 words.
+ */
+export function sameStemIdentityWords(records: readonly StoredNode[]): ReadonlyMap<string, readonly string[]> {
+  const byStem = new Map<string, Set<string>>();
+  for (const r of records) {
+    for (const w of identityWords(r)) {
+      if (w.length < 4) continue;
+      const stem = stemmer(w);
+      if (stem.length < 3) continue;
+      let words = byStem.get(stem);
+      if (!words) byStem.set(stem, (words = new Set()));
+      words.add(w);
+    }
+  }
+  const out = new Map<string, string[]>();
+  for (const words of byStem.values()) {
+    if (words.size < 2 || words.size > 16) continue;
+    for (const w of words) out.set(w, [...words].filter((o) => o !== w));
+  }
+  return out;
+}
+
+export function toMeiliDocument(r: StoredNode, rank: number, popularity = 0, sameStem?: ReadonlyMap<string, readonly string[]>): MeiliDocument {
   const repoName = r.repository ? repositoryName(r.repository) : undefined;
   const os = paths(r.supported_os, "os");
   const acc = paths(r.supported_accelerators, "accelerator");
@@ -88,7 +124,7 @@ export function toMeiliDocument(r: StoredNode, rank: number, popularity = 0): Me
     rank,
     popularity,
     banned: r.status === "NodeStatusBanned",
-    identity_text: identityWords(r).join(" "),
+    identity_text: identityText(r, sameStem),
     nodes_tags_text: [...appTokens, ...(r.tags ?? []).flatMap(tokenise)].join(" "),
     description_text: r.description ? [...tokenise(r.description), ...hyphenatedWords(r.description)].join(" ") : "",
     author_text: [r.author, r.publisher?.id, r.publisher?.name].filter(Boolean).map((s) => tokenise(s!).join(" ")).join(" "),

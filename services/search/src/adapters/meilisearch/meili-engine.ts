@@ -1,7 +1,7 @@
 import { Meilisearch, type SearchParams } from "meilisearch";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import type { EngineQuery, EngineResult, IndexProgress, SearchEngine } from "../../ports/search-engine.ts";
-import { meiliUid, toMeiliDocument, type MeiliDocument } from "./documents.ts";
+import { meiliUid, sameStemIdentityWords, toMeiliDocument, type MeiliDocument } from "./documents.ts";
 import { lookupFilters, planMeiliQuery, sliceSegments } from "./query.ts";
 import { MEILI_SETTINGS } from "./settings.ts";
 import { blendedPopularity, popularityOrder } from "../../domain/popularity.ts";
@@ -122,6 +122,7 @@ export class MeiliSearchEngine implements SearchEngine {
     const given = records.filter((r) => r.status !== "NodeStatusDeleted");
     const live = Array.from(popularityOrder(given), (i) => given[i]!);
     const popularity = blendedPopularity(live, DEFAULT_WEIGHTS.percentileShare);
+    const sameStem = sameStemIdentityWords(live);
     const fresh = `${this.opts.index}_build_${Date.now()}`;
     await this.client.createIndex(fresh, { primaryKey: "uid" }).waitTask();
     try {
@@ -129,7 +130,7 @@ export class MeiliSearchEngine implements SearchEngine {
       await index.updateSettings(MEILI_SETTINGS).waitTask();
       const batch = this.opts.batchSize ?? 5000;
       for (let i = 0; i < live.length; i += batch) {
-        const docs = live.slice(i, i + batch).map((r, j) => toMeiliDocument(r, i + j, popularity[i + j]));
+        const docs = live.slice(i, i + batch).map((r, j) => toMeiliDocument(r, i + j, popularity[i + j], sameStem));
         const task = await index.addDocuments(docs).waitTask({ timeout: 600_000 });
         if (task.status !== "succeeded") throw new Error(`Meilisearch refused documents: ${JSON.stringify(task.error)}`);
         onProgress?.({ indexed: Math.min(i + batch, live.length), total: live.length });

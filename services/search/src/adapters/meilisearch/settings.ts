@@ -14,9 +14,10 @@ export function meiliSynonyms(): Record<string, string[]> {
 /**
  * Index settings that make Meilisearch rank as the embedded engine does, as far as it can:
  * attributes in the order of meaning, the same typo thresholds (Meilisearch also counts a typo
- * on the first character as two), phrase (proximity) above scattered words, popularity
- * (`popularity:desc`) settling matches equal in words, typos, proximity and attribute before
- * exact-over-prefix, and popularity order (`rank`) as the last rule. The exact id/name rule and
+ * on the first character as two), phrase (proximity) above scattered words, a whole word before
+ * a part of a longer one (`exactness`), then popularity (`popularity:desc`) settling matches
+ * equal in all of those (domain/ranking.ts, `matchStrength`), and popularity order (`rank`) as
+ * the last rule. The exact id/name rule and
  * the whole-over-partial app node rule are done by the adapter (segments).
  */
 export const MEILI_SETTINGS: Settings = {
@@ -39,7 +40,7 @@ export const MEILI_SETTINGS: Settings = {
     "acc_values",
   ],
   sortableAttributes: ["rank"],
-  rankingRules: ["words", "typo", "proximity", "attribute", "popularity:desc", "exactness", "sort", "rank:asc"],
+  rankingRules: ["words", "typo", "proximity", "attribute", "exactness", "popularity:desc", "sort", "rank:asc"],
   typoTolerance: { enabled: true, minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 }, disableOnAttributes: [], disableOnWords: [] },
   // Platform synonyms are resolved by the adapter on both sides (documents.ts / query.ts):
   // Meilisearch synonyms apply to query words, not to filter values. These are the abbreviations.

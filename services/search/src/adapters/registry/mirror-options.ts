@@ -23,6 +23,10 @@ export interface MirrorOptions {
   headersTimeoutMs?: number;
   /** A page whose body has not fully arrived within this time is abandoned and tried again. */
   bodyTimeoutMs?: number;
+  /** Whole reads of the source per in-process refresh, the first included (`REFRESH_RETRY`). */
+  refreshAttempts?: number;
+  /** First wait before a refresh's read is tried again; doubles with each further try. */
+  refreshBackoffMs?: number;
 }
 
 export const MIRROR_DEFAULTS: Required<MirrorOptions> = {
@@ -36,4 +40,6 @@ export const MIRROR_DEFAULTS: Required<MirrorOptions> = {
   rereads: 2,
   bulkVersionsFrom: 50,
   landEveryMs: 60_000,
+  refreshAttempts: 6,
+  refreshBackoffMs: 5_000,
 };

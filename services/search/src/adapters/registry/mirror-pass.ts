@@ -11,7 +11,8 @@ import { RegistryApiSource, type RegistryLoadOptions } from "./registry-source.t
 /** Where a mirror run stands: what /readyz shows while it runs and after. */
 export interface MirrorProgress {
   pass: "full" | "incremental";
-  phase: "listing" | "details" | "done";
+  /** `failed`: the pass ended in an error (the catalog's `nextTry` says when the next one starts). */
+  phase: "listing" | "details" | "done" | "failed";
   startedAt: string;
   /** Packs read from the list this pass, and the registry's count of them. */
   packs: { read: number; total: number | null };
@@ -60,13 +61,43 @@ export interface MirrorPassOutcome {
  */
 export async function readMirrorPass(base: string, previous: readonly StoredNode[] | undefined, run: MirrorPassRun): Promise<MirrorPassOutcome> {
   const o = { ...MIRROR_DEFAULTS, ...run.mirror };
+  // Our own controller, so requests still in flight stop when the pass fails or is abandoned.
   const stop = new AbortController();
   const onOuterAbort = () => stop.abort(run.signal?.reason);
   if (run.signal?.aborted) throw run.signal.reason;
   run.signal?.addEventListener("abort", onOuterAbort, { once: true });
   const http = new RegistryHttp(base, o, run.fetch ?? fetch, stop.signal);
-  const progress: MirrorProgress = {
-    pass: run.full ? "full" : "incremental",
+  const progress = startingProgress(run.full);
+  const report = () => run.onProgress?.({ ...progress, requests: http.requests });
+  try {
+    report();
+    const { listed, load, list } = await readList(base, http, run, progress, report);
+    const plan = planPass(listed, previous, list, run.full);
+    if (run.full) await run.onListed?.([...plan.merged.values()], { report: list, kept: plan.kept });
+
+    progress.phase = "details";
+    progress.versions.of = plan.toRead.length;
+    report();
+    const partials = partialLanding(run, o.landEveryMs, () => [...plan.merged.values()]);
+    const bulk = plan.toRead.length >= o.bulkVersionsFrom ? await readBulkVersions(base, http, o, run) : undefined;
+    const reportAndLand = () => {
+      report();
+      partials.offer();
+    };
+    const errors = await readAllDetails(http, plan.toRead, plan.prevById, plan.merged, progress, reportAndLand, o.detailConcurrency, bulk);
+    await partials.settled();
+    // "done" is the caller's to report, once it has landed the result.
+    progress.phase = "done";
+    return { records: [...plan.merged.values()], changed: plan.changed, load, list, kept: plan.kept, errors, progress: { ...progress, requests: http.requests } };
+  } finally {
+    run.signal?.removeEventListener("abort", onOuterAbort);
+    stop.abort();
+  }
+}
+
+function startingProgress(full: boolean): MirrorProgress {
+  return {
+    pass: full ? "full" : "incremental",
     phase: "listing",
     startedAt: new Date().toISOString(),
     packs: { read: 0, total: null },
@@ -75,75 +106,87 @@ export async function readMirrorPass(base: string, previous: readonly StoredNode
     errors: 0,
     requests: 0,
   };
-  const report = () => run.onProgress?.({ ...progress, requests: http.requests });
-  try {
-    report();
-    let list: PackListReport | undefined;
-    const source = new RegistryApiSource(base, { since: run.full ? undefined : run.since, http });
-    const { records: listed, progress: load } = await readAllRecords(source, {
-      onBadRecord: run.onBadRecord,
-      onWarning: run.onWarning,
-      onListReport: (r) => (list = r),
-      onProgress: (p) => {
-        progress.packs.read = p.indexed;
-        report();
-      },
-      signal: stop.signal,
-    });
-    progress.packs.total = list?.total ?? null;
+}
 
-    const prevById = new Map((previous ?? []).map((r) => [r.id, r]));
-    const merged = new Map(run.full ? [] : prevById);
-    for (const l of listed) merged.set(l.id, withDetails(l, detailsOf(prevById.get(l.id))));
-    const kept: string[] = [];
-    if (run.full && (list?.missing ?? 0) > 0) {
-      for (const p of previous ?? []) {
-        if (merged.has(p.id)) continue;
-        merged.set(p.id, p);
-        kept.push(p.id);
-      }
-    }
-    const readable = (r: StoredNode) => r.status !== "NodeStatusBanned";
-    const listedIds = new Set(listed.map((l) => l.id));
-    // Incremental: the listed packs whose newest version moved, and any still waiting for details.
-    const toRead = run.full
-      ? listed.filter(readable)
-      : [
-          ...listed.filter((l) => readable(l) && detailsStale(l, prevById.get(l.id))),
-          ...[...merged.values()].filter((r) => readable(r) && !listedIds.has(r.id) && !r.versions),
-        ];
-    // Recently changed packs come back on every pass (`since` has a margin): only a difference counts.
-    const changed = run.full || toRead.length > 0 || listed.some((l) => JSON.stringify(merged.get(l.id)) !== JSON.stringify(prevById.get(l.id)));
-    if (run.full) await run.onListed?.([...merged.values()], { report: list!, kept });
-
-    progress.phase = "details";
-    progress.versions.of = toRead.length;
-    report();
-    let lastLanded = Date.now();
-    let landing: Promise<void> | undefined;
-    const reportAndLand = () => {
+/** The pack list: the whole of it on a full pass, else the packs updated after `since`. */
+async function readList(base: string, http: RegistryHttp, run: MirrorPassRun, progress: MirrorProgress, report: () => void) {
+  let list: PackListReport | undefined;
+  const source = new RegistryApiSource(base, { since: run.full ? undefined : run.since, http });
+  const { records: listed, progress: load } = await readAllRecords(source, {
+    onBadRecord: run.onBadRecord,
+    onWarning: run.onWarning,
+    onListReport: (r) => (list = r),
+    onProgress: (p) => {
+      progress.packs.read = p.indexed;
       report();
-      if (!run.onPartial || landing || Date.now() - lastLanded < o.landEveryMs) return;
-      landing = run.onPartial([...merged.values()]).finally(() => {
+    },
+    signal: http.signal,
+  });
+  progress.packs.total = list?.total ?? null;
+  return { listed, load, list: list! };
+}
+
+/** What a pass is to do once its list is read: the catalog so far, the packs to read details of, and whether anything changed. */
+interface PassPlan {
+  prevById: Map<string, StoredNode>;
+  /** The listed packs with the details already known, and (incremental) every other pack of the previous catalog. */
+  merged: Map<string, StoredNode>;
+  kept: string[];
+  toRead: StoredNode[];
+  changed: boolean;
+}
+
+function planPass(listed: StoredNode[], previous: readonly StoredNode[] | undefined, list: PackListReport | undefined, full: boolean): PassPlan {
+  const prevById = new Map((previous ?? []).map((r) => [r.id, r]));
+  const merged = new Map(full ? [] : prevById);
+  for (const l of listed) merged.set(l.id, withDetails(l, detailsOf(prevById.get(l.id))));
+  const kept: string[] = [];
+  if (full && (list?.missing ?? 0) > 0) {
+    for (const p of previous ?? []) {
+      if (merged.has(p.id)) continue;
+      merged.set(p.id, p);
+      kept.push(p.id);
+    }
+  }
+  const readable = (r: StoredNode) => r.status !== "NodeStatusBanned";
+  const listedIds = new Set(listed.map((l) => l.id));
+  // Incremental: the listed packs whose newest version moved, and any still waiting for details.
+  const toRead = full
+    ? listed.filter(readable)
+    : [
+        ...listed.filter((l) => readable(l) && detailsStale(l, prevById.get(l.id))),
+        ...[...merged.values()].filter((r) => readable(r) && !listedIds.has(r.id) && !r.versions),
+      ];
+  // Recently changed packs come back on every pass (`since` has a margin): only a difference counts.
+  const changed = full || toRead.length > 0 || listed.some((l) => JSON.stringify(merged.get(l.id)) !== JSON.stringify(prevById.get(l.id)));
+  return { prevById, merged, kept, toRead, changed };
+}
+
+/** The registry's list of every version, when it can be read; otherwise each pack's versions are asked for one by one. */
+async function readBulkVersions(base: string, http: RegistryHttp, o: Required<MirrorOptions>, run: MirrorPassRun): Promise<AllVersions | undefined> {
+  const bulk = await readAllVersions(http, o.detailConcurrency, o.rereads).catch((err: unknown) => {
+    if (http.signal.aborted) throw err;
+    run.onWarning?.(`${base}/versions: ${describe(err)}; every pack's versions are asked for one by one`);
+    return undefined;
+  });
+  if (bulk && !bulk.complete) run.onWarning?.(`${base}/versions: ${bulk.distinct} distinct versions of ${bulk.total}; every pack's versions are asked for one by one`);
+  return bulk;
+}
+
+/** `run.onPartial` with the catalog so far, at most every `everyMs` and one landing at a time. */
+function partialLanding(run: MirrorPassRun, everyMs: number, catalogSoFar: () => StoredNode[]): { offer(): void; settled(): Promise<void> } {
+  let lastLanded = Date.now();
+  let landing: Promise<void> | undefined;
+  return {
+    offer() {
+      if (!run.onPartial || landing || Date.now() - lastLanded < everyMs) return;
+      landing = run.onPartial(catalogSoFar()).finally(() => {
         lastLanded = Date.now();
         landing = undefined;
       });
-    };
-    const bulk = toRead.length >= o.bulkVersionsFrom ? await readAllVersions(http, o.detailConcurrency, o.rereads).catch((err: unknown) => {
-      if (http.signal.aborted) throw err;
-      run.onWarning?.(`${base}/versions: ${describe(err)}; every pack's versions are asked for one by one`);
-      return undefined;
-    }) : undefined;
-    if (bulk && !bulk.complete) run.onWarning?.(`${base}/versions: ${bulk.distinct} distinct versions of ${bulk.total}; every pack's versions are asked for one by one`);
-    const errors = await readAllDetails(http, toRead, prevById, merged, progress, reportAndLand, o.detailConcurrency, bulk);
-    await landing;
-    // "done" is the caller's to report, once it has landed the result.
-    progress.phase = "done";
-    return { records: [...merged.values()], changed, load, list: list!, kept, errors, progress: { ...progress, requests: http.requests } };
-  } finally {
-    run.signal?.removeEventListener("abort", onOuterAbort);
-    stop.abort();
-  }
+    },
+    settled: async () => landing,
+  };
 }
 
 /** Every pack's details, `concurrency` at a time; stops early when the registry fails many packs in a row. */
