@@ -85,4 +85,11 @@ describe("a private pack on the read routes", () => {
       .send({ personal_access_token: token, node: { id: "comfyui-impact-pack" }, node_version: { version: "1.0.0" } });
     expect(taken.status).toBe(400);
   });
+
+  it("is in ComfyUI-Manager's channel files, its classes in the extension map", async () => {
+    const list = await request(h.app).get("/channel/custom-node-list.json");
+    expect(JSON.stringify(list.body)).toContain("team-nodes");
+    const map = await request(h.app).get("/channel/extension-node-map.json");
+    expect(JSON.stringify(map.body)).toContain("TeamSharpen");
+  });
 });
