@@ -90,6 +90,7 @@ describe.skipIf(noPython)("a private pack installed by ComfyUI-Manager's own cod
     const userDir = join(root, "ComfyUI", "user");
     mkdirSync(customNodes, { recursive: true });
     mkdirSync(userDir, { recursive: true });
+    await expect(fetch(`${upstream.url}/nodes`)).rejects.toThrow();
     const run = await comfyuiManagerInstall({ registryUrl: gateway!.url, customNodes, userDir, nodeId: "team-nodes" });
     expect(run.code, run.output).toBe(0);
 
