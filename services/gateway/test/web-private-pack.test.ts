@@ -21,7 +21,11 @@ const PACK = "team-nodes";
 const PUBLISHER = { id: "team-a", name: "Team A Imaging" };
 
 async function call(base: string, path: string, body: unknown, key?: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(key && { "x-api-key": key }) }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key && { "x-api-key": key }) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
@@ -31,7 +35,11 @@ async function publishPrivatePack(base: string): Promise<void> {
   const token = (await call(base, `/publishers/${PUBLISHER.id}/tokens`, { name: "ci" }, WEB_KEY)).body.token;
   const started = await call(base, `/publishers/${PUBLISHER.id}/nodes/${PACK}/versions`, publishBody(token, PACK, "1.0.0"));
   expect(started.status, JSON.stringify(started.body)).toBe(201);
-  const put = await fetch(started.body.signedUrl, { method: "PUT", headers: { "content-type": "application/zip" }, body: new Uint8Array(PACK_ZIP) });
+  const put = await fetch(started.body.signedUrl, {
+    method: "PUT",
+    headers: { "content-type": "application/zip" },
+    body: new Uint8Array(PACK_ZIP),
+  });
   expect(put.status, await put.text()).toBe(200);
 }
 
@@ -43,7 +51,16 @@ async function privateMarks(page: Page, within: string) {
     const box = badge?.getBoundingClientRect();
     const style = badge && getComputedStyle(badge);
     return {
-      badge: badge ? { title: badge.title, visible: box!.width > 0 && box!.height > 0, insideHeading: box!.left >= heading.left - 1 && box!.right <= heading.right + 1, inViewport: box!.right <= window.innerWidth, colour: style!.color, background: style!.backgroundColor } : null,
+      badge: badge
+        ? {
+            title: badge.title,
+            visible: box!.width > 0 && box!.height > 0,
+            insideHeading: box!.left >= heading.left - 1 && box!.right <= heading.right + 1,
+            inViewport: box!.right <= window.innerWidth,
+            colour: style!.color,
+            background: style!.backgroundColor,
+          }
+        : null,
       meta: root.querySelector(".meta")?.textContent ?? "",
     };
   });
@@ -52,7 +69,11 @@ async function privateMarks(page: Page, within: string) {
 /** Badge text against its background, as WCAG's contrast ratio. */
 function contrast(fg: string, bg: string): number {
   const lum = (rgb: string) => {
-    const [r, g, b] = rgb.match(/[\d.]+/g)!.slice(0, 3).map((v) => Number(v) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    const [r, g, b] = rgb
+      .match(/[\d.]+/g)!
+      .slice(0, 3)
+      .map((v) => Number(v) / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
   };
   const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
@@ -80,7 +101,12 @@ describe.skipIf(!chromium.ok)("a team's private pack in chromium", () => {
         await page.setViewport(size);
         const at = `${where} at ${size.width} px, ${scheme}`;
         const marks = await privateMarks(page, within);
-        expect(marks.badge, at).toMatchObject({ title: "published to this instance by its publisher, not mirrored", visible: true, insideHeading: true, inViewport: true });
+        expect(marks.badge, at).toMatchObject({
+          title: "published to this instance by its publisher, not mirrored",
+          visible: true,
+          insideHeading: true,
+          inViewport: true,
+        });
         expect(contrast(marks.badge!.colour, marks.badge!.background), at).toBeGreaterThanOrEqual(4.5);
         expect(marks.meta, at).toContain(`by ${PUBLISHER.name}`);
       }
@@ -92,13 +118,21 @@ describe.skipIf(!chromium.ok)("a team's private pack in chromium", () => {
   it("its search result carries the private badge and its publisher; a mirrored result carries no badge", async () => {
     await page.goto(`${stack!.base}/?q=team`);
     await page.waitForSelector(".results li .result-title a");
-    const cards = await page.$$eval(".results li", (lis) => lis.map((li) => ({ href: li.querySelector(".result-title a")?.getAttribute("href"), badges: Array.from(li.querySelectorAll(".badge")).map((b) => b.textContent?.trim()) })));
+    const cards = await page.$$eval(".results li", (lis) =>
+      lis.map((li) => ({
+        href: li.querySelector(".result-title a")?.getAttribute("href"),
+        badges: Array.from(li.querySelectorAll(".badge")).map((b) => b.textContent?.trim()),
+      })),
+    );
     const own = cards.find((c) => c.href === `/ui/nodes/${PACK}`);
     expect(own, JSON.stringify(cards)).toMatchObject({ badges: ["private"] });
     const index = cards.indexOf(own!);
     await expectMarked(`.results li:nth-child(${index + 1})`, "the result card");
     const shot = await screenshots(page, "private-pack-search");
-    expect(Object.values(shot.overflow).every((px) => px <= 0), JSON.stringify(shot.overflow)).toBe(true);
+    expect(
+      Object.values(shot.overflow).every((px) => px <= 0),
+      JSON.stringify(shot.overflow),
+    ).toBe(true);
 
     await page.goto(`${stack!.base}/?q=impact`);
     await page.waitForSelector(".results li .result-title a");
@@ -113,6 +147,9 @@ describe.skipIf(!chromium.ok)("a team's private pack in chromium", () => {
     expect(await page.$eval("#node-heading", (h) => h.textContent)).toBe("Team Nodesprivate");
     await expectMarked("article", "the pack's page");
     const shot = await screenshots(page, "private-pack");
-    expect(Object.values(shot.overflow).every((px) => px <= 0), JSON.stringify(shot.overflow)).toBe(true);
+    expect(
+      Object.values(shot.overflow).every((px) => px <= 0),
+      JSON.stringify(shot.overflow),
+    ).toBe(true);
   }, 120_000);
 });
