@@ -15,7 +15,12 @@ export const PUBLIC_REGISTRY = "https://api.comfy.org";
  * Where the catalog comes from, parsed once from CATALOG_SOURCE: a registry API to mirror, an
  * NDJSON or JSON array file, a mirror bundle (`pnpm mirror export`) to import, or none.
  */
-export type CatalogSourceConfig = { kind: "registry"; url: string } | { kind: "file"; path: string } | { kind: "bundle"; path: string } | { kind: "demo" } | { kind: "none" };
+export type CatalogSourceConfig =
+  | { kind: "registry"; url: string }
+  | { kind: "file"; path: string }
+  | { kind: "bundle"; path: string }
+  | { kind: "demo" }
+  | { kind: "none" };
 
 /**
  * Each kind with how its value is recognised, tried in order (the first that matches wins; `file`
@@ -127,6 +132,17 @@ export const ConfigSchema = z
     /** Archives prefetched at once (`latest`, `all`). */
     ARCHIVE_CONCURRENCY: int(4, 1),
 
+    /** Private packs: `on` holds a published version Pending until an owner's key (or `pnpm publisher status`) sets its status. */
+    PUBLISH_REVIEW: z.enum(["on", "off"]).default("off"),
+    /** Private packs: run on each stored archive (its path is the last argument); a non-zero exit flags the version with the output. */
+    PUBLISH_SCAN_COMMAND: z.string().trim().min(1).optional(),
+    /** Private packs: how long a publish's signed upload URL stays valid (seconds). */
+    PUBLISH_UPLOAD_TTL_SECONDS: int(15 * 60, 10),
+    /** Private packs: an archive unpacking to more than this, or more than PUBLISH_MAX_RATIO times its size, or with more entries, is refused. */
+    PUBLISH_MAX_UNPACKED_BYTES: int(512 * 1024 * 1024, 1),
+    PUBLISH_MAX_RATIO: int(200, 1),
+    PUBLISH_MAX_ENTRIES: int(20_000, 1),
+
     API_KEYS: z.string().optional(),
     API_KEYS_FILE: z.string().optional(),
     UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1),
@@ -161,7 +177,11 @@ export const ConfigSchema = z
     /** A resumable (tus) upload, finished or not, is removed this long after its creation (`Upload-Expires`). */
     TUS_EXPIRY: duration("1d"),
 
-    REDIS_URL: z.string().trim().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+    REDIS_URL: z
+      .string()
+      .trim()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
     QUEUE_PREFIX: z.string().default("crs"),
     WORKER_CONCURRENCY: int(2, 1),
     /** Tries per job, the first included; retries wait JOB_BACKOFF_MS, then twice that, and so on. */
@@ -173,7 +193,11 @@ export const ConfigSchema = z
     MEILI_INDEX: z.string().default("nodes"),
 
     /** Asset records in PostgreSQL (shared by every upload process); unset: a SQLite file under DATA_DIR. */
-    DATABASE_URL: z.string().trim().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
+    DATABASE_URL: z
+      .string()
+      .trim()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
 
     S3_ENDPOINT: url.optional(),
     S3_ACCESS_KEY: z.string().optional(),
@@ -186,7 +210,11 @@ export const ConfigSchema = z
   .superRefine((c, ctx) => {
     // An upload stages for at most BODY_TIMEOUT_MS (then its body timer discards it); twice that is the margin.
     if (c.TEMP_MAX_AGE_MS < 2 * c.BODY_TIMEOUT_MS) {
-      ctx.addIssue({ code: "custom", path: ["TEMP_MAX_AGE_MS"], message: `must be at least twice BODY_TIMEOUT_MS (${2 * c.BODY_TIMEOUT_MS} ms): an upload may be staging for that long` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["TEMP_MAX_AGE_MS"],
+        message: `must be at least twice BODY_TIMEOUT_MS (${2 * c.BODY_TIMEOUT_MS} ms): an upload may be staging for that long`,
+      });
     }
     if (c.S3_ENDPOINT) {
       for (const k of ["S3_ACCESS_KEY", "S3_SECRET_KEY", "S3_BUCKET"] as const) {

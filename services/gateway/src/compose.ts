@@ -22,24 +22,47 @@ export async function composeGateway(config: Config, logger: Logger): Promise<Co
   const handlers: Partial<JobHandlers> = {};
 
   // Each service declares the paths it owns and its error shape (`routePrefixes`, `unavailableBody`).
-  const searchRoutes: Omit<GatewayService, "mount"> = { name: "search", paths: search.routePrefixes, unavailableBody: search.unavailableBody, cors: search.applyRegistryCors };
+  const searchRoutes: Omit<GatewayService, "mount"> = {
+    name: "search",
+    paths: search.routePrefixes,
+    unavailableBody: search.unavailableBody,
+    cors: search.applyRegistryCors,
+  };
   if (config.SEARCH_URL) {
     services.push({ ...searchRoutes, mount: { kind: "proxy", url: config.SEARCH_URL } });
   } else {
-    const service = await search.createSearchService(config, logger.child({ service: "search" }));
-    services.push({ ...searchRoutes, mount: { kind: "embedded", ...service.routes(), isReady: () => service.isReady(), readyDetails: () => service.readyDetails() } });
+    // Publishers are owned by the principals of the upload service's API keys (the same key file).
+    const publisherKeys = await upload.ReloadingApiKeys.open({ file: upload.keyFilePath(config), plaintext: config.API_KEYS, logger });
+    closables.push({ close: async () => publisherKeys.close() });
+    const service = await search.createSearchService(config, logger.child({ service: "search" }), { publisherKeys });
+    services.push({
+      ...searchRoutes,
+      mount: { kind: "embedded", ...service.routes(), isReady: () => service.isReady(), readyDetails: () => service.readyDetails() },
+    });
     Object.assign(handlers, service.jobs);
     closables.push(service);
   }
 
-  const uploadRoutes: Omit<GatewayService, "mount"> = { name: "upload", paths: upload.routePrefixes, unavailableBody: upload.unavailableBody };
+  const uploadRoutes: Omit<GatewayService, "mount"> = {
+    name: "upload",
+    paths: upload.routePrefixes,
+    unavailableBody: upload.unavailableBody,
+  };
   if (config.UPLOAD_URL) {
     services.push({ ...uploadRoutes, mount: { kind: "proxy", url: config.UPLOAD_URL } });
   } else {
     const uploadLogger = logger.child({ service: "upload" });
     const runtime = await upload.createUploadRuntime(config, uploadLogger, { queue });
     services.push({ ...uploadRoutes, mount: { kind: "embedded", router: upload.createRouter(runtime), isReady: () => runtime.isReady() } });
-    Object.assign(handlers, upload.uploadJobs({ store: runtime.blobs, logger: uploadLogger, concurrency: config.WORKER_CONCURRENCY, threadpool: config.UV_THREADPOOL_SIZE }));
+    Object.assign(
+      handlers,
+      upload.uploadJobs({
+        store: runtime.blobs,
+        logger: uploadLogger,
+        concurrency: config.WORKER_CONCURRENCY,
+        threadpool: config.UV_THREADPOOL_SIZE,
+      }),
+    );
     closables.push(runtime);
   }
 

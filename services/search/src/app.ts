@@ -13,6 +13,7 @@ import { SearchErrorCode, searchErrorHandler } from "./routes/errors.ts";
 import { applyRegistryCors, registryCors } from "./routes/cors.ts";
 import { SEARCH_PATHS } from "./routes/paths.ts";
 import { registerMemoMetrics } from "./memo-metrics.ts";
+import { UPSTREAM_LINKS, type ArchiveLinks } from "./domain/archive-links.ts";
 
 export interface SearchRouterDeps {
   engine: SearchEngine;
@@ -21,6 +22,8 @@ export interface SearchRouterDeps {
   archives?: ArchiveService;
   /** Classes of versions the catalog does not hold them for, read through from the registry; none: 404 for those. */
   versionClasses?: VersionClasses;
+  /** Teams' own packs (publishers, tokens, publishing); none: the registry's write routes are absent. */
+  privatePacks?: { router: Router; links(inner: ArchiveLinks): ArchiveLinks };
 }
 
 export interface SearchAppDeps extends SearchRouterDeps {
@@ -45,11 +48,22 @@ export function createSearchRoutes(deps: SearchRouterDeps): SearchRoutes {
   // Any spelling of the list paths the direct route does not take (a trailing slash, capitals) reaches the same handler here.
   router.get("/nodes/search", list);
   router.get("/nodes", list);
-  router.use(registryReadRoutes(deps.engine, deps.archives?.links, deps.versionClasses));
+  if (deps.privatePacks) router.use(deps.privatePacks.router);
+  const links = deps.privatePacks ? deps.privatePacks.links(deps.archives?.links ?? UPSTREAM_LINKS) : deps.archives?.links;
+  router.use(registryReadRoutes(deps.engine, links, deps.versionClasses));
   router.use(channelRoutes(deps.engine));
-  if (deps.archives) archiveRoute(router, { engine: deps.engine, store: deps.archives.store, fetchFromUpstream: deps.archives.fetchesFromUpstream, logger: deps.logger.child({ component: "archives" }) });
+  if (deps.archives)
+    archiveRoute(router, {
+      engine: deps.engine,
+      store: deps.archives.store,
+      fetchFromUpstream: deps.archives.fetchesFromUpstream,
+      logger: deps.logger.child({ component: "archives" }),
+    });
   router.use(searchErrorHandler(deps.logger));
-  const direct: DirectRoute = { paths: ["/nodes/search", "/nodes"], handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)) };
+  const direct: DirectRoute = {
+    paths: ["/nodes/search", "/nodes"],
+    handle: (req, res) => (applyRegistryCors(req, res) ? undefined : list(req, res)),
+  };
   return { router, direct: [direct] };
 }
 
@@ -78,7 +92,10 @@ export function createSearchApp(parts: SearchAppParts, logger: Logger): RequestL
 
 /** The standalone app over parts a test or bench assembles itself (an engine it filled, a runtime). */
 export function createApp(deps: SearchAppDeps): RequestListener {
-  return createSearchApp({ routes: () => createSearchRoutes(deps), isReady: () => deps.isReady(), readyDetails: () => searchReadyDetails(deps) }, deps.logger);
+  return createSearchApp(
+    { routes: () => createSearchRoutes(deps), isReady: () => deps.isReady(), readyDetails: () => searchReadyDetails(deps) },
+    deps.logger,
+  );
 }
 
 /** What search adds to /readyz: the catalog's state, with the archives' under `catalog.archives`. */

@@ -1,4 +1,5 @@
 import type { Node } from "@app/contracts";
+import { isPrivatePack } from "./private-pack.ts";
 import type { ComponentChildren } from "preact";
 import { checkArchive, isOwnArchive } from "../api/archive-check.ts";
 import { getInstallVersion, getNodeForPage, getVersions } from "../api/registry.ts";
@@ -32,7 +33,9 @@ export function NodePage({ id }: { id: string }) {
 
   return (
     <article aria-labelledby="node-heading">
-      <p><a href={lastSearch()}>← Back to the search</a></p>
+      <p>
+        <a href={lastSearch()}>← Back to the search</a>
+      </p>
       {node.loading && !n && <p>Loading {id}…</p>}
       <ErrorBox message={node.error} />
       {n && (
@@ -41,6 +44,11 @@ export function NodePage({ id }: { id: string }) {
             {n.name ?? n.id}
             {banned && <span class="badge danger">banned</span>}
             {deleted && <span class="badge danger">deleted</span>}
+            {isPrivatePack(n) && (
+              <span class="badge ok" title="published to this instance by its publisher, not mirrored">
+                private
+              </span>
+            )}
           </h1>
           <p class="meta">
             <code>{n.id}</code>
@@ -50,7 +58,13 @@ export function NodePage({ id }: { id: string }) {
           {(banned || deleted) && (
             <div class="notice danger" role="status" data-testid="pack-status">
               <strong>{banned ? "This pack is banned from the registry." : "This pack was deleted from the registry."}</strong>{" "}
-              {n.status_detail ? <>Reason: <q>{n.status_detail}</q>. </> : "The registry gives no reason. "}
+              {n.status_detail ? (
+                <>
+                  Reason: <q>{n.status_detail}</q>.{" "}
+                </>
+              ) : (
+                "The registry gives no reason. "
+              )}
               It cannot be installed from here.
             </div>
           )}
@@ -59,8 +73,17 @@ export function NodePage({ id }: { id: string }) {
               <MarkdownText text={n.description} />
             </p>
           )}
-          {!banned && !deleted && <InstallBox id={n.id ?? id} install={installs} loading={install.loading && !install.data} archive={installArchiveState} />}
-          <VersionTable id={n.id ?? id} versions={versions.data} error={versions.error} installs={installs?.version} installArchive={installArchiveState} packBanned={banned || deleted} />
+          {!banned && !deleted && (
+            <InstallBox id={n.id ?? id} install={installs} loading={install.loading && !install.data} archive={installArchiveState} />
+          )}
+          <VersionTable
+            id={n.id ?? id}
+            versions={versions.data}
+            error={versions.error}
+            installs={installs?.version}
+            installArchive={installArchiveState}
+            packBanned={banned || deleted}
+          />
           <div class="node-grid">
             <section class="card about" aria-labelledby="about-h">
               <h2 id="about-h">About</h2>
@@ -92,28 +115,47 @@ function Popularity({ node: n }: { node: Node }) {
 
 function LicenseText({ license }: { license: License }) {
   if (license.kind === "text") return <>{license.text}</>;
-  return license.href ? <a href={license.href} rel="noopener noreferrer" target="_blank">{license.file}</a> : <>see <code>{license.file}</code> in the pack</>;
+  return license.href ? (
+    <a href={license.href} rel="noopener noreferrer" target="_blank">
+      {license.file}
+    </a>
+  ) : (
+    <>
+      see <code>{license.file}</code> in the pack
+    </>
+  );
 }
 
 function Facts({ node: n }: { node: Node }) {
   const license = readLicense(n.license, n.repository);
   return (
     <dl class="facts">
-      <Fact term="Repository">{n.repository && <a href={n.repository} rel="noopener noreferrer" target="_blank">{n.repository}</a>}</Fact>
+      <Fact term="Repository">
+        {n.repository && (
+          <a href={n.repository} rel="noopener noreferrer" target="_blank">
+            {n.repository}
+          </a>
+        )}
+      </Fact>
       <Fact term="Author">{n.author}</Fact>
       <Fact term="Publisher">{n.publisher && `${n.publisher.name ?? ""} (${n.publisher.id ?? "?"})`}</Fact>
       <Fact term="License">{license && <LicenseText license={license} />}</Fact>
       <Fact term="Category">{n.category}</Fact>
       <Fact term="Tags">{n.tags?.length ? n.tags.join(", ") : undefined}</Fact>
       <Fact term="Created">{formatDate(n.created_at) || undefined}</Fact>
-      <Fact term="Latest">{n.latest_version?.version && `${n.latest_version.version}${n.latest_version.createdAt ? `, ${formatDate(n.latest_version.createdAt)}` : ""}`}</Fact>
+      <Fact term="Latest">
+        {n.latest_version?.version &&
+          `${n.latest_version.version}${n.latest_version.createdAt ? `, ${formatDate(n.latest_version.createdAt)}` : ""}`}
+      </Fact>
       <Fact term="Changelog">{n.latest_version?.changelog}</Fact>
       <Fact term="Dependencies">{n.latest_version?.dependencies?.length ? n.latest_version.dependencies.join(", ") : undefined}</Fact>
       <Fact term="ComfyUI">{n.supported_app_version}</Fact>
       <Fact term="Frontend">{n.supported_app_frontend_version}</Fact>
       <div class="fact-row">
         <dt>Platforms</dt>
-        <dd><PlatformList os={n.supported_os} accelerators={n.supported_accelerators} /></dd>
+        <dd>
+          <PlatformList os={n.supported_os} accelerators={n.supported_accelerators} />
+        </dd>
       </div>
     </dl>
   );

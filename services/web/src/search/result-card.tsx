@@ -1,4 +1,5 @@
 import type { Node } from "@app/contracts";
+import { isPrivatePack } from "../nodes/private-pack.ts";
 import { Highlight } from "./highlight.tsx";
 import { PlatformList } from "../ui/platform-list.tsx";
 import { markdownPlainText } from "../ui/markdown-text.tsx";
@@ -18,9 +19,16 @@ export function ResultCard({ node, terms, includeBanned }: { node: Node; terms: 
           <Highlight text={node.name ?? node.id ?? ""} terms={terms} />
         </a>
         {node.status === "NodeStatusBanned" && <span class="badge danger">banned</span>}
+        {isPrivatePack(node) && (
+          <span class="badge ok" title="published to this instance by its publisher, not mirrored">
+            private
+          </span>
+        )}
       </h3>
       <p class="meta">
-        <code class="node-id"><Highlight text={node.id ?? ""} terms={terms} /></code>
+        <code class="node-id">
+          <Highlight text={node.id ?? ""} terms={terms} />
+        </code>
         {publisher && <span> · by {publisher}</span>}
         {node.latest_version?.version && <span> · v{node.latest_version.version}</span>}
       </p>

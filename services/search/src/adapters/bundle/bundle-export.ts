@@ -11,10 +11,18 @@ import { allKeptVersionClasses, versionClassesDir } from "../registry/version-cl
 import { CatalogSnapshot } from "../snapshot.ts";
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { versionsOf } from "../../domain/versions.ts";
-import { ARCHIVES, BUNDLE_FORMAT, CATALOG, MANIFEST, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
+import { ARCHIVES, BUNDLE_FORMAT, CATALOG, MANIFEST, PRIVATE_PACKS, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
+
+/** Teams' private packs to carry (their lines, and the archives they need). */
+export interface PrivatePackExport {
+  text: string;
+  packs: number;
+  blobs: ReadonlySet<string>;
+}
 
 export interface ExportResult extends BundleManifest {
   bytes: number;
+  privatePacks: number;
 }
 
 /**
@@ -22,7 +30,13 @@ export interface ExportResult extends BundleManifest {
  * may be running: the snapshot is replaced by rename, so the file opened here stays whole; the
  * bundle is written beside `out` and renamed into place when complete.
  */
-export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: string, onProgress?: (done: number, of: number) => void): Promise<ExportResult> {
+export async function exportBundle(
+  dataDir: string,
+  blobs: ArchiveBlobs,
+  out: string,
+  onProgress?: (done: number, of: number) => void,
+  privatePacks?: PrivatePackExport,
+): Promise<ExportResult> {
   const snapshot = new CatalogSnapshot(dataDir);
   const catalog = await open(snapshot.path, "r").catch((err: NodeJS.ErrnoException) => {
     throw new Error(err.code === "ENOENT" ? `no catalog under ${dataDir} (${snapshot.path}): mirror first` : err.message);
@@ -39,7 +53,14 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
     const kept: string[] = [];
     const catalogVersions = () => versionKeys(catalog.createReadStream({ autoClose: false, start: 0 }));
     for await (const k of allKeptVersionClasses(versionClassesDir(dataDir), catalogVersions)) kept.push(`${JSON.stringify(k)}\n`);
-    const manifest: BundleManifest = { format: BUNDLE_FORMAT, createdAt: new Date().toISOString(), source: meta?.source ?? null, nodes, archives: entries.length, versionClasses: kept.length };
+    const manifest: BundleManifest = {
+      format: BUNDLE_FORMAT,
+      createdAt: new Date().toISOString(),
+      source: meta?.source ?? null,
+      nodes,
+      archives: entries.length,
+      versionClasses: kept.length,
+    };
     const tmp = `${out}.${process.pid}.tmp`;
     const tar = tarPack();
     const written = pipeline(tar, createWriteStream(tmp));
@@ -47,13 +68,24 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
       await addText(tar, MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
       await addText(tar, ARCHIVES, entries.map((e) => `${JSON.stringify(e.entry)}\n`).join(""));
       await addText(tar, VERSION_CLASSES, kept.join(""));
-      await addStream(tar, CATALOG, catalogSize, catalog.createReadStream({ autoClose: false, start: 0, end: Math.max(0, catalogSize - 1) }));
+      if (privatePacks) await addText(tar, PRIVATE_PACKS, privatePacks.text);
+      await addStream(
+        tar,
+        CATALOG,
+        catalogSize,
+        catalog.createReadStream({ autoClose: false, start: 0, end: Math.max(0, catalogSize - 1) }),
+      );
       const blobsDone = new Set<string>();
       for (const [i, { entry, size }] of entries.entries()) {
         // Two versions with the same bytes share one blob.
         if (!blobsDone.has(entry.blake3)) await addStream(tar, `blobs/${entry.blake3}`, size, await blobs.read(entry.blake3));
         blobsDone.add(entry.blake3);
         onProgress?.(i + 1, entries.length);
+      }
+      for (const hash of privatePacks?.blobs ?? []) {
+        const st = blobsDone.has(hash) ? null : await blobs.stat(hash);
+        if (st) await addStream(tar, `blobs/${hash}`, st.size, await blobs.read(hash));
+        blobsDone.add(hash);
       }
       tar.finalize();
       await written;
@@ -64,7 +96,7 @@ export async function exportBundle(dataDir: string, blobs: ArchiveBlobs, out: st
       throw err;
     }
     await rename(tmp, out);
-    return { ...manifest, bytes: (await stat(out)).size };
+    return { ...manifest, bytes: (await stat(out)).size, privatePacks: privatePacks?.packs ?? 0 };
   } finally {
     await catalog.close();
   }

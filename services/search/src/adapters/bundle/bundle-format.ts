@@ -5,6 +5,7 @@
  *   archives.ndjson          one ArchiveEntry a line: pack id, version, blake3, SHA-256, size
  *   catalog.ndjson           the catalog snapshot as the mirror served it (packs, versions, classes)
  *   version-classes.ndjson   other versions' classes the mirror kept, one {id, version, classes} a line
+ *   private-packs.ndjson     teams' own packs published here, one a line (private-packs/bundle.ts)
  *   blobs/<blake3>           each archive's bytes, named by their hash
  *
  * Nothing read from a bundle names a path: the four files are matched by these exact names, each
@@ -17,6 +18,7 @@ export const MANIFEST = "bundle.json";
 export const ARCHIVES = "archives.ndjson";
 export const CATALOG = "catalog.ndjson";
 export const VERSION_CLASSES = "version-classes.ndjson";
+export const PRIVATE_PACKS = "private-packs.ndjson";
 export const BLOB_RE = /^blobs\/([0-9a-f]{64})$/;
 
 export interface BundleManifest {

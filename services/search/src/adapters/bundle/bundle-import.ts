@@ -9,7 +9,16 @@ import { archiveSidecar, type ArchiveBlobs } from "../archives/archive-blobs.ts"
 import { ArchiveIndex, isArchiveEntry, type ArchiveEntry } from "../archives/archive-index.ts";
 import { archiveIndexPath } from "../archives/archive-service.ts";
 import { keepVersionClasses, KeptClasses, versionClassesDir } from "../registry/version-classes.ts";
-import { ARCHIVES, BLOB_RE, BUNDLE_FORMAT, CATALOG, MANIFEST, VERSION_CLASSES, type BundleManifest } from "./bundle-format.ts";
+import {
+  ARCHIVES,
+  BLOB_RE,
+  BUNDLE_FORMAT,
+  CATALOG,
+  MANIFEST,
+  PRIVATE_PACKS,
+  VERSION_CLASSES,
+  type BundleManifest,
+} from "./bundle-format.ts";
 
 export interface ImportResult {
   manifest: BundleManifest;
@@ -25,6 +34,8 @@ export interface ImportResult {
 export class BundleError extends Error {}
 
 export const bundleCatalogPath = (dataDir: string): string => join(dataDir, "search", "bundle", "catalog.ndjson");
+/** The private packs the last bundle carried, added to the database when the service starts. */
+export const bundlePrivatePacksPath = (dataDir: string): string => join(dataDir, "search", "bundle", PRIVATE_PACKS);
 
 /**
  * Bring a bundle into DATA_DIR: its catalog replaces the last bundle's (written beside, then
@@ -36,6 +47,8 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
   const catalogPath = bundleCatalogPath(dataDir);
   await mkdir(dirname(catalogPath), { recursive: true });
   const catalogTmp = `${catalogPath}.${process.pid}.tmp`;
+  const privateTmp = `${bundlePrivatePacksPath(dataDir)}.${process.pid}.tmp`;
+  let privateSeen = false;
   let manifest: BundleManifest | undefined;
   let listed: ArchiveEntry[] = [];
   let catalogSeen = false;
@@ -53,17 +66,28 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
       const blob = BLOB_RE.exec(name);
       if (name === MANIFEST) {
         manifest = JSON.parse(await text(entry)) as BundleManifest;
-        if (manifest.format !== BUNDLE_FORMAT) throw new BundleError(`${bundle}: bundle format ${manifest.format}, this service reads format ${BUNDLE_FORMAT}`);
+        if (manifest.format !== BUNDLE_FORMAT)
+          throw new BundleError(`${bundle}: bundle format ${manifest.format}, this service reads format ${BUNDLE_FORMAT}`);
       } else if (name === ARCHIVES) {
-        listed = (await text(entry)).split("\n").filter((l) => l.trim() !== "").map((l): unknown => JSON.parse(l)).filter(isArchiveEntry);
+        listed = (await text(entry))
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l): unknown => JSON.parse(l))
+          .filter(isArchiveEntry);
       } else if (name === VERSION_CLASSES) {
         for await (const line of createInterface({ input: entry, crlfDelay: Infinity })) {
           if (line.trim() === "") continue;
           const kept = KeptClasses.safeParse(JSON.parse(line));
-          if (!kept.success) throw new BundleError(`${bundle}: ${VERSION_CLASSES} holds a line that is not {id, version, classes}: ${kept.error.issues[0]?.message ?? ""}`);
+          if (!kept.success)
+            throw new BundleError(
+              `${bundle}: ${VERSION_CLASSES} holds a line that is not {id, version, classes}: ${kept.error.issues[0]?.message ?? ""}`,
+            );
           await keepVersionClasses(versionClassesDir(dataDir), kept.data);
           versionClasses++;
         }
+      } else if (name === PRIVATE_PACKS) {
+        await pipeline(entry, createWriteStream(privateTmp));
+        privateSeen = true;
       } else if (name === CATALOG) {
         await pipeline(entry, createWriteStream(catalogTmp));
         catalogSeen = true;
@@ -91,10 +115,12 @@ export async function importBundle(bundle: string, dataDir: string, blobs: Archi
       added++;
     }
     await rename(catalogTmp, catalogPath);
+    if (privateSeen) await rename(privateTmp, bundlePrivatePacksPath(dataDir));
     return { manifest, catalogPath, archives: listed.length, added, versionClasses };
   } catch (err) {
     extract.destroy();
     await rm(catalogTmp, { force: true });
+    await rm(privateTmp, { force: true });
     if (err instanceof BundleError) throw err;
     throw new BundleError(`${bundle}: could not be read as a mirror bundle: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -1,0 +1,3 @@
+from .command import app, manager_app
+
+__all__ = ["app", "manager_app"]

@@ -1,0 +1,3 @@
+import os
+
+PathLike = os.PathLike[str] | str
