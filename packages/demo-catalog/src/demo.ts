@@ -27,7 +27,7 @@ export function demoCatalog(): GeneratedNode[] {
 export const demoVersions = (node: GeneratedNode): DemoVersion[] => (node.versions as DemoVersion[] | undefined) ?? [];
 
 function withVersions(node: GeneratedNode): GeneratedNode {
-  const created = String(node.created_at ?? "2024-01-01T00:00:00Z");
+  const created = typeof node.created_at === "string" ? node.created_at : "2024-01-01T00:00:00Z";
   const latest = {
     version: "1.0.0",
     createdAt: created,

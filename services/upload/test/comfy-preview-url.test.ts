@@ -14,10 +14,14 @@ import { keyedClient } from "@app/testkit/keyed-client";
  */
 type Json = Record<string, any>;
 
-/** Upstream's make_asset_bytes: deterministic per name. */
+/**
+ * Upstream's make_asset_bytes (deterministic per name), with the name appended: upstream's seed
+ * takes 251 values, and here every case shares one store, where equal bytes are one content whose
+ * type the first upload set. The name (which holds the case's scope) keeps each case's bytes its own.
+ */
 const makeAssetBytes = (name: string, size = 8192): Buffer => {
   const seed = [...name].reduce((n, c) => n + c.charCodeAt(0), 0) % 251;
-  return Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + seed) % 256));
+  return Buffer.concat([Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + seed) % 256)), Buffer.from(name)]);
 };
 
 function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void): void {

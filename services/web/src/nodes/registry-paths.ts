@@ -12,4 +12,5 @@ export const REGISTRY_PATHS: readonly string[] = [
   "/publishers",
   "/channel",
   "/archives",
+  "/admin/nodes",
 ];
