@@ -31,7 +31,9 @@ function download(url: string, size: number): Promise<number> {
       if (res.statusCode !== 200) return reject(new Error(`${url} answered ${res.statusCode}`));
       let n = 0;
       res.on("data", (d: Buffer) => (n += d.length));
-      res.on("end", () => (n === size ? resolve(n / 1e6 / ((performance.now() - started) / 1000)) : reject(new Error(`${url}: ${n} of ${size} bytes`))));
+      res.on("end", () =>
+        n === size ? resolve(n / 1e6 / ((performance.now() - started) / 1000)) : reject(new Error(`${url}: ${n} of ${size} bytes`)),
+      );
       res.on("error", reject);
     }).on("error", reject);
   });
@@ -50,22 +52,41 @@ export async function run(): Promise<BenchOutput & Record<string, unknown>> {
   });
   const upstreamUrl = await listen(upstream);
   const ROUNDS = 4;
-  const versions = Array.from({ length: ROUNDS }, (_, i) => ({ version: `1.0.${i}`, status: "NodeVersionStatusActive" as const, createdAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(), downloadUrl: `${upstreamUrl}/file` }));
+  const versions = Array.from({ length: ROUNDS }, (_, i) => ({
+    version: `1.0.${i}`,
+    status: "NodeVersionStatusActive" as const,
+    createdAt: new Date(Date.UTC(2025, 0, 1 + i)).toISOString(),
+    downloadUrl: `${upstreamUrl}/file`,
+  }));
   const engine = new EmbeddedSearchEngine();
   await engine.replaceAll([{ id: "big-pack", name: "Big", status: "NodeStatusActive", versions, latest_version: versions[ROUNDS - 1] }]);
   const config = loadConfig({ DATA_DIR: join(dir, "data"), MIRROR_ARCHIVES: "on-demand", LOG_LEVEL: "silent" });
-  const archives = await createArchiveService(config, logger, { engine, catalogVersion: () => catalogVersionOf({ state: "fresh", indexedAt: "x", nodes: 1 }) });
+  const archives = await createArchiveService(config, logger, {
+    engine,
+    catalogVersion: () => catalogVersionOf({ state: "fresh", indexedAt: "x", nodes: 1 }),
+  });
   const service = createServer(createApp({ engine, logger, isReady: () => true, archives }));
   const serviceUrl = await listen(service);
   try {
     const rounds: { baseline: number; pullThrough: number; stored: number }[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const path = `/archives/big-pack/1.0.${r}/node.zip`;
-      const row = { baseline: round(await download(`${upstreamUrl}/file`, size)), pullThrough: round(await download(`${serviceUrl}${path}`, size)), stored: round(await download(`${serviceUrl}${path}`, size)) };
+      const row = {
+        baseline: round(await download(`${upstreamUrl}/file`, size)),
+        pullThrough: round(await download(`${serviceUrl}${path}`, size)),
+        stored: round(await download(`${serviceUrl}${path}`, size)),
+      };
       if (r > 0) rounds.push(row); // the first round fills the page cache
     }
-    const mbps = { baseline: median(rounds.map((x) => x.baseline)), pullThrough: median(rounds.map((x) => x.pullThrough)), stored: median(rounds.map((x) => x.stored)) };
-    const ratio = { pullThrough: median(rounds.map((x) => x.pullThrough / x.baseline)), stored: median(rounds.map((x) => x.stored / x.baseline)) };
+    const mbps = {
+      baseline: median(rounds.map((x) => x.baseline)),
+      pullThrough: median(rounds.map((x) => x.pullThrough)),
+      stored: median(rounds.map((x) => x.stored)),
+    };
+    const ratio = {
+      pullThrough: median(rounds.map((x) => x.pullThrough / x.baseline)),
+      stored: median(rounds.map((x) => x.stored / x.baseline)),
+    };
     return {
       fileMiB: mib,
       baseline: "bare node:http sending the file with fs.createReadStream (the upstream itself)",
@@ -73,8 +94,14 @@ export async function run(): Promise<BenchOutput & Record<string, unknown>> {
       mbps,
       ratio,
       figures: [
-        figure(`archive pull-through (${mib} MiB, fetched, hashed, stored, streamed)`, mbps.pullThrough, "MB/s", { baseline: ["bare createReadStream server", mbps.baseline], ratio: ratio.pullThrough }),
-        figure(`archive from the store (${mib} MiB)`, mbps.stored, "MB/s", { baseline: ["bare createReadStream server", mbps.baseline], ratio: ratio.stored }),
+        figure(`archive pull-through (${mib} MiB, fetched, hashed, stored, streamed)`, mbps.pullThrough, "MB/s", {
+          baseline: ["bare createReadStream server", mbps.baseline],
+          ratio: ratio.pullThrough,
+        }),
+        figure(`archive from the store (${mib} MiB)`, mbps.stored, "MB/s", {
+          baseline: ["bare createReadStream server", mbps.baseline],
+          ratio: ratio.stored,
+        }),
       ],
       summary: [
         `GET /archives/…/node.zip, ${mib} MiB: pull-through ${mbps.pullThrough} MB/s = ${ratio.pullThrough} of a bare createReadStream server (${mbps.baseline}); ` +

@@ -49,13 +49,22 @@ const agent = new Agent({ keepAlive: true, maxSockets: 4 });
 function download(url: string, path: string, range?: [number, number]): Promise<number> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    get({ host: u.hostname, port: u.port, path, agent, headers: { "x-api-key": KEY, ...(range && { range: `bytes=${range[0]}-${range[1]}` }) } }, (res) => {
-      if (res.statusCode !== (range ? 206 : 200)) reject(new Error(`${path} answered ${res.statusCode}`));
-      let n = 0;
-      res.on("data", (d: Buffer) => (n += d.length));
-      res.on("end", () => resolve(n));
-      res.on("error", reject);
-    }).on("error", reject);
+    get(
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        agent,
+        headers: { "x-api-key": KEY, ...(range && { range: `bytes=${range[0]}-${range[1]}` }) },
+      },
+      (res) => {
+        if (res.statusCode !== (range ? 206 : 200)) reject(new Error(`${path} answered ${res.statusCode}`));
+        let n = 0;
+        res.on("data", (d: Buffer) => (n += d.length));
+        res.on("end", () => resolve(n));
+        res.on("error", reject);
+      },
+    ).on("error", reject);
   });
 }
 
@@ -94,12 +103,24 @@ export async function run(): Promise<DownloadFigures> {
   let gateway: Service | undefined;
   let baseline: Service | undefined;
   try {
-    gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), { DATA_DIR: dataDir, API_KEYS: KEY }, { readyPath: "/readyz" });
+    gateway = await startService(
+      join(repoRoot, "services/gateway/src/main.ts"),
+      { DATA_DIR: dataDir, API_KEYS: KEY },
+      { readyPath: "/readyz" },
+    );
     // Declared a video (random bytes have no signature of their own), so it has a preview_url: /api/view serves it without a key.
-    const { body } = await postFile(gateway.url, "/api/assets", mib, `download-${Date.now()}`, KEY, { tags: ["input", "bench"], filename: "clip.mp4", fields: { mime_type: "video/mp4" } });
+    const { body } = await postFile(gateway.url, "/api/assets", mib, `download-${Date.now()}`, KEY, {
+      tags: ["input", "bench"],
+      filename: "clip.mp4",
+      fields: { mime_type: "video/mp4" },
+    });
     const asset = JSON.parse(body) as { id: string; asset_hash: string; preview_url: string };
     const hex = asset.asset_hash.slice("blake3:".length);
-    baseline = await startService(join(repoRoot, "bench/servers/file-read-server.ts"), { READ_FILE: join(dataDir, "blobs", hex.slice(0, 2), hex.slice(2, 4), hex), READ_CHUNK_KIB: process.env.READ_CHUNK_KIB ?? "1024" }, { readyPath: "/ready" });
+    baseline = await startService(
+      join(repoRoot, "bench/servers/file-read-server.ts"),
+      { READ_FILE: join(dataDir, "blobs", hex.slice(0, 2), hex.slice(2, 4), hex), READ_CHUNK_KIB: process.env.READ_CHUNK_KIB ?? "1024" },
+      { readyPath: "/ready" },
+    );
     const routes: Record<string, [Service, string]> = {
       baseline: [baseline, "/file"],
       content: [gateway, `/api/assets/${asset.id}/content`],
@@ -146,11 +167,16 @@ export async function run(): Promise<DownloadFigures> {
       cpuRatio,
       figures: (["content", "view"] as const).flatMap((route) =>
         (["Whole", "Ranges"] as const).map((kind) =>
-          figure(`${mib} MiB download, ${route === "content" ? "GET /api/assets/{id}/content" : "GET /api/view (signed preview_url)"}, ${kind === "Whole" ? "whole" : "4 MiB ranges"}`, mbps[`${route}${kind}`]!, "MB/s", {
-            baseline: ["bare createReadStream server", mbps[`baseline${kind}`]!],
-            ratio: ratio[`${route}${kind}`],
-            goal: "ratio ≥ 0.8",
-          }),
+          figure(
+            `${mib} MiB download, ${route === "content" ? "GET /api/assets/{id}/content" : "GET /api/view (signed preview_url)"}, ${kind === "Whole" ? "whole" : "4 MiB ranges"}`,
+            mbps[`${route}${kind}`]!,
+            "MB/s",
+            {
+              baseline: ["bare createReadStream server", mbps[`baseline${kind}`]!],
+              ratio: ratio[`${route}${kind}`],
+              goal: "ratio ≥ 0.8",
+            },
+          ),
         ),
       ),
       summary: [

@@ -141,7 +141,12 @@ export async function run(): Promise<EventLoopFigures> {
     return {
       ...figures,
       figures: [
-        figure(`gateway event-loop delay p99 beyond the timer, ${uploaderCount} uploads + ${readerCount} list readers`, loaded.p99Ms, "ms", { baseline: ["the sync sink's own loop under the same uploads", baseline.p99Ms], goal: "< 10 ms" }),
+        figure(
+          `gateway event-loop delay p99 beyond the timer, ${uploaderCount} uploads + ${readerCount} list readers`,
+          loaded.p99Ms,
+          "ms",
+          { baseline: ["the sync sink's own loop under the same uploads", baseline.p99Ms], goal: "< 10 ms" },
+        ),
         figure("gateway upload rate under that load", figures.uploads.mbps, "MB/s", { baseline: ["the sync sink", baseline.uploads.mbps] }),
       ],
       summary: [

@@ -44,7 +44,11 @@ export async function run(): Promise<AssetUploadFigures> {
       const knownContent = round((await postBigFile(gateway.url, "/api/assets", mib, seed, KEY)).mbps);
       rounds.push({ ...sinkMBps, newContent, knownContent });
     }
-    const mbps = { ...perSink((d) => median(rounds.map((x) => x[d]))), newContent: median(rounds.map((x) => x.newContent)), knownContent: median(rounds.map((x) => x.knownContent)) };
+    const mbps = {
+      ...perSink((d) => median(rounds.map((x) => x[d]))),
+      newContent: median(rounds.map((x) => x.newContent)),
+      knownContent: median(rounds.map((x) => x.knownContent)),
+    };
     const figures = {
       fileMiB: mib,
       baselines: SINK_DOES,
@@ -57,7 +61,11 @@ export async function run(): Promise<AssetUploadFigures> {
     return {
       ...figures,
       figures: [
-        figure(`POST /api/assets, ${mib} MiB new content`, mbps.newContent, "MB/s", { baseline: ["hash+write+sync sink", mbps.sync], ratio: figures.newContentRatio.sync, goal: "ratio ≥ 0.9" }),
+        figure(`POST /api/assets, ${mib} MiB new content`, mbps.newContent, "MB/s", {
+          baseline: ["hash+write+sync sink", mbps.sync],
+          ratio: figures.newContentRatio.sync,
+          goal: "ratio ≥ 0.9",
+        }),
         figure(`POST /api/assets, ${mib} MiB: gateway peak RSS`, figures.gatewayPeakRssMiB, "MiB", { goal: "≤ 300 MiB" }),
       ],
       summary: [

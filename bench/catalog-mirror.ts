@@ -49,7 +49,10 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 function passFigures(p: MirrorPassFigures): Figure[] {
   return [
-    figure("first mirror of the catalog (list, versions, classes) at 50 ms a request", seconds(p.fullFirst.ms), "s", { baseline: ["each pack's versions asked one by one", seconds(p.fullFirstPerPack.ms)], goal: "< 60 s" }),
+    figure("first mirror of the catalog (list, versions, classes) at 50 ms a request", seconds(p.fullFirst.ms), "s", {
+      baseline: ["each pack's versions asked one by one", seconds(p.fullFirstPerPack.ms)],
+      goal: "< 60 s",
+    }),
     figure("refresh where nothing changed", seconds(p.refreshUnchanged.ms), "s", { baseline: ["a full pass", seconds(p.fullAgain.ms)] }),
   ];
 }
@@ -84,7 +87,10 @@ async function timed(fn: () => Promise<unknown>, runs: number): Promise<number> 
 /** The whole mirror and its refreshes, on the real catalog when it is beside the repository (else the fixture). */
 async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   const cat = testCatalog();
-  const nodes = readFileSync(cat.path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as RegistryNode);
+  const nodes = readFileSync(cat.path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as RegistryNode);
   const registry = await new FakeRegistry(nodes).start();
   registry.delayMs = delayMs;
   const dir = mkdtempSync(join(tmpdir(), "bench-passes-"));
@@ -97,11 +103,18 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   try {
     const listOnly = await pass(() => loadCatalog(registry.url));
     // The per-pack mirror, in the same run: every pack's versions asked one by one.
-    const perPack = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "per-pack"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"), { mirror: { bulkVersionsFrom: Number.POSITIVE_INFINITY } });
+    const perPack = await createSearchRuntime(
+      loadConfig({ DATA_DIR: join(dir, "per-pack"), CATALOG_SOURCE: "none" }),
+      createLogger("bench", "silent"),
+      { mirror: { bulkVersionsFrom: Number.POSITIVE_INFINITY } },
+    );
     await perPack.started;
     const fullFirstPerPack = await pass(() => perPack.reindex(registry.url));
     await perPack.close();
-    const deps = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
+    const deps = await createSearchRuntime(
+      loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }),
+      createLogger("bench", "silent"),
+    );
     await deps.started;
     const fullFirst = await pass(() => deps.reindex(registry.url));
     const refreshUnchanged = await pass(() => deps.reindex(registry.url));
@@ -110,7 +123,15 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
     const refreshTenChanged = await pass(() => deps.reindex(registry.url));
     const fullAgain = await pass(() => deps.reindex(registry.url, { full: true }));
     await deps.close();
-    const figures = { catalog: `${cat.description}, served by the testkit's fake registry answering every request after ${delayMs} ms`, listOnly, fullFirstPerPack, fullFirst, refreshUnchanged, refreshTenChanged, fullAgain };
+    const figures = {
+      catalog: `${cat.description}, served by the testkit's fake registry answering every request after ${delayMs} ms`,
+      listOnly,
+      fullFirstPerPack,
+      fullFirst,
+      refreshUnchanged,
+      refreshTenChanged,
+      fullAgain,
+    };
     console.log(JSON.stringify(figures, null, 2));
     return figures;
   } finally {
@@ -119,7 +140,9 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
   }
 }
 
-export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: process.env.MIRROR_PASSES_ONLY === "1" }): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures; figures: Figure[]; summary: string[] }> {
+export async function run(
+  opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: process.env.MIRROR_PASSES_ONLY === "1" },
+): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures; figures: Figure[]; summary: string[] }> {
   if (opts.passesOnly) {
     const passes = await mirrorPasses(50);
     return { passes, figures: passFigures(passes), summary: [passSummary(passes)] };
@@ -148,7 +171,10 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: proc
     const concurrency1 = await timed(() => loadCatalog(registry.url, { mirror: { concurrency: 1 } }), opts.mirrorRuns);
     const fileBaseline = await timed(() => loadCatalog(file), opts.mirrorRuns);
 
-    const deps = await createSearchRuntime(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }), createLogger("bench", "silent"));
+    const deps = await createSearchRuntime(
+      loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: "none" }),
+      createLogger("bench", "silent"),
+    );
     await deps.started;
     const firstMs = await timed(() => deps.reindex(registry.url), 1);
     const cpu0 = process.cpuUsage();
@@ -158,7 +184,11 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: proc
     const passes = await mirrorPasses(pageDelayMs);
     return {
       catalog,
-      readyMs: { registryDefault: round(registryDefault), noneBaseline: round(noneBaseline), ratio: Math.round((registryDefault / noneBaseline) * 100) / 100 },
+      readyMs: {
+        registryDefault: round(registryDefault),
+        noneBaseline: round(noneBaseline),
+        ratio: Math.round((registryDefault / noneBaseline) * 100) / 100,
+      },
       mirrorMs: {
         concurrency4: round(concurrency4),
         concurrency1: round(concurrency1),
@@ -166,11 +196,20 @@ export async function run(opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: proc
         ratioToFile: Math.round((concurrency4 / fileBaseline) * 10) / 10,
         speedupVsSequential: Math.round((concurrency1 / concurrency4) * 100) / 100,
       },
-      refresh: { firstMs: round(firstMs), refreshMs: round(refreshMs), refreshCpuMs: round((cpu.user + cpu.system) / 1000), ratio: Math.round((refreshMs / firstMs) * 100) / 100 },
+      refresh: {
+        firstMs: round(firstMs),
+        refreshMs: round(refreshMs),
+        refreshCpuMs: round((cpu.user + cpu.system) / 1000),
+        ratio: Math.round((refreshMs / firstMs) * 100) / 100,
+      },
       passes,
       figures: [
-        figure("gateway start to /readyz 200, default source (registry unreachable)", seconds(registryDefault), "s", { baseline: ["CATALOG_SOURCE=none", seconds(noneBaseline)] }),
-        figure(`mirror ${nodes.length.toLocaleString("en")} nodes, 4 pages in flight`, seconds(concurrency4), "s", { baseline: ["one page at a time", seconds(concurrency1)] }),
+        figure("gateway start to /readyz 200, default source (registry unreachable)", seconds(registryDefault), "s", {
+          baseline: ["CATALOG_SOURCE=none", seconds(noneBaseline)],
+        }),
+        figure(`mirror ${nodes.length.toLocaleString("en")} nodes, 4 pages in flight`, seconds(concurrency4), "s", {
+          baseline: ["one page at a time", seconds(concurrency1)],
+        }),
         figure("refresh of a serving index", seconds(refreshMs), "s", { baseline: ["first read into an empty index", seconds(firstMs)] }),
         ...passFigures(passes),
       ],

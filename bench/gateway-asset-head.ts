@@ -42,7 +42,9 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): P
   const baseline = await startService(join(repoRoot, "bench/servers/sample-pages-server.ts"), { SAMPLE_PAGES_FILE: pageFile });
   const paths: string[] = [];
   for (let i = 0; i < 50; i++) {
-    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: { r: i, g: 255 - i, b: (i * 5) % 256 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: { r: i, g: 255 - i, b: (i * 5) % 256 } } })
+      .png()
+      .toBuffer();
     const form = new FormData();
     form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "b.png");
     const up = await fetch(`${gateway.url}/api/upload/image`, { method: "POST", body: form, headers: { "X-API-Key": KEY } });
@@ -78,10 +80,15 @@ export async function run(opts = { connections: 32, roundSec: 5, rounds: 5 }): P
     perRound,
     sqliteStore,
     figures: [
-      figure("HEAD /api/assets/hash/{hash}: throughput", Math.round(g.requestsPerSec), "req/s", { baseline: ["bare Express", Math.round(b.requestsPerSec)], ratio: throughputRatio }),
+      figure("HEAD /api/assets/hash/{hash}: throughput", Math.round(g.requestsPerSec), "req/s", {
+        baseline: ["bare Express", Math.round(b.requestsPerSec)],
+        ratio: throughputRatio,
+      }),
       figure("HEAD /api/assets/hash/{hash}: p99 latency", g.p99Ms, "ms", { baseline: ["bare Express", b.p99Ms], ratio: p99Ratio }),
     ],
-    summary: [`HEAD /api/assets/hash: ${Math.round(g.requestsPerSec)} req/s = ${throughputRatio.toFixed(2)}× bare Express (${Math.round(b.requestsPerSec)}); p99 ${g.p99Ms} ms = ${p99Ratio.toFixed(2)}×`],
+    summary: [
+      `HEAD /api/assets/hash: ${Math.round(g.requestsPerSec)} req/s = ${throughputRatio.toFixed(2)}× bare Express (${Math.round(b.requestsPerSec)}); p99 ${g.p99Ms} ms = ${p99Ratio.toFixed(2)}×`,
+    ],
   };
 }
 
@@ -97,7 +104,14 @@ async function measureSqliteStore(): Promise<AssetHeadFigures["sqliteStore"]> {
     const emptyOpenMs = performance.now() - t;
     t = performance.now();
     for (let i = 0; i < 10_000; i++) {
-      await store.create({ owner: "bench", hash: blake3(Buffer.from(String(i))).toString("hex"), name: `image ${i}.png`, size: i, mimeType: "image/png", tags: ["input", `set${i % 20}`] });
+      await store.create({
+        owner: "bench",
+        hash: blake3(Buffer.from(String(i))).toString("hex"),
+        name: `image ${i}.png`,
+        size: i,
+        mimeType: "image/png",
+        tags: ["input", `set${i % 20}`],
+      });
     }
     const insertMsPerRecord = (performance.now() - t) / 10_000;
     await store.close();
@@ -106,12 +120,29 @@ async function measureSqliteStore(): Promise<AssetHeadFigures["sqliteStore"]> {
     await reopened.init();
     const reopenWith10kRecordsMs = performance.now() - t;
     t = performance.now();
-    for (let i = 0; i < 50; i++) await reopened.list({ owner: "bench", tagsAll: [`set${i % 20}`], tagsAny: [], tagsNone: [], metadata: [], sort: "created_at", order: "desc", limit: 50, offset: 0 });
+    for (let i = 0; i < 50; i++)
+      await reopened.list({
+        owner: "bench",
+        tagsAll: [`set${i % 20}`],
+        tagsAny: [],
+        tagsNone: [],
+        metadata: [],
+        sort: "created_at",
+        order: "desc",
+        limit: 50,
+        offset: 0,
+      });
     const listPageMs = (performance.now() - t) / 50;
     const rssGrowthMiB = (process.memoryUsage().rss - rss0) / 2 ** 20;
     await reopened.close();
     const round = (x: number) => Math.round(x * 100) / 100;
-    return { emptyOpenMs: round(emptyOpenMs), reopenWith10kRecordsMs: round(reopenWith10kRecordsMs), insertMsPerRecord: round(insertMsPerRecord), listPageMs: round(listPageMs), rssGrowthMiB: round(rssGrowthMiB) };
+    return {
+      emptyOpenMs: round(emptyOpenMs),
+      reopenWith10kRecordsMs: round(reopenWith10kRecordsMs),
+      insertMsPerRecord: round(insertMsPerRecord),
+      listPageMs: round(listPageMs),
+      rssGrowthMiB: round(rssGrowthMiB),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

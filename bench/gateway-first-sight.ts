@@ -1,6 +1,14 @@
 import { benchCatalogLines } from "./lib/catalog.ts";
 import { firstSightQueries } from "./lib/first-sight-queries.ts";
-import { alternatingRounds, DEFAULT_ROUNDS, gatewayFigures, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import {
+  alternatingRounds,
+  DEFAULT_ROUNDS,
+  gatewayFigures,
+  startGatewayRig,
+  summaryLine,
+  type AlternatingFigures,
+  type RoundOptions,
+} from "./lib/gateway-rig.ts";
 import { cycle, madeAhead } from "./lib/http-load.ts";
 import { hitRates, scrapeMemoLookups, type MemoLookups } from "./lib/memo-lookups.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";

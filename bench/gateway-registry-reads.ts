@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seeded } from "@app/testkit/catalog";
 import { benchCatalogFile } from "./lib/catalog.ts";
-import { alternatingRounds, DEFAULT_ROUNDS, gatewayFigures, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import {
+  alternatingRounds,
+  DEFAULT_ROUNDS,
+  gatewayFigures,
+  startGatewayRig,
+  summaryLine,
+  type AlternatingFigures,
+  type RoundOptions,
+} from "./lib/gateway-rig.ts";
 import { runWhenMain, type Figure } from "./lib/results.ts";
 import { cycle } from "./lib/http-load.ts";
 
@@ -28,7 +36,10 @@ const VERSIONS_PER_PACK = 10;
 export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayRegistryReadsFigures> {
   const dir = mkdtempSync(join(tmpdir(), "bench-registry-reads-"));
   try {
-    const records = readFileSync(benchCatalogFile(), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+    const records = readFileSync(benchCatalogFile(), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, any>);
     for (const r of records) withVersions(r);
     const catalogFile = join(dir, "catalog.ndjson");
     writeFileSync(catalogFile, records.map((r) => JSON.stringify(r)).join("\n"));
@@ -58,7 +69,14 @@ export async function run(opts: RoundOptions = DEFAULT_ROUNDS): Promise<GatewayR
 function withVersions(r: Record<string, any>): void {
   const versions = Array.from({ length: VERSIONS_PER_PACK }, (_, i) => {
     const v = `1.${VERSIONS_PER_PACK - 1 - i}.0`;
-    return { id: `${r.id}@${v}`, version: v, createdAt: new Date(Date.UTC(2025, 0, 1) - i * 86_400_000).toISOString(), status: "NodeVersionStatusActive", changelog: `Release ${v}`, downloadUrl: `https://cdn.example/${r.id}/${v}.zip` };
+    return {
+      id: `${r.id}@${v}`,
+      version: v,
+      createdAt: new Date(Date.UTC(2025, 0, 1) - i * 86_400_000).toISOString(),
+      status: "NodeVersionStatusActive",
+      changelog: `Release ${v}`,
+      downloadUrl: `https://cdn.example/${r.id}/${v}.zip`,
+    };
   });
   r.versions = versions;
   r.latest_version = versions[0];

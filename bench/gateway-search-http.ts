@@ -1,5 +1,13 @@
 import { benchCatalogFile } from "./lib/catalog.ts";
-import { alternatingRounds, DEFAULT_ROUNDS, gatewayFigures, startGatewayRig, summaryLine, type AlternatingFigures, type RoundOptions } from "./lib/gateway-rig.ts";
+import {
+  alternatingRounds,
+  DEFAULT_ROUNDS,
+  gatewayFigures,
+  startGatewayRig,
+  summaryLine,
+  type AlternatingFigures,
+  type RoundOptions,
+} from "./lib/gateway-rig.ts";
 import { cycle } from "./lib/http-load.ts";
 import { hitRates, scrapeMemoLookups } from "./lib/memo-lookups.ts";
 import { realisticQueries } from "./lib/queries.ts";

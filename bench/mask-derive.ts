@@ -106,13 +106,18 @@ async function probing<T>(base: string, searchPath: () => string, work: () => Pr
   }
 }
 
-const procKiB = (pid: number, field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
+const procKiB = (pid: number, field: string): number =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN);
 const mib = (kib: number) => round(kib / 1024);
 
 async function postMask(url: string, mask: Buffer, original: string): Promise<void> {
   const res = await upload(url, mask, {
     path: "/api/upload/mask",
-    fields: { original_ref: JSON.stringify({ filename: original, subfolder: "clipspace", type: "input" }), type: "input", subfolder: "clipspace" },
+    fields: {
+      original_ref: JSON.stringify({ filename: original, subfolder: "clipspace", type: "input" }),
+      type: "input",
+      subfolder: "clipspace",
+    },
     key: KEY,
     timeoutMs: 600_000,
   });
@@ -148,7 +153,9 @@ async function measure(root: string, images: Images, searchPath: () => string): 
     let sampled = rssBefore;
     const sampler = setInterval(() => (sampled = Math.max(sampled, procKiB(gw.pid, "VmRSS"))), 20);
     const t0 = performance.now();
-    const four = await probing(gw.url, searchPath, () => Promise.all(images.concurrent.map((png, i) => postMask(gw.url, png.mask, originals[i]!))));
+    const four = await probing(gw.url, searchPath, () =>
+      Promise.all(images.concurrent.map((png, i) => postMask(gw.url, png.mask, originals[i]!))),
+    );
     const wallMs = performance.now() - t0;
     clearInterval(sampler);
     const peak = Math.max(sampled, procKiB(gw.pid, "VmHWM"));
@@ -168,7 +175,15 @@ async function measure(root: string, images: Images, searchPath: () => string): 
     }
     return {
       idle: { healthz: idle.healthz, search: idle.search, eventLoopDelay: idle.eventLoopDelay },
-      fourMasks: { healthz: four.healthz, search: four.search, eventLoopDelay: four.eventLoopDelay, wallMs: Math.round(wallMs), peakRssMiB: mib(peak), rssBeforeMiB: mib(rssBefore), rssAfter3sMiB: mib(rssAfter) },
+      fourMasks: {
+        healthz: four.healthz,
+        search: four.search,
+        eventLoopDelay: four.eventLoopDelay,
+        wallMs: Math.round(wallMs),
+        peakRssMiB: mib(peak),
+        rssBeforeMiB: mib(rssBefore),
+        rssAfter3sMiB: mib(rssAfter),
+      },
       maskMs,
     };
   } finally {
@@ -184,17 +199,24 @@ interface Images {
 
 async function makeImages(seed: number): Promise<Images> {
   const concurrent = [];
-  for (let i = 0; i < CONCURRENT; i++) concurrent.push({ original: await smoothPng(8192, 8192, seed + i), mask: await discMaskPng(8192, 8192, seed + i) });
+  for (let i = 0; i < CONCURRENT; i++)
+    concurrent.push({ original: await smoothPng(8192, 8192, seed + i), mask: await discMaskPng(8192, 8192, seed + i) });
   const sequential = {} as Images["sequential"];
   for (const [label, edge] of Object.entries(EDGES) as [keyof typeof EDGES, number][]) {
     const rounds = edge === 8192 ? 2 : 3;
-    sequential[label] = { original: await smoothPng(edge, edge, seed + 10), masks: await Promise.all(Array.from({ length: rounds }, (_, i) => discMaskPng(edge, edge, seed + 20 + i))) };
+    sequential[label] = {
+      original: await smoothPng(edge, edge, seed + 10),
+      masks: await Promise.all(Array.from({ length: rounds }, (_, i) => discMaskPng(edge, edge, seed + 20 + i))),
+    };
   }
   return { concurrent, sequential };
 }
 
 export async function run(): Promise<MaskFigures> {
-  const words = benchCatalogLines().slice(0, 50).map((l) => (l.name ?? l.id).split(/\W+/)[0]!.toLowerCase()).filter(Boolean);
+  const words = benchCatalogLines()
+    .slice(0, 50)
+    .map((l) => (l.name ?? l.id).split(/\W+/)[0]!.toLowerCase())
+    .filter(Boolean);
   let q = 0;
   const searchPath = () => `/nodes/search?search=${encodeURIComponent(words[q++ % words.length]!)}&limit=10`;
   const beforeRoot = process.env.MASK_BENCH_BEFORE;
@@ -206,20 +228,30 @@ export async function run(): Promise<MaskFigures> {
     healthzP99: ratio(after.fourMasks.healthz.p99Ms, before.fourMasks.healthz.p99Ms),
     searchP99: ratio(after.fourMasks.search.p99Ms, before.fourMasks.search.p99Ms),
     peakRss: ratio(after.fourMasks.peakRssMiB, before.fourMasks.peakRssMiB),
-    ...Object.fromEntries(Object.keys(EDGES).map((k) => [`mask ${k}`, ratio(after.maskMs[k as keyof typeof EDGES], before.maskMs[k as keyof typeof EDGES])])),
+    ...Object.fromEntries(
+      Object.keys(EDGES).map((k) => [`mask ${k}`, ratio(after.maskMs[k as keyof typeof EDGES], before.maskMs[k as keyof typeof EDGES])]),
+    ),
   };
   const line = (v: VersionFigures, label: string) =>
     `mask ${label}: four 64 MP at once ${v.fourMasks.wallMs} ms; healthz p99 ${v.fourMasks.healthz.p99Ms} ms max ${v.fourMasks.healthz.maxMs} ms (idle p99 ${v.idle.healthz.p99Ms}); ` +
     `search p99 ${v.fourMasks.search.p99Ms} ms max ${v.fourMasks.search.maxMs} ms (idle p99 ${v.idle.search.p99Ms}); ` +
     `event-loop delay p99 ${v.fourMasks.eventLoopDelay.p99Ms} ms max ${v.fourMasks.eventLoopDelay.maxMs} ms (idle max ${v.idle.eventLoopDelay.maxMs}); peak RSS ${v.fourMasks.peakRssMiB} MiB (from ${v.fourMasks.rssBeforeMiB}); ` +
-    `one mask ${Object.entries(v.maskMs).map(([k, ms]) => `${k} ${ms} ms`).join(", ")}`;
+    `one mask ${Object.entries(v.maskMs)
+      .map(([k, ms]) => `${k} ${ms} ms`)
+      .join(", ")}`;
   return {
     catalog: benchCatalogDescription(),
     after,
     ...(before && { before, ratios }),
     figures: [
-      figure("/healthz p99 while four 64 MP masks derive", after.fourMasks.healthz.p99Ms, "ms", { baseline: ["the same gateway idle", after.idle.healthz.p99Ms], goal: "< 50 ms" }),
-      figure("/healthz max while four 64 MP masks derive", after.fourMasks.healthz.maxMs, "ms", { baseline: ["the same gateway idle", after.idle.healthz.maxMs], goal: "≤ 100 ms" }),
+      figure("/healthz p99 while four 64 MP masks derive", after.fourMasks.healthz.p99Ms, "ms", {
+        baseline: ["the same gateway idle", after.idle.healthz.p99Ms],
+        goal: "< 50 ms",
+      }),
+      figure("/healthz max while four 64 MP masks derive", after.fourMasks.healthz.maxMs, "ms", {
+        baseline: ["the same gateway idle", after.idle.healthz.maxMs],
+        goal: "≤ 100 ms",
+      }),
       figure("gateway peak RSS during the four masks", after.fourMasks.peakRssMiB, "MiB", { goal: "< 512 MiB" }),
     ],
     summary: [...(before ? [line(before, "before")] : []), line(after, "after")],

@@ -34,9 +34,21 @@ export async function run() {
     return { ...f, popular, objective: f.mrrAt10 + 0.01 * popular };
   };
   type Knob = { get: (w: RankingWeights) => number; set: (w: RankingWeights, v: number) => RankingWeights; values: number[] };
-  const field = (i: number, values: number[]): Knob => ({ get: (w) => w.field[i]!, set: (w, v) => ({ ...w, field: w.field.map((x, k) => (k === i ? v : x)) as unknown as RankingWeights["field"] }), values });
-  const kind = (i: number, values: number[]): Knob => ({ get: (w) => w.kind[i]!, set: (w, v) => ({ ...w, kind: w.kind.map((x, k) => (k === i ? v : x)) as unknown as RankingWeights["kind"] }), values });
-  const scalar = (key: "noise" | "phrase" | "popularity" | "percentileShare", values: number[]): Knob => ({ get: (w) => w[key], set: (w, v) => ({ ...w, [key]: v }), values });
+  const field = (i: number, values: number[]): Knob => ({
+    get: (w) => w.field[i]!,
+    set: (w, v) => ({ ...w, field: w.field.map((x, k) => (k === i ? v : x)) as unknown as RankingWeights["field"] }),
+    values,
+  });
+  const kind = (i: number, values: number[]): Knob => ({
+    get: (w) => w.kind[i]!,
+    set: (w, v) => ({ ...w, kind: w.kind.map((x, k) => (k === i ? v : x)) as unknown as RankingWeights["kind"] }),
+    values,
+  });
+  const scalar = (key: "noise" | "phrase" | "popularity" | "percentileShare", values: number[]): Knob => ({
+    get: (w) => w[key],
+    set: (w, v) => ({ ...w, [key]: v }),
+    values,
+  });
   const knobs: Knob[] = [
     field(1, [0.5, 0.6, 0.7, 0.8, 0.9]),
     field(2, [0.3, 0.4, 0.5, 0.6, 0.7]),
@@ -56,9 +68,16 @@ export async function run() {
   // The conformance suite's relevance cases on the real catalog must keep passing too (its typo case: every pack of the top five
   // for `contrlnet` names ControlNet in its id, name or description).
   const keepsConformance = (w: RankingWeights) =>
-    new IndexSearcher(data, w).search({ search: "contrlnet", includeBanned: false, offset: 0, limit: 5 }).nodes.every((n) => /control\s*-?net|cnet/.test(`${n.id} ${n.name} ${n.description}`.toLowerCase()));
+    new IndexSearcher(data, w)
+      .search({ search: "contrlnet", includeBanned: false, offset: 0, limit: 5 })
+      .nodes.every((n) => /control\s*-?net|cnet/.test(`${n.id} ${n.name} ${n.description}`.toLowerCase()));
   const allowed = (w: RankingWeights) =>
-    w.field[0] > w.field[1] && w.field[1] > w.field[2] && w.field[2] > w.field[3] && w.kind[0] >= w.kind[1] && w.kind[3] > w.kind[4] && keepsConformance(w);
+    w.field[0] > w.field[1] &&
+    w.field[1] > w.field[2] &&
+    w.field[2] > w.field[3] &&
+    w.kind[0] >= w.kind[1] &&
+    w.kind[3] > w.kind[4] &&
+    keepsConformance(w);
   let best = DEFAULT_WEIGHTS;
   let bestScore = allowed(best) ? evaluate(best).objective : -1;
   for (let round = 0; round < 3; round++) {
@@ -81,8 +100,19 @@ export async function run() {
   return {
     catalog: testCatalog().description,
     queries: judged.length,
-    defaults: { weights: DEFAULT_WEIGHTS, all: evaluate(DEFAULT_WEIGHTS), odd: evaluate(DEFAULT_WEIGHTS, 1), even: evaluate(DEFAULT_WEIGHTS, 0) },
-    tuned: { weights: best, keepsConformance: keepsConformance(best), all: evaluate(best), odd: evaluate(best, 1), even: evaluate(best, 0) },
+    defaults: {
+      weights: DEFAULT_WEIGHTS,
+      all: evaluate(DEFAULT_WEIGHTS),
+      odd: evaluate(DEFAULT_WEIGHTS, 1),
+      even: evaluate(DEFAULT_WEIGHTS, 0),
+    },
+    tuned: {
+      weights: best,
+      keepsConformance: keepsConformance(best),
+      all: evaluate(best),
+      odd: evaluate(best, 1),
+      even: evaluate(best, 0),
+    },
   };
 }
 

@@ -71,9 +71,18 @@ export async function run(): Promise<RelevanceBenchFigures> {
     oursByKind[kind] = { queries: r.length, successAt3: relevanceFigures(r).successAt3 };
   }
   const rankOf = (list: { top: string[] }[], i: number, pack: string) => firstHit(list[i]!.top, new Set([pack]));
-  const popular = judged.flatMap(({ q }, i) => (q.popular ? [{ q: q.q, pack: q.popular, ours: rankOf(o, i, q.popular), bm25: rankOf(b, i, q.popular), substring: rankOf(s, i, q.popular) }] : []));
-  const figures = { ours: relevanceFigures(o.map((x) => x.rank)), bm25: relevanceFigures(b.map((x) => x.rank)), substring: relevanceFigures(s.map((x) => x.rank)) };
-  const line = (name: string, f: RelevanceFigures) => `${name} s@1 ${f.successAt1.toFixed(3)}, s@3 ${f.successAt3.toFixed(3)}, MRR@10 ${f.mrrAt10.toFixed(3)}`;
+  const popular = judged.flatMap(({ q }, i) =>
+    q.popular
+      ? [{ q: q.q, pack: q.popular, ours: rankOf(o, i, q.popular), bm25: rankOf(b, i, q.popular), substring: rankOf(s, i, q.popular) }]
+      : [],
+  );
+  const figures = {
+    ours: relevanceFigures(o.map((x) => x.rank)),
+    bm25: relevanceFigures(b.map((x) => x.rank)),
+    substring: relevanceFigures(s.map((x) => x.rank)),
+  };
+  const line = (name: string, f: RelevanceFigures) =>
+    `${name} s@1 ${f.successAt1.toFixed(3)}, s@3 ${f.successAt3.toFixed(3)}, MRR@10 ${f.mrrAt10.toFixed(3)}`;
   const popularInTop3 = popular.filter((p) => p.ours >= 1 && p.ours <= 3).length;
   return {
     catalog: catalog.description,
@@ -82,11 +91,19 @@ export async function run(): Promise<RelevanceBenchFigures> {
     ...figures,
     oursByKind,
     popular,
-    oursMisses: judged.flatMap(({ q }, i) => (o[i]!.rank >= 1 && o[i]!.rank <= 3 ? [] : [{ q: q.q, rank: o[i]!.rank, top3: o[i]!.top.slice(0, 3) }])),
+    oursMisses: judged.flatMap(({ q }, i) =>
+      o[i]!.rank >= 1 && o[i]!.rank <= 3 ? [] : [{ q: q.q, rank: o[i]!.rank, top3: o[i]!.top.slice(0, 3) }],
+    ),
     figures: [
-      figure(`relevance, MRR@10 over ${judged.length} judged queries`, figures.ours.mrrAt10, "", { baseline: ["untuned bm25 (SQLite FTS5)", figures.bm25.mrrAt10] }),
-      figure(`relevance, success@3 over ${judged.length} judged queries`, figures.ours.successAt3, "", { baseline: ["untuned bm25 (SQLite FTS5)", figures.bm25.successAt3] }),
-      figure(`relevance, MRR@10 over ${judged.length} judged queries`, figures.ours.mrrAt10, "", { baseline: ["the registry's substring search", figures.substring.mrrAt10] }),
+      figure(`relevance, MRR@10 over ${judged.length} judged queries`, figures.ours.mrrAt10, "", {
+        baseline: ["untuned bm25 (SQLite FTS5)", figures.bm25.mrrAt10],
+      }),
+      figure(`relevance, success@3 over ${judged.length} judged queries`, figures.ours.successAt3, "", {
+        baseline: ["untuned bm25 (SQLite FTS5)", figures.bm25.successAt3],
+      }),
+      figure(`relevance, MRR@10 over ${judged.length} judged queries`, figures.ours.mrrAt10, "", {
+        baseline: ["the registry's substring search", figures.substring.mrrAt10],
+      }),
     ],
     summary: [
       `relevance (${judged.length} judged queries, ${JUDGED_QUERIES.length - judged.length} skipped; ${catalog.kind} catalog): ${line("ours", figures.ours)} | ${line("bm25 (FTS5)", figures.bm25)} | ${line("substring (registry)", figures.substring)}; popular pack in ours' top 3 for ${popularInTop3} of ${popular.length} examples`,

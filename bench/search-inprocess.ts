@@ -1,5 +1,12 @@
 import type { CatalogRecord } from "@app/contracts";
-import { EmbeddedSearchEngine, loadCatalog, parseSearchQuery, toEngineQuery, type EngineQuery, type SearchEngine } from "@app/search/internal";
+import {
+  EmbeddedSearchEngine,
+  loadCatalog,
+  parseSearchQuery,
+  toEngineQuery,
+  type EngineQuery,
+  type SearchEngine,
+} from "@app/search/internal";
 import { testCatalog } from "@app/testkit/catalog";
 import { realisticQueries } from "./lib/queries.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
@@ -59,7 +66,12 @@ const pct = (xs: number[], p: number) => {
 };
 const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
-async function time(queries: EngineQuery[], runs: number, fn: (q: EngineQuery) => unknown, warmUp: EngineQuery[] = queries.slice(0, 50)): Promise<LatencyFigures> {
+async function time(
+  queries: EngineQuery[],
+  runs: number,
+  fn: (q: EngineQuery) => unknown,
+  warmUp: EngineQuery[] = queries.slice(0, 50),
+): Promise<LatencyFigures> {
   for (const q of warmUp) await fn(q);
   const perQuery: number[][] = queries.map(() => []);
   for (let r = 0; r < runs; r++) {
@@ -93,7 +105,13 @@ function scanBaseline(records: CatalogRecord[]) {
   };
 }
 
-async function measure(records: CatalogRecord[], queries: EngineQuery[], warmUp: EngineQuery[], runs: number, baselineQueries: number): Promise<ScaleFigures> {
+async function measure(
+  records: CatalogRecord[],
+  queries: EngineQuery[],
+  warmUp: EngineQuery[],
+  runs: number,
+  baselineQueries: number,
+): Promise<ScaleFigures> {
   gc();
   const before = process.memoryUsage();
   const engine: SearchEngine = new EmbeddedSearchEngine();
@@ -151,11 +169,25 @@ export async function run(opts = { syntheticNodes: 1_000_000, runs: 5, synthetic
       syntheticMemory: synthetic.rssMiB < targets.syntheticMemoryMiB,
     },
     figures: [
-      figure(`in process, ${real.nodes.toLocaleString("en")} packs, first sight p99`, real.firstSight.p99Ms, "ms", { baseline: ["substring scan", real.baselineScan.p99Ms] }),
-      figure(`in process, ${real.nodes.toLocaleString("en")} packs, repeated p99 (median of runs)`, real.search.medianOfRunsP99Ms, "ms", { baseline: ["substring scan", real.baselineScan.p99Ms], goal: `< ${targets.realP99Ms} ms` }),
-      figure(`in process, ${synthetic.nodes.toLocaleString("en")} packs, repeated p99 (median of runs)`, synthetic.search.medianOfRunsP99Ms, "ms", { baseline: ["substring scan", synthetic.baselineScan.p99Ms], goal: `< ${targets.syntheticP99Ms} ms` }),
-      figure(`${synthetic.nodes.toLocaleString("en")}-pack index build`, Math.round(synthetic.buildMs / 100) / 10, "s", { goal: `< ${targets.syntheticBuildMs / 1000} s` }),
-      figure(`${synthetic.nodes.toLocaleString("en")}-pack process RSS after the build`, synthetic.rssMiB, "MiB", { goal: `< ${targets.syntheticMemoryMiB} MiB` }),
+      figure(`in process, ${real.nodes.toLocaleString("en")} packs, first sight p99`, real.firstSight.p99Ms, "ms", {
+        baseline: ["substring scan", real.baselineScan.p99Ms],
+      }),
+      figure(`in process, ${real.nodes.toLocaleString("en")} packs, repeated p99 (median of runs)`, real.search.medianOfRunsP99Ms, "ms", {
+        baseline: ["substring scan", real.baselineScan.p99Ms],
+        goal: `< ${targets.realP99Ms} ms`,
+      }),
+      figure(
+        `in process, ${synthetic.nodes.toLocaleString("en")} packs, repeated p99 (median of runs)`,
+        synthetic.search.medianOfRunsP99Ms,
+        "ms",
+        { baseline: ["substring scan", synthetic.baselineScan.p99Ms], goal: `< ${targets.syntheticP99Ms} ms` },
+      ),
+      figure(`${synthetic.nodes.toLocaleString("en")}-pack index build`, Math.round(synthetic.buildMs / 100) / 10, "s", {
+        goal: `< ${targets.syntheticBuildMs / 1000} s`,
+      }),
+      figure(`${synthetic.nodes.toLocaleString("en")}-pack process RSS after the build`, synthetic.rssMiB, "MiB", {
+        goal: `< ${targets.syntheticMemoryMiB} MiB`,
+      }),
     ],
     summary: [
       `search in process: ${real.nodes} packs first sight p50 ${real.firstSight.p50Ms} / p99 ${real.firstSight.p99Ms} ms; ` +
@@ -164,4 +196,6 @@ export async function run(opts = { syntheticNodes: 1_000_000, runs: 5, synthetic
   };
 }
 
-await runWhenMain(import.meta.url, () => run({ syntheticNodes: Number(process.env.SYNTHETIC_NODES ?? 1_000_000), runs: 5, syntheticRuns: 3 }));
+await runWhenMain(import.meta.url, () =>
+  run({ syntheticNodes: Number(process.env.SYNTHETIC_NODES ?? 1_000_000), runs: 5, syntheticRuns: 3 }),
+);

@@ -32,7 +32,13 @@ async function writeSeeded(req: ClientRequest, mib: number, seed: string): Promi
 }
 
 function patch(url: string, path: string, mib: number, seed: string, headers: Record<string, string>) {
-  return sendBody(url, path, "PATCH", { ...headers, "content-type": "application/offset+octet-stream", "content-length": mib * MiB }, (req) => void writeSeeded(req, mib, seed));
+  return sendBody(
+    url,
+    path,
+    "PATCH",
+    { ...headers, "content-type": "application/offset+octet-stream", "content-length": mib * MiB },
+    (req) => void writeSeeded(req, mib, seed),
+  );
 }
 
 /** The sink takes the PATCH alone; MB/s. */
@@ -50,7 +56,11 @@ async function toTus(gateway: Service, mib: number, seed: string): Promise<numbe
   const started = performance.now();
   const created = await fetch(`${gateway.url}/api/assets/uploads`, {
     method: "POST",
-    headers: { ...tus, "upload-length": String(mib * MiB), "upload-metadata": `filename ${b64("model.safetensors")},tags ${b64("models,model_type:checkpoints,bench")}` },
+    headers: {
+      ...tus,
+      "upload-length": String(mib * MiB),
+      "upload-metadata": `filename ${b64("model.safetensors")},tags ${b64("models,model_type:checkpoints,bench")}`,
+    },
   });
   const location = created.headers.get("location");
   if (created.status !== 201 || !location) throw new Error(`create answered ${created.status}: ${await created.text()}`);
@@ -80,7 +90,13 @@ export async function run() {
       mbps,
       ratio,
       gatewayPeakRssMiB,
-      figures: [figure(`tus, ${mib} MiB in one PATCH`, mbps.tus, "MB/s", { baseline: ["hash+write+sync sink", mbps.sync], ratio: ratio.sync, goal: "ratio ≥ 0.7" })],
+      figures: [
+        figure(`tus, ${mib} MiB in one PATCH`, mbps.tus, "MB/s", {
+          baseline: ["hash+write+sync sink", mbps.sync],
+          ratio: ratio.sync,
+          goal: "ratio ≥ 0.7",
+        }),
+      ],
       summary: [
         `tus upload (/api/assets/uploads, create + one PATCH), ${mib} MiB: ${mbps.tus} MB/s = ${ratio.sync} of the hash+write+sync sink (${mbps.sync} MB/s; goal >= 0.7), ` +
           `${ratio.write} of hash+write (${mbps.write}), ${ratio.hash} of hash only (${mbps.hash}); gateway peak RSS ${gatewayPeakRssMiB} MiB`,

@@ -54,7 +54,9 @@ function body(image: Buffer, filename: string): Buffer[] {
 }
 
 function post(url: string, path: string, parts: Buffer[], fields: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  const extra = Object.entries(fields).map(([k, v]) => Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  const extra = Object.entries(fields).map(([k, v]) =>
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`),
+  );
   const all = [...extra, ...parts];
   const length = all.reduce((n, b) => n + b.length, 0);
   return postMultipart(url, path, { boundary: BOUNDARY, key: KEY, length }, (req) => {
@@ -104,7 +106,9 @@ const procCpuSec = (pid: number): number => {
 const procWchar = (pid: number): number => Number(/^wchar: (\d+)/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? NaN);
 
 async function maskTimings(url: string, edge: number, masks: number): Promise<{ perMaskMs: number; masks: number }> {
-  const original = await sharp({ create: { width: edge / 16, height: edge / 16, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 50 } } })
+  const original = await sharp({
+    create: { width: edge / 16, height: edge / 16, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 50 } },
+  })
     .resize(edge, edge, { kernel: "cubic" })
     .png({ compressionLevel: 6 })
     .toBuffer();
@@ -118,9 +122,13 @@ async function maskTimings(url: string, edge: number, masks: number): Promise<{ 
     const side = edge / 4;
     const x0 = Math.floor((i * edge) / (masks + 2));
     for (let y = x0; y < x0 + side; y++) for (let x = x0; x < x0 + side; x++) raw[(y * edge + x) * 4 + 3] = 0;
-    const mask = await sharp(raw, { raw: { width: edge, height: edge, channels: 4 } }).png().toBuffer();
+    const mask = await sharp(raw, { raw: { width: edge, height: edge, channels: 4 } })
+      .png()
+      .toBuffer();
     const started = performance.now();
-    const res = await post(url, "/api/upload/mask", body(mask, "clipspace-mask.png"), { original_ref: JSON.stringify({ filename: name, subfolder: "clipspace", type: "input" }) });
+    const res = await post(url, "/api/upload/mask", body(mask, "clipspace-mask.png"), {
+      original_ref: JSON.stringify({ filename: name, subfolder: "clipspace", type: "input" }),
+    });
     total += performance.now() - started;
     if (res.status !== 200) throw new Error(`mask upload answered ${res.status}: ${res.body}`);
   }
@@ -155,11 +163,15 @@ async function measure(base: Buffer, opts: { uploads: number; rounds: number }) 
   const sinks = {} as Record<SinkDurability, Awaited<ReturnType<typeof startSink>>>;
   for (const d of SINK_DURABILITIES) sinks[d] = await startSink(d);
   // Through the gateway, as users upload: embedded upload service, in-process jobs.
-  const service = await startService(join(repoRoot, "services/gateway/src/main.ts"), {
-    DATA_DIR: dataDir,
-    API_KEYS: KEY,
-    MASK_JOB_TIMEOUT_MS: "300000",
-  }, { readyPath: "/readyz" });
+  const service = await startService(
+    join(repoRoot, "services/gateway/src/main.ts"),
+    {
+      DATA_DIR: dataDir,
+      API_KEYS: KEY,
+      MASK_JOB_TIMEOUT_MS: "300000",
+    },
+    { readyPath: "/readyz" },
+  );
   try {
     const warm = [variant(base, `warm-a-${Date.now()}`), variant(base, `warm-b-${Date.now()}`)];
     for (const d of SINK_DURABILITIES) await timeUploads(sinks[d].url, "/", warm);
@@ -183,7 +195,11 @@ async function measure(base: Buffer, opts: { uploads: number; rounds: number }) 
       cpu.bytes += fresh.reduce((n, b) => n + b.length, 0);
       const before = storeUsage(blobs);
       const wcharBefore = procWchar(service.pid);
-      const duplicateMBps = await timeUploads(service.url, "/api/upload/image", fresh.map(() => fresh[0]!));
+      const duplicateMBps = await timeUploads(
+        service.url,
+        "/api/upload/image",
+        fresh.map(() => fresh[0]!),
+      );
       dup.tempBytesWrittenAndRemoved += procWchar(service.pid) - wcharBefore;
       const after = storeUsage(blobs);
       dup.storeBytesAdded += after.bytes - before.bytes;
@@ -191,7 +207,8 @@ async function measure(base: Buffer, opts: { uploads: number; rounds: number }) 
       rounds.push({ ...sinkMBps, newContentMBps: round(newContentMBps), duplicateMBps: round(duplicateMBps) });
     }
     const med = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
-    const perSink = (f: (d: SinkDurability) => number) => Object.fromEntries(SINK_DURABILITIES.map((d) => [d, f(d)])) as Record<SinkDurability, number>;
+    const perSink = (f: (d: SinkDurability) => number) =>
+      Object.fromEntries(SINK_DURABILITIES.map((d) => [d, f(d)])) as Record<SinkDurability, number>;
     const figures: PassFigures = {
       mbps: {
         ...perSink((d) => med(rounds.map((x) => x[d]))),
@@ -209,7 +226,10 @@ async function measure(base: Buffer, opts: { uploads: number; rounds: number }) 
       duplicatePasses: dup,
       servicePeakRssMiB: round(procStatus(service.pid, "VmHWM")),
     };
-    const maskMs: UploadFigures["maskMs"] = { "1024x1024": await maskTimings(service.url, 1024, 5), "4096x4096": await maskTimings(service.url, 4096, 3) };
+    const maskMs: UploadFigures["maskMs"] = {
+      "1024x1024": await maskTimings(service.url, 1024, 5),
+      "4096x4096": await maskTimings(service.url, 4096, 3),
+    };
     return { figures, maskMs, peakWithMasksMiB: round(procStatus(service.pid, "VmHWM")) };
   } finally {
     for (const d of SINK_DURABILITIES) await sinks[d].stop();
@@ -221,7 +241,9 @@ async function measure(base: Buffer, opts: { uploads: number; rounds: number }) 
 export async function run(opts = { uploads: 6, rounds: 5, targetBytes: 40_000_000 }): Promise<UploadFigures> {
   // One noisy PNG of about 40 MB; each upload of "new content" is a variant with its own hash.
   const edge = Math.round(Math.sqrt(opts.targetBytes / 3));
-  const base = await sharp({ create: { width: edge, height: edge, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+  const base = await sharp({
+    create: { width: edge, height: edge, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } },
+  })
     .png({ compressionLevel: 1 })
     .toBuffer();
   const disk = await measure(base, opts);

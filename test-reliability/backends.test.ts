@@ -39,7 +39,14 @@ describe("Redis stopped and started while masks are uploaded", () => {
     await mkdir(join(dir, "redis"));
     redis = new OwnRedis(await freePort(), join(dir, "redis"));
     await redis.start();
-    const env = { DATA_DIR: join(dir, "data"), REDIS_URL: redis.url, QUEUE_PREFIX: `rel-${process.pid}`, API_KEYS: KEY, MASK_JOB_TIMEOUT_MS: "5000", JOB_BACKOFF_MS: "100" };
+    const env = {
+      DATA_DIR: join(dir, "data"),
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: `rel-${process.pid}`,
+      API_KEYS: KEY,
+      MASK_JOB_TIMEOUT_MS: "5000",
+      JOB_BACKOFF_MS: "100",
+    };
     worker = await startService(SCRIPTS.worker, env);
     gw = await startService(SCRIPTS.gateway, env);
   });
@@ -57,7 +64,15 @@ describe("Redis stopped and started while masks are uploaded", () => {
     const originalName = up.body.name as string;
     const masks = await Promise.all(Array.from({ length: 30 }, grayMask));
     const answers = new Map<number, UploadAnswer>();
-    const maskUpload = (i: number) => upload(gw!.url, masks[i]!, { path: "/api/upload/mask", fields: { original_ref: JSON.stringify({ filename: originalName, subfolder: "", type: "input" }), type: "input", subfolder: "clipspace" } });
+    const maskUpload = (i: number) =>
+      upload(gw!.url, masks[i]!, {
+        path: "/api/upload/mask",
+        fields: {
+          original_ref: JSON.stringify({ filename: originalName, subfolder: "", type: "input" }),
+          type: "input",
+          subfolder: "clipspace",
+        },
+      });
 
     for (let i = 0; i < 10; i++) {
       const a = await maskUpload(i);
@@ -109,14 +124,25 @@ describe("Redis stopped and started while masks are uploaded", () => {
     }
     expect(named.size).toBe(60);
     const store = await readStore(join(dir, "data"));
-    const derived = [...store.records.entries()].filter(([, path]) => (JSON.parse(readFileSync(path, "utf8")) as { tags: string[] }).tags.includes("derived"));
+    const derived = [...store.records.entries()].filter(([, path]) =>
+      (JSON.parse(readFileSync(path, "utf8")) as { tags: string[] }).tags.includes("derived"),
+    );
     expect(new Set(derived.map(([h]) => h))).toEqual(named);
     for (const [hash, path] of derived) {
       const tags = (JSON.parse(readFileSync(path, "utf8")) as { tags: string[] }).tags;
-      expect(tags.filter((t) => t.startsWith("mask:")), hash).toHaveLength(1);
+      expect(
+        tags.filter((t) => t.startsWith("mask:")),
+        hash,
+      ).toHaveLength(1);
     }
     expect(store.temporaries).toEqual([]);
-    record("redis-outage", { masksBefore: 10, refusedWhileDown: 10, masksAfter: 20, secondsPer503: +downSeconds.toFixed(2), derivatives: named.size });
+    record("redis-outage", {
+      masksBefore: 10,
+      refusedWhileDown: 10,
+      masksAfter: 20,
+      secondsPer503: +downSeconds.toFixed(2),
+      derivatives: named.size,
+    });
   });
 });
 
@@ -125,7 +151,8 @@ describe("the S3 server stopped and started under uploads", () => {
   let s3Port: number;
   let s3: Service | undefined;
   let gw: Service | undefined;
-  const startS3 = () => startService("packages/testkit/src/s3rver-main.ts", { DIRECTORY: join(dir, "s3") }, { port: s3Port, readyPath: "/healthz" });
+  const startS3 = () =>
+    startService("packages/testkit/src/s3rver-main.ts", { DIRECTORY: join(dir, "s3") }, { port: s3Port, readyPath: "/healthz" });
 
   beforeAll(async () => {
     dir = await tempDir("s3-outage");

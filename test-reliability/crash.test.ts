@@ -50,7 +50,9 @@ describe("the upload service killed mid-upload", () => {
   it(`SIGKILL at random points ${ROUNDS} times: nothing torn, nothing temporary, nothing acknowledged lost`, async () => {
     // Fresh content for every round, small and large (large ones are mid-write when the kill lands).
     const rounds = await pool(ROUNDS, 2, async (r) =>
-      Promise.all(Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? noiseImage(700 + r, 700 + i, "png") : noiseImage(40 + i, 40 + r, "png")))),
+      Promise.all(
+        Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? noiseImage(700 + r, 700 + i, "png") : noiseImage(40 + i, 40 + r, "png"))),
+      ),
     );
     const acknowledged = new Map<string, Buffer>();
     let interrupted = 0;
@@ -91,6 +93,11 @@ describe("the upload service killed mid-upload", () => {
     await audit(svc.url, acknowledged);
     await svc.stop();
     expect(acknowledged.size).toBeGreaterThan(ROUNDS);
-    record("crash", { rounds: ROUNDS, acknowledged: acknowledged.size, interruptedUploads: interrupted, restartsThatSweptTemporaries: sweptReported });
+    record("crash", {
+      rounds: ROUNDS,
+      acknowledged: acknowledged.size,
+      interruptedUploads: interrupted,
+      restartsThatSweptTemporaries: sweptReported,
+    });
   });
 });

@@ -59,7 +59,9 @@ describe("idle connections", () => {
     const halfway = await open(1000, "POST /api/upload/image HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Ke");
     await servedNormally();
     // Many fresh clients at once, beside the 2,000 held connections.
-    const answers = await Promise.all(Array.from({ length: 50 }, () => fetch(`${gw.url}/nodes/search`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.status)));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => fetch(`${gw.url}/nodes/search`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.status)),
+    );
     expect(answers).toEqual(Array(50).fill(200));
     const rssHeld = gw.rssKiB();
     // The held connections are still open (nobody was refused for them), and the server is still up.

@@ -47,7 +47,10 @@ function loadSuite(mode: "embedded" | "proxied"): void {
     const rssBefore = gw.rssKiB();
     const t0 = performance.now();
     const answers = await pool(TOTAL, 50, (i) =>
-      upload(gw.url, images[plan[i]!]!, { fields: { type: i % 2 ? "input" : "output", subfolder: `load/${i % 5}` }, filename: `f${i}.png` }),
+      upload(gw.url, images[plan[i]!]!, {
+        fields: { type: i % 2 ? "input" : "output", subfolder: `load/${i % 5}` },
+        filename: `f${i}.png`,
+      }),
     );
     const seconds = (performance.now() - t0) / 1000;
     const rssAfter = gw.rssKiB();
@@ -75,7 +78,16 @@ function loadSuite(mode: "embedded" | "proxied"): void {
       expect(r.status).toBe(200);
       expect(r.bytes.equals(images[idx]!)).toBe(true);
     }
-    record(`load-${mode}`, { uploads: TOTAL, inFlight: 50, distinct: DISTINCT, seconds: +seconds.toFixed(2), perSecond: Math.round(TOTAL / seconds), rssBeforeMiB: +(rssBefore / 1024).toFixed(1), rssAfterMiB: +(rssAfter / 1024).toFixed(1), ...(behind && { uploadServiceRssAfterMiB: +(behind.rssKiB() / 1024).toFixed(1) }) });
+    record(`load-${mode}`, {
+      uploads: TOTAL,
+      inFlight: 50,
+      distinct: DISTINCT,
+      seconds: +seconds.toFixed(2),
+      perSecond: Math.round(TOTAL / seconds),
+      rssBeforeMiB: +(rssBefore / 1024).toFixed(1),
+      rssAfterMiB: +(rssAfter / 1024).toFixed(1),
+      ...(behind && { uploadServiceRssAfterMiB: +(behind.rssKiB() / 1024).toFixed(1) }),
+    });
   });
 
   it("100 identical uploads of one new image at once: all 200 with one name, one object, no temporary", async () => {

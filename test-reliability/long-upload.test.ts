@@ -31,8 +31,14 @@ afterAll(async () => {
 });
 
 /** POST /api/assets whose file part is `size` bytes of a fixed pattern, written at `bytesPerSecond` in 64 KiB steps. */
-function slowUpload(base: string, size: number, bytesPerSecond: number): Promise<{ status: number; body: Record<string, unknown>; seconds: number; hash: string }> {
-  const head = Buffer.from('--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\nmodels,model_type:checkpoints\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="slow.safetensors"\r\nContent-Type: application/octet-stream\r\n\r\n');
+function slowUpload(
+  base: string,
+  size: number,
+  bytesPerSecond: number,
+): Promise<{ status: number; body: Record<string, unknown>; seconds: number; hash: string }> {
+  const head = Buffer.from(
+    '--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\nmodels,model_type:checkpoints\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="slow.safetensors"\r\nContent-Type: application/octet-stream\r\n\r\n',
+  );
   const tail = Buffer.from("\r\n--bnd--\r\n");
   const step = 64 * 1024;
   const block = Buffer.alloc(step);
@@ -46,17 +52,28 @@ function slowUpload(base: string, size: number, bytesPerSecond: number): Promise
       port: url.port,
       method: "POST",
       path: "/api/assets",
-      headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd", "content-length": head.length + size + tail.length },
+      headers: {
+        "x-api-key": KEY,
+        "content-type": "multipart/form-data; boundary=bnd",
+        "content-length": head.length + size + tail.length,
+      },
     });
     req.on("response", (res) => {
       let text = "";
       res.on("data", (d) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), seconds: (Date.now() - started) / 1000, hash: hasher.digest("hex") }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(text),
+          seconds: (Date.now() - started) / 1000,
+          hash: hasher.digest("hex"),
+        }),
+      );
     });
     req.on("error", reject);
     void (async () => {
       req.write(head);
-      for (let sent = 0; sent < size; ) {
+      for (let sent = 0; sent < size;) {
         const chunk = block.subarray(0, Math.min(step, size - sent));
         hasher.update(chunk);
         sent += chunk.length;

@@ -29,7 +29,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const activeLines = (): string[] => readFileSync(testCatalog().path, "utf8").split("\n").filter((l) => l.includes('"NodeStatusActive"'));
+const activeLines = (): string[] =>
+  readFileSync(testCatalog().path, "utf8")
+    .split("\n")
+    .filter((l) => l.includes('"NodeStatusActive"'));
 
 async function total(path: string): Promise<number> {
   const res = await fetch(gw.url + path);

@@ -24,7 +24,11 @@ function sourceFiles(dir: string): string[] {
 
 /** `file:line` of every environment read under `src/` of each package and service, outside the allowed files. */
 function envReads(root: string): string[] {
-  const srcDirs = ["packages", "services"].flatMap((top) => readdirSync(join(root, top), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(root, top, e.name, "src")));
+  const srcDirs = ["packages", "services"].flatMap((top) =>
+    readdirSync(join(root, top), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(root, top, e.name, "src")),
+  );
   return srcDirs
     .flatMap((dir) => {
       try {
@@ -48,7 +52,8 @@ describe("the environment", () => {
   });
 
   it("the check finds each way of reading it", () => {
-    for (const line of ["const p = process.env.PORT;", 'const p = process["env"].PORT;', "const { env } = process;", "f(process . env)"]) expect(ENV_READ.test(line), line).toBe(true);
+    for (const line of ["const p = process.env.PORT;", 'const p = process["env"].PORT;', "const { env } = process;", "f(process . env)"])
+      expect(ENV_READ.test(line), line).toBe(true);
     for (const line of ["const env = loadConfig();", "config.envelope", "processEnvelope()"]) expect(ENV_READ.test(line), line).toBe(false);
   });
 });

@@ -41,11 +41,15 @@ async function importGraph(root: string, patterns: string[]): Promise<Graph> {
     exclude: /node_modules/,
   });
   const rel = (f: string) => relative(root, resolve(root, f)).split("\\").join("/");
-  const edges = Object.entries(tree).flatMap(([from, deps]) => (deps ?? []).map((d) => ({ from: rel(from), request: d.request, to: d.id === null ? null : rel(d.id) })));
+  const edges = Object.entries(tree).flatMap(([from, deps]) =>
+    (deps ?? []).map((d) => ({ from: rel(from), request: d.request, to: d.id === null ? null : rel(d.id) })),
+  );
   return {
     files: Object.keys(tree).map(rel),
     circles: parseCircular(tree).map((c) => c.map(rel)),
-    forbidden: edges.filter((e) => e.to && FORBIDDEN_ARROWS.some(([from, to]) => inFolder(e.from, from) && inFolder(e.to!, to))).map((e) => `${e.from} -> ${e.to}`),
+    forbidden: edges
+      .filter((e) => e.to && FORBIDDEN_ARROWS.some(([from, to]) => inFolder(e.from, from) && inFolder(e.to!, to)))
+      .map((e) => `${e.from} -> ${e.to}`),
     // An import that does not resolve would hide its arrows: relative ones must all resolve.
     unresolved: edges.filter((e) => e.to === null && e.request.startsWith(".")).map((e) => `${e.from} -> ${e.request}`),
   };
@@ -55,8 +59,21 @@ describe("the import graph", () => {
   it(`of every package and service has no circle and no arrow ${FORBIDDEN_ARROWS.map(([from, to]) => `${from}/ -> ${to}/`).join(", ")}`, async () => {
     const g = await importGraph(ROOT, ["packages/*/src/**/*.{ts,tsx}", "services/*/src/**/*.{ts,tsx}"]);
     // Every service and package was read, through the workspace's own package links.
-    for (const dir of ["packages/blobs", "packages/contracts", "packages/jobs", "packages/platform", "services/gateway", "services/search", "services/upload", "services/worker", "services/web"]) {
-      expect(g.files.some((f) => f.startsWith(`${dir}/src/`)), dir).toBe(true);
+    for (const dir of [
+      "packages/blobs",
+      "packages/contracts",
+      "packages/jobs",
+      "packages/platform",
+      "services/gateway",
+      "services/search",
+      "services/upload",
+      "services/worker",
+      "services/web",
+    ]) {
+      expect(
+        g.files.some((f) => f.startsWith(`${dir}/src/`)),
+        dir,
+      ).toBe(true);
     }
     expect(g.unresolved).toEqual([]);
     expect(g.circles).toEqual([]);
@@ -76,7 +93,10 @@ describe("the import graph", () => {
       write("src/b.ts", 'import type { A } from "./a.ts";\nexport type B = { a?: A };\n');
       write("src/domain/rule.ts", 'import { store } from "../adapters/store.ts";\nexport const rule = store;\n');
       write("src/adapters/store.ts", "export const store = 1;\n");
-      write("src/adapters/archives/service.ts", 'import type { Route } from "../../routes/route.ts";\nexport type Service = { route?: Route };\n');
+      write(
+        "src/adapters/archives/service.ts",
+        'import type { Route } from "../../routes/route.ts";\nexport type Service = { route?: Route };\n',
+      );
       write("src/routes/route.ts", "export type Route = string;\n");
       write("src/catalog/catalog.ts", 'import { jobs } from "../jobs/jobs.ts";\nexport const catalog = jobs;\n');
       write("src/jobs/jobs.ts", "export const jobs = 1;\n");

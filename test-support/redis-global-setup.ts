@@ -9,10 +9,18 @@ function answers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = new Socket();
     s.setTimeout(500);
-    s.once("connect", () => { s.write("PING\r\n"); });
-    s.once("data", (d) => { s.destroy(); resolve(d.toString().startsWith("+PONG")); });
+    s.once("connect", () => {
+      s.write("PING\r\n");
+    });
+    s.once("data", (d) => {
+      s.destroy();
+      resolve(d.toString().startsWith("+PONG"));
+    });
     s.once("error", () => resolve(false));
-    s.once("timeout", () => { s.destroy(); resolve(false); });
+    s.once("timeout", () => {
+      s.destroy();
+      resolve(false);
+    });
     s.connect(port, "127.0.0.1");
   });
 }

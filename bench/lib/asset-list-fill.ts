@@ -12,13 +12,19 @@ export function fillStatements(records: number, dialect: "sqlite" | "postgres", 
     dialect === "sqlite"
       ? `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ${records})`
       : `WITH seq(i) AS (SELECT generate_series(1, ${records}))`;
-  const id = dialect === "sqlite" ? "printf('%08x-0000-4000-8000-%012x', i, i)" : "lpad(to_hex(i), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(i), 12, '0')";
+  const id =
+    dialect === "sqlite"
+      ? "printf('%08x-0000-4000-8000-%012x', i, i)"
+      : "lpad(to_hex(i), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(i), 12, '0')";
   const hash = dialect === "sqlite" ? "printf('%064x', i)" : "lpad(to_hex(i), 64, '0')";
   const at =
     dialect === "sqlite"
       ? "strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || (i / 1000.0) || ' seconds')"
       : `to_char(timestamp '2026-01-01' + i * interval '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  const groupEntry = dialect === "sqlite" ? `json_extract('[${groups.join(",").replaceAll("'", '"')}]', '$[' || (CAST(r.size AS INTEGER) % ${GROUPS}) || ']')` : `(ARRAY[${groups.join(",")}])[(r.size % ${GROUPS}) + 1]`;
+  const groupEntry =
+    dialect === "sqlite"
+      ? `json_extract('[${groups.join(",").replaceAll("'", '"')}]', '$[' || (CAST(r.size AS INTEGER) % ${GROUPS}) || ']')`
+      : `(ARRAY[${groups.join(",")}])[(r.size % ${GROUPS}) + 1]`;
   return [
     `INSERT INTO asset_refs (id, owner, hash, name, name_folded, size, mime_type, tags, user_metadata, created_at, updated_at, last_access_time)
      ${seq} SELECT ${id}, '${owner}', ${hash}, 'asset ' || i, 'asset ' || i, i, 'application/octet-stream',

@@ -18,10 +18,12 @@ export function postFile(
   opts: { tags?: string[]; filename?: string; mime?: string; fields?: Record<string, string> } = {},
 ): Promise<{ mbps: number; body: string }> {
   const tags = opts.tags ?? ["models", "model_type:checkpoints", "bench"];
-  const extra = Object.entries(opts.fields ?? {}).map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join("");
+  const extra = Object.entries(opts.fields ?? {})
+    .map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+    .join("");
   const head = Buffer.from(
     extra +
-    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="tags"\r\n\r\n${JSON.stringify(tags)}\r\n` +
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="tags"\r\n\r\n${JSON.stringify(tags)}\r\n` +
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${opts.filename ?? "model.safetensors"}"\r\nContent-Type: ${opts.mime ?? "application/octet-stream"}\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);

@@ -18,13 +18,23 @@ export class Fts5Bm25 {
     for (const p of packs) {
       if (p.status === "NodeStatusDeleted" || p.status === "NodeStatusBanned") continue;
       const repo = (p.repository ?? "").split("/").filter(Boolean).pop() ?? "";
-      this.db.run("INSERT INTO packs VALUES (?, ?, ?, ?, ?, ?)", [p.id, p.name ?? "", repo, (p.app_node_names ?? []).join(" "), p.description ?? "", p.author ?? ""]);
+      this.db.run("INSERT INTO packs VALUES (?, ?, ?, ?, ?, ?)", [
+        p.id,
+        p.name ?? "",
+        repo,
+        (p.app_node_names ?? []).join(" "),
+        p.description ?? "",
+        p.author ?? "",
+      ]);
     }
     this.db.exec("COMMIT");
   }
 
   search(query: string, limit: number): string[] {
-    const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const words = query
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
     if (words.length === 0) return [];
     const match = words.map((w) => `"${w}"`).join(" OR ");
     const rows = this.db.all("SELECT id FROM packs WHERE packs MATCH ? ORDER BY bm25(packs) LIMIT ?", [match, limit]) as { id: string }[];

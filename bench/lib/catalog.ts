@@ -20,5 +20,8 @@ export interface CatalogLine {
 }
 
 export function benchCatalogLines(file = benchCatalogFile()): CatalogLine[] {
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as CatalogLine);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as CatalogLine);
 }

@@ -40,10 +40,14 @@ export function* firstSightQueries(rows: readonly CatalogLine[], seed = 7): Gene
     const i = 1 + Math.floor(rand() * (w.length - 1)); // never the first character (that costs two)
     const letter = String.fromCharCode(97 + Math.floor(rand() * 26));
     switch (Math.floor(rand() * 4)) {
-      case 0: return w.slice(0, i) + letter + w.slice(i + 1); // substitution
-      case 1: return w.slice(0, i) + w.slice(i + 1); // deletion
-      case 2: return w.slice(0, i) + letter + w.slice(i); // insertion
-      default: return i < w.length - 1 ? w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2) : w.slice(0, i) + letter; // swap
+      case 0:
+        return w.slice(0, i) + letter + w.slice(i + 1); // substitution
+      case 1:
+        return w.slice(0, i) + w.slice(i + 1); // deletion
+      case 2:
+        return w.slice(0, i) + letter + w.slice(i); // insertion
+      default:
+        return i < w.length - 1 ? w.slice(0, i) + w[i + 1] + w[i] + w.slice(i + 2) : w.slice(0, i) + letter; // swap
     }
   };
 

@@ -125,13 +125,24 @@ export function summaryLine(label: string, f: AlternatingFigures, extra = ""): s
 }
 
 /** The table's figures of a gateway bench: throughput, p99 and server CPU a request, each against the baseline's. */
-export function gatewayFigures(label: string, f: AlternatingFigures, goals: { throughput?: string; p99?: string; max?: string } = {}): Figure[] {
+export function gatewayFigures(
+  label: string,
+  f: AlternatingFigures,
+  goals: { throughput?: string; p99?: string; max?: string } = {},
+): Figure[] {
   const g = f.gateway;
   const b = f.baseline;
   return [
-    figure(`${label}: throughput`, Math.round(g.requestsPerSec), "req/s", { baseline: ["bare Express", Math.round(b.requestsPerSec)], ratio: f.throughputRatio, goal: goals.throughput }),
+    figure(`${label}: throughput`, Math.round(g.requestsPerSec), "req/s", {
+      baseline: ["bare Express", Math.round(b.requestsPerSec)],
+      ratio: f.throughputRatio,
+      goal: goals.throughput,
+    }),
     figure(`${label}: p99 latency`, g.p99Ms, "ms", { baseline: ["bare Express", b.p99Ms], ratio: f.p99Ratio, goal: goals.p99 }),
     figure(`${label}: max latency`, g.maxMs, "ms", { baseline: ["bare Express", b.maxMs], goal: goals.max }),
-    figure(`${label}: server CPU a request`, g.serverCpuUsPerRequest ?? NaN, "µs", { baseline: ["bare Express", b.serverCpuUsPerRequest ?? NaN], ratio: f.cpuPerRequestRatio }),
+    figure(`${label}: server CPU a request`, g.serverCpuUsPerRequest ?? NaN, "µs", {
+      baseline: ["bare Express", b.serverCpuUsPerRequest ?? NaN],
+      ratio: f.cpuPerRequestRatio,
+    }),
   ];
 }

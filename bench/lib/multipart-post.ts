@@ -10,7 +10,11 @@ export function postMultipart(
   opts: { boundary: string; key: string; length: number },
   write: (req: ClientRequest) => void,
 ): Promise<{ status: number; body: string }> {
-  const headers = { "content-type": `multipart/form-data; boundary=${opts.boundary}`, "content-length": opts.length, "x-api-key": opts.key };
+  const headers = {
+    "content-type": `multipart/form-data; boundary=${opts.boundary}`,
+    "content-length": opts.length,
+    "x-api-key": opts.key,
+  };
   return sendBody(url, path, "POST", headers, write).then(({ status, body }) => ({ status, body }));
 }
 

@@ -26,7 +26,10 @@ function typo(word: string, rand: () => number): string {
  * words, two-word queries, typos, app node names, platform filters and later pages.
  */
 export function realisticQueries(catalogFile: string, count = 400, seed = 42): string[] {
-  const rows = readFileSync(catalogFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as CatalogLine);
+  const rows = readFileSync(catalogFile, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as CatalogLine);
   const rand = rng(seed);
   const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const words = rows
@@ -37,18 +40,31 @@ export function realisticQueries(catalogFile: string, count = 400, seed = 42): s
   const enc = encodeURIComponent;
   for (let k = 0; out.length < count; k++) {
     switch (k % 8) {
-      case 0: out.push(`search=${enc(pick(words))}`); break;
-      case 1: out.push(`search=${enc(`${pick(words)} ${pick(words)}`)}`); break;
+      case 0:
+        out.push(`search=${enc(pick(words))}`);
+        break;
+      case 1:
+        out.push(`search=${enc(`${pick(words)} ${pick(words)}`)}`);
+        break;
       case 2: {
         const w = pick(words.filter((x) => x.length >= 6));
         out.push(`search=${enc(typo(w, rand))}`);
         break;
       }
-      case 3: out.push(`app_node_search=${enc(pick(appNodes))}`); break;
-      case 4: out.push(`search=${enc(pick(rows).name ?? "")}`); break;
-      case 5: out.push(`search=${enc(pick(words))}&supported_os=Windows&supported_accelerator=CUDA`); break;
-      case 6: out.push(`search=${enc(pick(words).slice(0, 3))}&page=${2 + Math.floor(rand() * 4)}`); break;
-      default: out.push(`page=${1 + Math.floor(rand() * 50)}&limit=10`);
+      case 3:
+        out.push(`app_node_search=${enc(pick(appNodes))}`);
+        break;
+      case 4:
+        out.push(`search=${enc(pick(rows).name ?? "")}`);
+        break;
+      case 5:
+        out.push(`search=${enc(pick(words))}&supported_os=Windows&supported_accelerator=CUDA`);
+        break;
+      case 6:
+        out.push(`search=${enc(pick(words).slice(0, 3))}&page=${2 + Math.floor(rand() * 4)}`);
+        break;
+      default:
+        out.push(`page=${1 + Math.floor(rand() * 50)}&limit=10`);
     }
   }
   return out;

@@ -11,7 +11,10 @@ const ACC = [["GPU :: NVIDIA CUDA"], ["CPU"], ["GPU :: AMD ROCm", "GPU :: NVIDIA
  * star counts; a few percent carry platform lists, banned or deleted status.
  */
 export function syntheticCatalog(catalogFile: string, count: number, seed = 7): CatalogRecord[] {
-  const rows = readFileSync(catalogFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as CatalogRecord);
+  const rows = readFileSync(catalogFile, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as CatalogRecord);
   const nameWords = rows.flatMap((r) => (r.name ?? "").split(/[\s_\-.]+/).filter(Boolean));
   const descWords = rows.flatMap((r) => (r.description ?? "").split(/\s+/).filter(Boolean));
   const appNodes = rows.flatMap((r) => r.app_node_names ?? []);

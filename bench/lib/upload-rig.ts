@@ -17,7 +17,11 @@ export async function withUploadRig<T>(key: string, fn: (rig: UploadRig) => Prom
   let gateway: Service | undefined;
   try {
     for (const d of SINK_DURABILITIES) sinks[d] = await startSink(d);
-    gateway = await startService(join(repoRoot, "services/gateway/src/main.ts"), { DATA_DIR: dataDir, API_KEYS: key }, { readyPath: "/readyz" });
+    gateway = await startService(
+      join(repoRoot, "services/gateway/src/main.ts"),
+      { DATA_DIR: dataDir, API_KEYS: key },
+      { readyPath: "/readyz" },
+    );
     return await fn({ sinks: sinks as Record<SinkDurability, Service>, gateway });
   } catch (err) {
     if (gateway) console.error(gateway.output.slice(-20).join("\n"));
@@ -30,7 +34,8 @@ export async function withUploadRig<T>(key: string, fn: (rig: UploadRig) => Prom
 }
 
 /** A process's peak resident set (VmHWM), MiB. */
-export const peakRssMiB = (pid: number): number => Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
+export const peakRssMiB = (pid: number): number =>
+  Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 export const round2 = (x: number): number => Math.round(x * 100) / 100;
 export const median = (xs: number[]): number => round2([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
 export const perSink = (f: (d: SinkDurability) => number): Record<SinkDurability, number> =>

@@ -18,5 +18,9 @@ export const SINK_DOES: Record<SinkDurability, string> = {
 
 /** A sink in its own process on a loopback port; POST, PUT or PATCH a body to any path. `dir`: where it writes (default a temporary). */
 export function startSink(durability: SinkDurability, dir?: string): Promise<Service> {
-  return startService(join(repoRoot, "bench/servers/upload-sink.ts"), { SINK_DURABILITY: durability, ...(dir ? { SINK_DIR: dir } : {}) }, { readyPath: "/" });
+  return startService(
+    join(repoRoot, "bench/servers/upload-sink.ts"),
+    { SINK_DURABILITY: durability, ...(dir ? { SINK_DIR: dir } : {}) },
+    { readyPath: "/" },
+  );
 }

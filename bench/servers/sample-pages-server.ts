@@ -13,7 +13,9 @@ let next = 0;
 const app = express();
 app.disable("x-powered-by");
 app.set("etag", false);
-app.get("/readyz", (_req, res) => { res.json({ status: "ready" }); });
+app.get("/readyz", (_req, res) => {
+  res.json({ status: "ready" });
+});
 app.use((_req, res) => {
   res.type("application/json").send(pages[next]);
   next = (next + 1) % pages.length;

@@ -56,7 +56,8 @@ describe("docker-compose.yml", () => {
   });
 
   it("runs the four services, Redis, MinIO with its bucket one-shot, and Meilisearch", () => {
-    for (const n of ["gateway", "search", "upload", "worker", "redis", "postgres", "minio", "minio-init", "meilisearch"]) expect(Object.keys(all)).toContain(n);
+    for (const n of ["gateway", "search", "upload", "worker", "redis", "postgres", "minio", "minio-init", "meilisearch"])
+      expect(Object.keys(all)).toContain(n);
   });
 
   it("gives every service a health check, unless it is a one-shot that others wait for or runs on demand", () => {
@@ -154,7 +155,11 @@ describe("docker-compose.yml", () => {
     for (const n of ["search", "worker"]) expect(envOf(n).MEILI_API_KEY, n).toBe(meili.MEILI_MASTER_KEY);
     const postgres = envOf("postgres");
     const db = new URL(envOf("upload").DATABASE_URL!);
-    expect([decodeURIComponent(db.username), decodeURIComponent(db.password), db.pathname.slice(1)]).toEqual([postgres.POSTGRES_USER, postgres.POSTGRES_PASSWORD, postgres.POSTGRES_DB]);
+    expect([decodeURIComponent(db.username), decodeURIComponent(db.password), db.pathname.slice(1)]).toEqual([
+      postgres.POSTGRES_USER,
+      postgres.POSTGRES_PASSWORD,
+      postgres.POSTGRES_DB,
+    ]);
     // Meilisearch refuses master keys under 16 bytes in production mode.
     expect(meili.MEILI_MASTER_KEY!.length).toBeGreaterThanOrEqual(16);
     expect(minio.MINIO_ROOT_PASSWORD!.length).toBeGreaterThanOrEqual(8);
@@ -182,13 +187,18 @@ describe("docker-compose.yml", () => {
     // The worker reads the source: its default file must sit under a folder the worker mounts.
     if (source.startsWith("/")) {
       const mounts = (svc("worker").volumes ?? []).map((v) => v.split(":")[1]!);
-      expect(mounts.some((m) => source.startsWith(`${m}/`)), `worker mounts ${mounts.join(", ")}`).toBe(true);
+      expect(
+        mounts.some((m) => source.startsWith(`${m}/`)),
+        `worker mounts ${mounts.join(", ")}`,
+      ).toBe(true);
     }
   });
 
   it("is accepted by `docker-compose config` (with and without the reindex profile)", (ctx) => {
     if (!commandOnPath("docker-compose")) {
-      console.log("[deploy] docker-compose not on PATH (apt-get install -y --no-install-recommends docker-compose): skipping `docker-compose config`");
+      console.log(
+        "[deploy] docker-compose not on PATH (apt-get install -y --no-install-recommends docker-compose): skipping `docker-compose config`",
+      );
       ctx.skip();
       return;
     }

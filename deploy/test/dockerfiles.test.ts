@@ -19,7 +19,9 @@ describe("Dockerfile (one for the four services)", () => {
   const { globalArgs, stages } = dockerStages();
   const all = stages.flatMap((s) => s.instructions);
   const text = readRepoFile("Dockerfile");
-  const defaults = Object.fromEntries(globalArgs.filter((i) => i.op === "ARG" && i.args.includes("=")).map((i) => i.args.split("=", 2) as [string, string]));
+  const defaults = Object.fromEntries(
+    globalArgs.filter((i) => i.op === "ARG" && i.args.includes("=")).map((i) => i.args.split("=", 2) as [string, string]),
+  );
 
   it("is the only one: no service keeps a Dockerfile of its own", () => {
     for (const s of services) expect(fileExists(`services/${s.name}/Dockerfile`), s.name).toBe(false);
@@ -39,7 +41,12 @@ describe("Dockerfile (one for the four services)", () => {
   it("makes the image of the service SERVICE names, with no default (one stage per service)", () => {
     expect(globalArgs).toContainEqual({ op: "ARG", args: "SERVICE" });
     expect(stages.at(-1)!.from).toBe("service-${SERVICE}");
-    expect(stages.filter((s) => s.name.startsWith("service-")).map((s) => s.name).sort()).toEqual(services.map((s) => `service-${s.name}`).sort());
+    expect(
+      stages
+        .filter((s) => s.name.startsWith("service-"))
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(services.map((s) => `service-${s.name}`).sort());
   });
 
   it("installs pnpm 12, compiles the service's package, and deploys it hoisted with production dependencies only", () => {
@@ -82,7 +89,10 @@ describe.each(services)("Dockerfile with SERVICE=$name", ({ name, pkg, port }) =
   });
 
   it("listens on its own port and checks its health there", () => {
-    const env = image.filter((i) => i.op === "ENV").map((i) => i.args).join(" ");
+    const env = image
+      .filter((i) => i.op === "ENV")
+      .map((i) => i.args)
+      .join(" ");
     expect(env).toMatch(new RegExp(`\\bPORT=${port}\\b`));
     expect(image.filter((i) => i.op === "EXPOSE").map((i) => i.args)).toEqual([String(port)]);
     const hc = image.find((i) => i.op === "HEALTHCHECK")?.args ?? "";
@@ -120,14 +130,18 @@ describe("V8 flags", () => {
   });
 
   it("the processes that take uploads start with the heap growth on the command line: images, service and root start scripts", () => {
-    for (const name of ["gateway", "upload"] as const) expect(scriptCommand(name, "start").nodeFlags, name).toContain("--heap-growing-percent=200");
+    for (const name of ["gateway", "upload"] as const)
+      expect(scriptCommand(name, "start").nodeFlags, name).toContain("--heap-growing-percent=200");
     const root = JSON.parse(readRepoFile("package.json")) as { scripts: { start: string } };
     // The root script builds the web page first (turbo, cached), then starts the gateway as its own start script does.
-    expect(root.scripts.start.split(" && ").at(-1)).toBe(`node ${scriptCommand("gateway", "start").nodeFlags.join(" ")} --import tsx services/gateway/src/main.ts`);
+    expect(root.scripts.start.split(" && ").at(-1)).toBe(
+      `node ${scriptCommand("gateway", "start").nodeFlags.join(" ")} --import tsx services/gateway/src/main.ts`,
+    );
   });
 
   it("the processes that serve search start without allocation-site pretenuring (see the search README, first-sight traffic)", () => {
-    for (const name of ["gateway", "search"] as const) expect(scriptCommand(name, "start").nodeFlags, name).toContain("--no-allocation-site-pretenuring");
+    for (const name of ["gateway", "search"] as const)
+      expect(scriptCommand(name, "start").nodeFlags, name).toContain("--no-allocation-site-pretenuring");
   });
 });
 

@@ -112,7 +112,8 @@ async function start(name: ServiceName, extraEnv: Record<string, string> = {}, o
     ...extraEnv,
   };
   const cmd = imageCommand(name);
-  const [command, ...args] = opts.virtualMemoryKiB === undefined ? cmd : ["bash", "-c", `ulimit -v ${opts.virtualMemoryKiB} && exec "$@"`, "bash", ...cmd];
+  const [command, ...args] =
+    opts.virtualMemoryKiB === undefined ? cmd : ["bash", "-c", `ulimit -v ${opts.virtualMemoryKiB} && exec "$@"`, "bash", ...cmd];
   const child = spawn(command!, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   started.push(child);
   let output = "";
@@ -173,8 +174,7 @@ describe.each(services)("the $name image's contents", ({ name }) => {
   it("compile and deploy to a self-contained folder, start the compiled entry point, answer /healthz and stop cleanly on SIGTERM", async () => {
     expect(readdirSync(imageFolder(name))).toContain("dist");
     // The worker takes its jobs from Redis and refuses to start without it.
-    const env: Record<string, string> =
-      name === "worker" ? { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: queuePrefix() } : {};
+    const env: Record<string, string> = name === "worker" ? { REDIS_URL: "redis://127.0.0.1:6379", QUEUE_PREFIX: queuePrefix() } : {};
     const r = await start(name, env);
     try {
       const health = await poll(r, "/healthz", 200);
@@ -214,9 +214,13 @@ describe("the four images wired as docker-compose.yml wires them (URLs, jobs on 
         png(): { toBuffer(): Promise<Buffer> };
         metadata(): Promise<{ width?: number; height?: number }>;
       };
-      const original = await sharp({ create: { width: 8, height: 4, channels: 3, background: { r: 200, g: 40, b: 90 } } }).png().toBuffer();
+      const original = await sharp({ create: { width: 8, height: 4, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+        .png()
+        .toBuffer();
       // White, no alpha: a luminance mask covering everything.
-      const mask = await sharp({ create: { width: 8, height: 4, channels: 3, background: { r: 255, g: 255, b: 255 } } }).png().toBuffer();
+      const mask = await sharp({ create: { width: 8, height: 4, channels: 3, background: { r: 255, g: 255, b: 255 } } })
+        .png()
+        .toBuffer();
 
       const form = new FormData();
       form.append("image", new Blob([original], { type: "image/png" }), "orig.png");
@@ -261,10 +265,16 @@ describe("the upload image under ulimit -v 16000000 (about 15 GiB of address spa
     try {
       expect((await poll(r, "/readyz", 200)).status, r.output()).toBe(200);
       // Noise PNGs of several MiB each (sharp from the upload package; the root has no dependency on it).
-      const sharp = createRequire(join(repoRoot, "services/upload/package.json"))("sharp") as (input: unknown) => { png(o: object): { toBuffer(): Promise<Buffer> } };
+      const sharp = createRequire(join(repoRoot, "services/upload/package.json"))("sharp") as (input: unknown) => {
+        png(o: object): { toBuffer(): Promise<Buffer> };
+      };
       const images = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          sharp({ create: { width: 1300 + i, height: 1000, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } }).png({ compressionLevel: 1 }).toBuffer(),
+          sharp({
+            create: { width: 1300 + i, height: 1000, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } },
+          })
+            .png({ compressionLevel: 1 })
+            .toBuffer(),
         ),
       );
       let next = 0;

@@ -169,9 +169,7 @@ export function containerEnv(c: IContainer, m: Manifests): Record<string, string
   const secret = (n: string) => {
     const found = m.secrets.find((x) => name(x) === n);
     if (!found) throw new Error(`container ${c.name}: Secret ${n} does not exist`);
-    const decoded = Object.fromEntries(
-      Object.entries(found.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]),
-    );
+    const decoded = Object.fromEntries(Object.entries(found.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]));
     return { ...decoded, ...(found.stringData ?? {}) };
   };
   for (const from of c.envFrom ?? []) {

@@ -93,7 +93,10 @@ describe.each(sets)("$label", ({ load, rendered }) => {
     for (const s of services) {
       expect(m.deployments.map(name), s.name).toContain(s.name);
       expect(m.services.map(name), s.name).toContain(s.name);
-      expect(m.hpas.map((h) => h.spec?.scaleTargetRef.name), s.name).toContain(s.name);
+      expect(
+        m.hpas.map((h) => h.spec?.scaleTargetRef.name),
+        s.name,
+      ).toContain(s.name);
     }
   });
 
@@ -220,7 +223,10 @@ describe.each(sets)("$label", ({ load, rendered }) => {
       const url = new URL(env[key]!);
       const service = m.services.find((s) => name(s) === svc)!;
       expect(url.hostname, key).toBe(svc);
-      expect((service.spec?.ports ?? []).map((p) => String(p.port)), key).toContain(url.port);
+      expect(
+        (service.spec?.ports ?? []).map((p) => String(p.port)),
+        key,
+      ).toContain(url.port);
     }
   });
 
@@ -232,7 +238,10 @@ describe.each(sets)("$label", ({ load, rendered }) => {
           const url = new URL(value);
           const service = m.services.find((s) => name(s) === url.hostname);
           if (!service) continue; // an external endpoint (set by an overlay)
-          expect((service.spec?.ports ?? []).map((x) => String(x.port)), `${p.owner} ${key}=${value}`).toContain(url.port);
+          expect(
+            (service.spec?.ports ?? []).map((x) => String(x.port)),
+            `${p.owner} ${key}=${value}`,
+          ).toContain(url.port);
         }
       }
     }

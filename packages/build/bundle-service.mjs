@@ -21,12 +21,26 @@ const npmPackagesExternal = {
   },
 };
 
-const options = { outdir: "dist", bundle: true, platform: "node", format: "esm", target: "node20", sourcemap: true, logLevel: "warning", plugins: [npmPackagesExternal] };
+const options = {
+  outdir: "dist",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  logLevel: "warning",
+  plugins: [npmPackagesExternal],
+};
 
 await rm("dist", { recursive: true, force: true });
-const { metafile } = await build({ ...options, metafile: true, entryPoints: entries.map((e) => ({ in: e, out: e.slice("src/".length, -".ts".length) })) });
+const { metafile } = await build({
+  ...options,
+  metafile: true,
+  entryPoints: entries.map((e) => ({ in: e, out: e.slice("src/".length, -".ts".length) })),
+});
 
 // A bundle that opens SQLite (@app/sql's sqlite-thread.ts) starts its worker thread from
 // `dist/sqlite-worker.js`, beside the entry point: the worker is a module of its own.
 const thread = Object.keys(metafile.inputs).find((input) => input.endsWith("sql/src/sqlite-thread.ts"));
-if (thread) await build({ ...options, entryPoints: [{ in: thread.replace(/sqlite-thread\.ts$/, "sqlite-worker.ts"), out: "sqlite-worker" }] });
+if (thread)
+  await build({ ...options, entryPoints: [{ in: thread.replace(/sqlite-thread\.ts$/, "sqlite-worker.ts"), out: "sqlite-worker" }] });

@@ -47,4 +47,6 @@ const html = template
   .replace("<!--js-->", `<script type="module" src="${WEB_URL_PREFIX}${stats.js.file}"></script>`);
 await writeFile(join(webDistDir, "index.html"), html);
 await writeFile(join(webDistDir, "build-stats.json"), `${JSON.stringify(stats, null, 2)}\n`);
-console.log(`web: ${stats.js.file} ${(stats.js.gzipBytes / 1024).toFixed(1)} kB gzipped, ${stats.css.file} ${(stats.css.gzipBytes / 1024).toFixed(1)} kB gzipped`);
+console.log(
+  `web: ${stats.js.file} ${(stats.js.gzipBytes / 1024).toFixed(1)} kB gzipped, ${stats.css.file} ${(stats.css.gzipBytes / 1024).toFixed(1)} kB gzipped`,
+);

@@ -149,7 +149,11 @@ export class FsBlobStore implements BlobStore {
       // 1 MiB reads (the default is 64 KiB): a model-sized download makes 16 times fewer reads and socket writes.
       highWaterMark: READ_CHUNK,
       // The stream "closes" the shared descriptor by releasing it, after its last read has returned (also when destroyed).
-      fs: { open: openFd, read: readFd, close: (_fd: number, done: (err: NodeJS.ErrnoException | null) => void) => (file.release(), done(null)) },
+      fs: {
+        open: openFd,
+        read: readFd,
+        close: (_fd: number, done: (err: NodeJS.ErrnoException | null) => void) => (file.release(), done(null)),
+      },
     });
   }
 
@@ -182,7 +186,10 @@ export class FsBlobStore implements BlobStore {
     const removed = await Promise.all(
       (await readdirOrEmpty(this.tmpDir)).map(async (name) => {
         const path = join(this.tmpDir, name);
-        const modified = await stat(path).then((s) => s.mtimeMs, () => null);
+        const modified = await stat(path).then(
+          (s) => s.mtimeMs,
+          () => null,
+        );
         if (modified === null || !isAbandoned(name, modified, now, maxAge)) return false;
         await rm(path, { force: true, recursive: true });
         return true;

@@ -153,16 +153,19 @@ export class OpenBlobFiles {
 
   private sweepWhenIdle(): void {
     if (this.sweeper) return;
-    this.sweeper = setInterval(() => {
-      const cutoff = Date.now() - this.opts.idleMs;
-      for (const [path, entry] of [...this.entries]) {
-        if (entry.users === 0 && entry.lastUsed < cutoff) void this.drop(path, entry);
-      }
-      if (this.entries.size === 0 && this.sweeper) {
-        clearInterval(this.sweeper);
-        this.sweeper = null;
-      }
-    }, Math.max(1000, this.opts.idleMs / 2));
+    this.sweeper = setInterval(
+      () => {
+        const cutoff = Date.now() - this.opts.idleMs;
+        for (const [path, entry] of [...this.entries]) {
+          if (entry.users === 0 && entry.lastUsed < cutoff) void this.drop(path, entry);
+        }
+        if (this.entries.size === 0 && this.sweeper) {
+          clearInterval(this.sweeper);
+          this.sweeper = null;
+        }
+      },
+      Math.max(1000, this.opts.idleMs / 2),
+    );
     // Kept descriptors never keep a process alive.
     this.sweeper.unref();
   }

@@ -232,7 +232,10 @@ export class S3BlobStore implements BlobStore {
   /** Every committed hash. Not part of the port (nothing in a service lists a store): tests inspect a store with it. */
   async list(): Promise<string[]> {
     const names = await this.keys(BLOBS);
-    return names.map((k) => k.slice(BLOBS.length)).filter((h) => HASH_RE.test(h)).sort();
+    return names
+      .map((k) => k.slice(BLOBS.length))
+      .filter((h) => HASH_RE.test(h))
+      .sort();
   }
 
   async sweepTemporaries(): Promise<number> {
@@ -260,7 +263,12 @@ export class S3BlobStore implements BlobStore {
 
   async presignedUrl(hash: string, opts: { seconds: number; contentType?: string }): Promise<string | null> {
     return guard(() =>
-      this.client.presignedGetObject(this.opts.bucket, BLOBS + hash, opts.seconds, opts.contentType ? { "response-content-type": opts.contentType } : {}),
+      this.client.presignedGetObject(
+        this.opts.bucket,
+        BLOBS + hash,
+        opts.seconds,
+        opts.contentType ? { "response-content-type": opts.contentType } : {},
+      ),
     );
   }
 

@@ -52,7 +52,11 @@ const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOST
 /** Backend outages become BlobStoreUnavailableError (503); anything else passes through. */
 export function unavailable(err: unknown): unknown {
   const e = err as { code?: string; cause?: { code?: string }; message?: string };
-  if (NETWORK_CODES.has(e.code ?? "") || NETWORK_CODES.has(e.cause?.code ?? "") || /ServiceUnavailable|SlowDown|InternalError/.test(e.code ?? "")) {
+  if (
+    NETWORK_CODES.has(e.code ?? "") ||
+    NETWORK_CODES.has(e.cause?.code ?? "") ||
+    /ServiceUnavailable|SlowDown|InternalError/.test(e.code ?? "")
+  ) {
     return new BlobStoreUnavailableError(`S3 is unavailable: ${e.code ?? e.message}`);
   }
   return err;

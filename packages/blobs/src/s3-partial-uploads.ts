@@ -57,7 +57,10 @@ export class S3PartialUploads implements PartialUploads {
       const body = Buffer.concat(pending, pendingBytes);
       const part = stored.parts.length + 1;
       const { etag } = await guard(() =>
-        this.client.uploadPart({ bucketName: this.bucket, objectName: key(id, "bin"), uploadID: stored.uploadId, partNumber: part, headers: {} }, body),
+        this.client.uploadPart(
+          { bucketName: this.bucket, objectName: key(id, "bin"), uploadID: stored.uploadId, partNumber: part, headers: {} },
+          body,
+        ),
       );
       stored.parts.push({ part, etag, size: body.length });
       stored.tail = 0;
@@ -137,7 +140,9 @@ export class S3PartialUploads implements PartialUploads {
 
   private async writeRecord(stored: Stored): Promise<void> {
     const body = Buffer.from(JSON.stringify(stored));
-    await guard(() => this.client.putObject(this.bucket, key(stored.id, "json"), body, body.length, { "Content-Type": "application/json" }));
+    await guard(() =>
+      this.client.putObject(this.bucket, key(stored.id, "json"), body, body.length, { "Content-Type": "application/json" }),
+    );
   }
 
   private async readAll(objectKey: string): Promise<Buffer> {

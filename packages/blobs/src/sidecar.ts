@@ -42,7 +42,13 @@ export function mergeSidecar(existing: Sidecar | null, incoming: NewContent, now
   const at = now.toISOString();
   if (!existing) {
     const { width, height, ...rest } = incoming;
-    return { ...rest, ...(width && height && { width, height }), tags: dedupe(incoming.tags).slice(0, MAX_SIDECAR_TAGS), first_uploaded_at: at, last_uploaded_at: at };
+    return {
+      ...rest,
+      ...(width && height && { width, height }),
+      tags: dedupe(incoming.tags).slice(0, MAX_SIDECAR_TAGS),
+      first_uploaded_at: at,
+      last_uploaded_at: at,
+    };
   }
   const tags = [...existing.tags];
   for (const t of incoming.tags) {

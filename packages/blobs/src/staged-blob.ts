@@ -11,10 +11,7 @@ export interface StagedTemporary {
  * throws; a discard after a commit (routes discard in `finally`) does nothing, so it can never
  * remove a temporary the commit already moved or deleted.
  */
-export function stagedBlob(
-  staged: { hash: string; size: number; localPath: string | null },
-  temporary: StagedTemporary,
-): StagedBlob {
+export function stagedBlob(staged: { hash: string; size: number; localPath: string | null }, temporary: StagedTemporary): StagedBlob {
   let settled = false;
   return {
     hash: staged.hash,

@@ -98,4 +98,3 @@ function dropBytes(buffers: Buffer[], n: number): Buffer[] {
   }
   return out;
 }
-

@@ -48,9 +48,11 @@ async function bytesOf(s: Readable): Promise<Buffer> {
 }
 
 function chunked(bytes: Buffer, size = 64 * 1024): Readable {
-  return Readable.from((function* () {
-    for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-  })());
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+    })(),
+  );
 }
 
 /** A source that sends some bytes, then fails as a dropped connection does. */
@@ -116,7 +118,9 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
     it("racing commits of the same new content all succeed and leave one object", async () => {
       const bytes = randomBytes(1024 * 1024);
       const results = await Promise.all(
-        Array.from({ length: 8 }, async (_, i) => (await store.stage(chunked(bytes, 10_000 + i * 1000))).commit(recordFor(bytes, [`t${i}`]))),
+        Array.from({ length: 8 }, async (_, i) =>
+          (await store.stage(chunked(bytes, 10_000 + i * 1000))).commit(recordFor(bytes, [`t${i}`])),
+        ),
       );
       expect(results.filter((r) => r.created).length).toBeGreaterThanOrEqual(1);
       expect(await store.list()).toEqual([blake3Hex(bytes)]);
@@ -176,7 +180,12 @@ export function describeBlobStoreConformance(name: string, makeStore: () => Prom
       const h = staged.hash;
       const abandoned = await store.read(h, { start: 5, end: 2_000_000 });
       abandoned.destroy(); // as a HEAD answer does
-      const ranges: [number, number][] = [[0, bytes.length - 1], [1, 1_048_577], [2_000_000, 3_000_000], [bytes.length - 10, bytes.length - 1]];
+      const ranges: [number, number][] = [
+        [0, bytes.length - 1],
+        [1, 1_048_577],
+        [2_000_000, 3_000_000],
+        [bytes.length - 10, bytes.length - 1],
+      ];
       const halfRead = (async () => {
         for await (const chunk of await store.read(h)) if ((chunk as Buffer).length > 0) break; // a client that goes away
       })();

@@ -50,7 +50,15 @@ describe("FsBlobStore: descriptors kept between reads", () => {
     store = new FsBlobStore(join(dir, "blobs"));
     await store.init();
     const staged = await store.stage(Readable.from([bytes]));
-    await staged.commit(() => ({ hash: staged.hash, ext: "bin", size: bytes.length, mime: "application/octet-stream", first_uploaded_at: new Date().toISOString(), last_uploaded_at: new Date().toISOString(), tags: [] }));
+    await staged.commit(() => ({
+      hash: staged.hash,
+      ext: "bin",
+      size: bytes.length,
+      mime: "application/octet-stream",
+      first_uploaded_at: new Date().toISOString(),
+      last_uploaded_at: new Date().toISOString(),
+      tags: [],
+    }));
     hash = staged.hash;
   });
   afterEach(async () => {

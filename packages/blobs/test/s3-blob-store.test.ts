@@ -16,9 +16,25 @@ afterAll(async () => {
 describeBlobStoreConformance("S3 (s3rver)", async () => {
   const bucket = `t-${randomUUID().slice(0, 8)}`;
   // A small part size, so the multipart path runs on the suite's few-MiB objects.
-  const options = { endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket, partSize: 5 * 1024 * 1024 };
+  const options = {
+    endPoint: "127.0.0.1",
+    port: s3.port,
+    useSSL: false,
+    accessKey: s3.accessKey,
+    secretKey: s3.secretKey,
+    region: "us-east-1",
+    bucket,
+    partSize: 5 * 1024 * 1024,
+  };
   const store = new S3BlobStore(options);
-  const client = new Client({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
+  const client = new Client({
+    endPoint: "127.0.0.1",
+    port: s3.port,
+    useSSL: false,
+    accessKey: s3.accessKey,
+    secretKey: s3.secretKey,
+    pathStyle: true,
+  });
   return {
     store,
     temporaries: () => store.temporaries(),
@@ -43,9 +59,28 @@ describeBlobStoreConformance("S3 (s3rver)", async () => {
 describe("S3 store start-up", () => {
   it("several processes starting at once on a missing bucket all come up (one creates it, the others find it)", async () => {
     const bucket = `race-${randomUUID().slice(0, 8)}`;
-    const stores = Array.from({ length: 6 }, () => new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket }));
+    const stores = Array.from(
+      { length: 6 },
+      () =>
+        new S3BlobStore({
+          endPoint: "127.0.0.1",
+          port: s3.port,
+          useSSL: false,
+          accessKey: s3.accessKey,
+          secretKey: s3.secretKey,
+          region: "us-east-1",
+          bucket,
+        }),
+    );
     await expect(Promise.all(stores.map((st) => st.init()))).resolves.toHaveLength(6);
-    const client = new Client({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
+    const client = new Client({
+      endPoint: "127.0.0.1",
+      port: s3.port,
+      useSSL: false,
+      accessKey: s3.accessKey,
+      secretKey: s3.secretKey,
+      pathStyle: true,
+    });
     expect(await client.bucketExists(bucket)).toBe(true);
     await client.removeBucket(bucket);
   });

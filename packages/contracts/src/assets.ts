@@ -126,7 +126,11 @@ export const TagsRemoved = z.object({ removed: z.array(z.string()), not_present:
 export const TagHistogram = z.object({ tag_counts: z.record(z.string(), z.number().int().nonnegative()) });
 
 /** A MIME type as a client declares it (`type/subtype`, parameters allowed); used when the bytes say nothing more precise. */
-export const MimeType = z.string().trim().max(255).regex(/^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/, "must be a MIME type such as 'application/octet-stream'");
+export const MimeType = z
+  .string()
+  .trim()
+  .max(255)
+  .regex(/^[\w.+-]+\/[\w.+-]+(?:\s*;.*)?$/, "must be a MIME type such as 'application/octet-stream'");
 const PreviewId = z.uuid().transform((id) => id.toLowerCase());
 
 /** POST /api/assets/from-hash. */
@@ -141,7 +145,12 @@ export const CreateFromHashBody = z.object({
 
 /** PUT /api/assets/{id}: at least one field; `preview_id: null` clears the preview. */
 export const UpdateAssetBody = z
-  .object({ name: Name.optional(), tags: TagList.optional(), user_metadata: UserMetadata.optional(), preview_id: PreviewId.nullable().optional() })
+  .object({
+    name: Name.optional(),
+    tags: TagList.optional(),
+    user_metadata: UserMetadata.optional(),
+    preview_id: PreviewId.nullable().optional(),
+  })
   .refine((b) => b.name !== undefined || b.tags !== undefined || b.user_metadata !== undefined || b.preview_id !== undefined, {
     message: "provide at least one of: name, tags, user_metadata, preview_id",
   });
@@ -174,14 +183,19 @@ export const AssetFilterQuery = z.object({
     .string()
     .max(16 * 1024)
     .optional()
-    .describe("A JSON object: every key must match user_metadata (a scalar equals, type-strict; a list means any of; null means missing or null; an object equals)."),
+    .describe(
+      "A JSON object: every key must match user_metadata (a scalar equals, type-strict; a list means any of; null means missing or null; an object equals).",
+    ),
 });
 
 /** GET /api/assets query. */
 export const ListAssetsQuery = AssetFilterQuery.extend({
   limit: z.coerce.number().int().min(1).max(500).default(20),
   offset: z.coerce.number().int().min(0).default(0),
-  after: z.string().optional().describe("The `next_cursor` of the previous page (keyset paging: stable while records are added); wins over offset."),
+  after: z
+    .string()
+    .optional()
+    .describe("The `next_cursor` of the previous page (keyset paging: stable while records are added); wins over offset."),
   sort: AssetSort.default("created_at"),
   order: SortOrder.default("desc"),
 });

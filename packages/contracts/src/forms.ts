@@ -16,11 +16,15 @@ export const UploadMaskForm = UploadImageForm.extend({
   original_ref: z
     .string()
     .optional()
-    .describe('Required (this or `originalRef`): the image the mask applies to: JSON text `{"filename","subfolder","type"}` (a whole upload result is fine), a plain name, or `blake3:<hex>`.'),
+    .describe(
+      'Required (this or `originalRef`): the image the mask applies to: JSON text `{"filename","subfolder","type"}` (a whole upload result is fine), a plain name, or `blake3:<hex>`.',
+    ),
   originalRef: z
     .string()
     .optional()
-    .describe("Alias of `original_ref` (comfy-ui-client 0.1.2 sends this name). Both may be sent only if they name the same image; otherwise 400 `invalid_original_ref`."),
+    .describe(
+      "Alias of `original_ref` (comfy-ui-client 0.1.2 sends this name). Both may be sent only if they name the same image; otherwise 400 `invalid_original_ref`.",
+    ),
 });
 
 export const ViewQuery = z.object({

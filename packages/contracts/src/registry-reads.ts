@@ -14,7 +14,10 @@ export const InstallQuery = z.object({
   version: single("version").transform((v, ctx) => {
     if (v === undefined) return undefined;
     if (!INSTALL_VERSION_PATTERN.test(v)) {
-      ctx.addIssue({ code: "custom", message: `version must be MAJOR.MINOR.PATCH digits (e.g. 1.2.3), got ${JSON.stringify(v.slice(0, 40))}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `version must be MAJOR.MINOR.PATCH digits (e.g. 1.2.3), got ${JSON.stringify(v.slice(0, 40))}`,
+      });
       return z.NEVER;
     }
     return v;
@@ -22,17 +25,20 @@ export const InstallQuery = z.object({
 });
 
 /** `statuses` (repeatable, `statuses=A&statuses=B`): each a NodeVersionStatus. Absent = every status. */
-const statuses = z.unknown().optional().transform((v, ctx) => {
-  if (v === undefined) return undefined;
-  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined;
-  const bad = list?.find((s) => !NodeVersionStatus.safeParse(s).success);
-  if (!list || bad !== undefined) {
-    const got = bad !== undefined ? `, got ${JSON.stringify(bad.slice(0, 40))}` : "";
-    ctx.addIssue({ code: "custom", message: `statuses must be repeated values among ${NodeVersionStatus.options.join(", ")}${got}` });
-    return z.NEVER;
-  }
-  return new Set(list as VersionStatus[]);
-});
+const statuses = z
+  .unknown()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined;
+    const bad = list?.find((s) => !NodeVersionStatus.safeParse(s).success);
+    if (!list || bad !== undefined) {
+      const got = bad !== undefined ? `, got ${JSON.stringify(bad.slice(0, 40))}` : "";
+      ctx.addIssue({ code: "custom", message: `statuses must be repeated values among ${NodeVersionStatus.options.join(", ")}${got}` });
+      return z.NEVER;
+    }
+    return new Set(list as VersionStatus[]);
+  });
 
 export const NodeVersionsQuery = z.object({
   statuses,
@@ -107,12 +113,16 @@ export type VersionsPage = z.infer<typeof VersionsPage>;
 const statusList = z.array(NodeVersionStatus);
 export const InstallQueryWire = z.object({ version: z.string().regex(INSTALL_VERSION_PATTERN) }).partial();
 export const NodeVersionsQueryWire = z.object({ statuses: statusList, include_status_reason: z.boolean().default(false) }).partial();
-export const AllVersionsQueryWire = z.object({
-  nodeId: z.string(),
-  statuses: statusList,
-  include_status_reason: z.boolean().default(false),
-  page: z.number().int().min(1).default(1),
-  pageSize: z.number().int().min(1).max(VERSIONS_PAGE_SIZE_MAX).default(10),
-  status_reason: z.string().max(SEARCH_TEXT_MAX),
-}).partial();
-export const ComfyNodesQueryWire = z.object({ page: z.number().int().min(1).default(1), limit: z.number().int().min(1).default(10), include_banned: z.boolean() }).partial();
+export const AllVersionsQueryWire = z
+  .object({
+    nodeId: z.string(),
+    statuses: statusList,
+    include_status_reason: z.boolean().default(false),
+    page: z.number().int().min(1).default(1),
+    pageSize: z.number().int().min(1).max(VERSIONS_PAGE_SIZE_MAX).default(10),
+    status_reason: z.string().max(SEARCH_TEXT_MAX),
+  })
+  .partial();
+export const ComfyNodesQueryWire = z
+  .object({ page: z.number().int().min(1).default(1), limit: z.number().int().min(1).default(10), include_banned: z.boolean() })
+  .partial();

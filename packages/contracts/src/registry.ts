@@ -15,86 +15,96 @@ export const PublisherStatus = z.enum(["PublisherStatusActive", "PublisherStatus
 const dateTime = z.iso.datetime({ offset: true });
 const strings = z.array(z.string());
 
-export const PublisherUser = z.object({
-  id: z.string(),
-  name: z.string(),
-  email: z.string(),
-}).partial();
+export const PublisherUser = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+  })
+  .partial();
 
-export const PublisherMember = z.object({
-  id: z.string(),
-  role: z.string(),
-  user: PublisherUser,
-}).partial();
+export const PublisherMember = z
+  .object({
+    id: z.string(),
+    role: z.string(),
+    user: PublisherUser,
+  })
+  .partial();
 
-export const Publisher = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  logo: z.string(),
-  website: z.string(),
-  support: z.string(),
-  source_code_repo: z.string(),
-  createdAt: dateTime,
-  status: PublisherStatus,
-  members: z.array(PublisherMember),
-}).partial();
+export const Publisher = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    logo: z.string(),
+    website: z.string(),
+    support: z.string(),
+    source_code_repo: z.string(),
+    createdAt: dateTime,
+    status: PublisherStatus,
+    members: z.array(PublisherMember),
+  })
+  .partial();
 
-export const NodeVersion = z.object({
-  id: z.string(),
-  node_id: z.string(),
-  version: z.string(),
-  changelog: z.string(),
-  createdAt: dateTime,
-  dependencies: strings,
-  deprecated: z.boolean(),
-  downloadUrl: z.string(),
-  status: NodeVersionStatus,
-  status_reason: z.string(),
-  app_node_extract_status: z.string(),
-  tags: strings,
-  tags_admin: strings,
-  supported_accelerators: strings,
-  supported_app_frontend_version: z.string(),
-  supported_app_version: z.string(),
-  supported_os: strings,
-  /** Public registry name of app_node_extract_status, carried beside it. */
-  comfy_node_extract_status: z.string(),
-}).partial();
+export const NodeVersion = z
+  .object({
+    id: z.string(),
+    node_id: z.string(),
+    version: z.string(),
+    changelog: z.string(),
+    createdAt: dateTime,
+    dependencies: strings,
+    deprecated: z.boolean(),
+    downloadUrl: z.string(),
+    status: NodeVersionStatus,
+    status_reason: z.string(),
+    app_node_extract_status: z.string(),
+    tags: strings,
+    tags_admin: strings,
+    supported_accelerators: strings,
+    supported_app_frontend_version: z.string(),
+    supported_app_version: z.string(),
+    supported_os: strings,
+    /** Public registry name of app_node_extract_status, carried beside it. */
+    comfy_node_extract_status: z.string(),
+  })
+  .partial();
 
-export const Node = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  author: z.string(),
-  category: z.string(),
-  tags: strings,
-  tags_admin: strings,
-  created_at: dateTime,
-  downloads: z.number().int(),
-  repo_stars: z.number().int(),
-  rating: z.number(),
-  search_ranking: z.number().int(),
-  banner_url: z.string(),
-  icon: z.string(),
-  repository: z.string(),
-  license: z.string(),
-  status: NodeStatus,
-  status_detail: z.string(),
-  latest_version: NodeVersion,
-  publisher: Publisher,
-  preempted_app_node_names: strings,
-  supported_accelerators: strings,
-  supported_app_frontend_version: z.string(),
-  supported_app_version: z.string(),
-  supported_os: strings,
-  translations: z.record(z.string(), z.record(z.string(), z.unknown())),
-  /** Public registry names of renamed fields, carried beside ours where the catalog has them. */
-  github_stars: z.number().int(),
-  preempted_comfy_node_names: strings,
-  supported_comfyui_version: z.string(),
-  supported_comfyui_frontend_version: z.string(),
-}).partial();
+export const Node = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    author: z.string(),
+    category: z.string(),
+    tags: strings,
+    tags_admin: strings,
+    created_at: dateTime,
+    downloads: z.number().int(),
+    repo_stars: z.number().int(),
+    rating: z.number(),
+    search_ranking: z.number().int(),
+    banner_url: z.string(),
+    icon: z.string(),
+    repository: z.string(),
+    license: z.string(),
+    status: NodeStatus,
+    status_detail: z.string(),
+    latest_version: NodeVersion,
+    publisher: Publisher,
+    preempted_app_node_names: strings,
+    supported_accelerators: strings,
+    supported_app_frontend_version: z.string(),
+    supported_app_version: z.string(),
+    supported_os: strings,
+    translations: z.record(z.string(), z.record(z.string(), z.unknown())),
+    /** Public registry names of renamed fields, carried beside ours where the catalog has them. */
+    github_stars: z.number().int(),
+    preempted_comfy_node_names: strings,
+    supported_comfyui_version: z.string(),
+    supported_comfyui_frontend_version: z.string(),
+  })
+  .partial();
 
 /** Our field name → the public registry's name for it: both load, both are answered. */
 export const NODE_PUBLIC_ALIASES = {
@@ -142,19 +152,21 @@ export const SearchPage = z.object({
  * `input_types`, `return_types` and `return_names` are JSON text, as the registry stores them.
  * A catalog that holds a class's name only answers `comfy_node_name` alone.
  */
-export const ComfyNode = z.object({
-  comfy_node_name: z.string(),
-  category: z.string(),
-  description: z.string(),
-  input_types: z.string(),
-  deprecated: z.boolean(),
-  experimental: z.boolean(),
-  output_is_list: z.array(z.boolean()),
-  return_names: z.string(),
-  return_types: z.string(),
-  function: z.string(),
-  policy: z.string(),
-}).partial();
+export const ComfyNode = z
+  .object({
+    comfy_node_name: z.string(),
+    category: z.string(),
+    description: z.string(),
+    input_types: z.string(),
+    deprecated: z.boolean(),
+    experimental: z.boolean(),
+    output_is_list: z.array(z.boolean()),
+    return_names: z.string(),
+    return_types: z.string(),
+    function: z.string(),
+    policy: z.string(),
+  })
+  .partial();
 export const ComfyNodesPage = z.object({
   comfy_nodes: z.array(ComfyNode),
   totalNumberOfPages: z.number().int(),

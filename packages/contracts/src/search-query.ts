@@ -10,20 +10,26 @@ export const SEARCH_LIMIT_MAX = 100;
 export const SEARCH_TEXT_MAX = 512;
 
 export const single = (name: string) =>
-  z.unknown().optional().transform((v, ctx) => {
-    if (v === undefined) return undefined;
-    if (typeof v !== "string") {
-      ctx.addIssue({ code: "custom", message: `${name} must be given once, as a single value` });
-      return z.NEVER;
-    }
-    return v;
-  });
+  z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      if (typeof v !== "string") {
+        ctx.addIssue({ code: "custom", message: `${name} must be given once, as a single value` });
+        return z.NEVER;
+      }
+      return v;
+    });
 
 export const positiveInt = <F extends number | undefined>(name: string, min: number, max: number | undefined, fallback: F) =>
   single(name).transform((v, ctx) => {
     if (v === undefined) return fallback;
     if (!/^\d{1,9}$/.test(v)) {
-      ctx.addIssue({ code: "custom", message: `${name} must be an integer${max ? ` from ${min} to ${max}` : ` of at least ${min}`}, got ${JSON.stringify(v.slice(0, 40))}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${name} must be an integer${max ? ` from ${min} to ${max}` : ` of at least ${min}`}, got ${JSON.stringify(v.slice(0, 40))}`,
+      });
       return z.NEVER;
     }
     const n = Number(v);
@@ -62,29 +68,39 @@ export const bool = (name: string) =>
 export const NODE_ID_MAX = 500;
 
 /** `node_id` (repeatable): the registry's "only these packs" filter. Blank values count as absent. */
-const nodeIds = z.unknown().optional().transform((v, ctx) => {
-  if (v === undefined) return undefined;
-  const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined;
-  if (!list) {
-    ctx.addIssue({ code: "custom", message: "node_id must be plain values, repeated for several packs (node_id=a&node_id=b)" });
-    return z.NEVER;
-  }
-  if (list.length > NODE_ID_MAX || list.some((id) => id.length > SEARCH_TEXT_MAX)) {
-    ctx.addIssue({ code: "custom", message: `node_id takes at most ${NODE_ID_MAX} values of at most ${SEARCH_TEXT_MAX} characters, got ${list.length}` });
-    return z.NEVER;
-  }
-  const ids = [...new Set(list.map((id) => id.trim()).filter((id) => id !== ""))];
-  return ids.length > 0 ? ids : undefined;
-});
+const nodeIds = z
+  .unknown()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const list = typeof v === "string" ? [v] : Array.isArray(v) && v.every((x) => typeof x === "string") ? v : undefined;
+    if (!list) {
+      ctx.addIssue({ code: "custom", message: "node_id must be plain values, repeated for several packs (node_id=a&node_id=b)" });
+      return z.NEVER;
+    }
+    if (list.length > NODE_ID_MAX || list.some((id) => id.length > SEARCH_TEXT_MAX)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `node_id takes at most ${NODE_ID_MAX} values of at most ${SEARCH_TEXT_MAX} characters, got ${list.length}`,
+      });
+      return z.NEVER;
+    }
+    const ids = [...new Set(list.map((id) => id.trim()).filter((id) => id !== ""))];
+    return ids.length > 0 ? ids : undefined;
+  });
 
 /**
  * A production list parameter this service does not implement: refused, never ignored into an
  * answer the client would take for the one it asked.
  */
 const refused = (name: string, why: string) =>
-  z.unknown().optional().superRefine((v, ctx) => {
-    if (v !== undefined) ctx.addIssue({ code: "custom", message: `${name} is not supported by this service: ${why}` });
-  }).transform(() => undefined);
+  z
+    .unknown()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v !== undefined) ctx.addIssue({ code: "custom", message: `${name} is not supported by this service: ${why}` });
+    })
+    .transform(() => undefined);
 
 export const SearchQueryFields = z.object({
   page: positiveInt("page", 1, undefined, 1),
@@ -111,25 +127,29 @@ export const SearchQueryFields = z.object({
  * asked (so up to NODE_ID_MAX, past the 100 a `limit` may ask): the ComfyUI frontend asks for its
  * installed packs by `node_id` alone and reads one page.
  */
-export const SearchQueryParams = SearchQueryFields.transform(({ latest: _l, comfyui_version: _c, form_factor: _f, sort: _s, timestamp: _t, ...q }) => ({
-  ...q,
-  limit: q.limit ?? q.node_id?.length ?? 10,
-}));
+export const SearchQueryParams = SearchQueryFields.transform(
+  ({ latest: _l, comfyui_version: _c, form_factor: _f, sort: _s, timestamp: _t, ...q }) => ({
+    ...q,
+    limit: q.limit ?? q.node_id?.length ?? 10,
+  }),
+);
 
 export type SearchQuery = z.output<typeof SearchQueryParams>;
 
 /** The OpenAPI-facing shape of the same parameters (all optional strings on the wire). */
-export const SearchQueryWire = z.object({
-  page: z.number().int().min(1).default(1),
-  limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).default(10),
-  search: z.string().max(SEARCH_TEXT_MAX),
-  repository_url_search: z.string().max(SEARCH_TEXT_MAX),
-  app_node_search: z.string().max(SEARCH_TEXT_MAX),
-  supported_os: z.string().max(SEARCH_TEXT_MAX),
-  supported_accelerator: z.string().max(SEARCH_TEXT_MAX),
-  include_banned: z.boolean(),
-  node_id: z.array(z.string().max(SEARCH_TEXT_MAX)).max(NODE_ID_MAX),
-  latest: z.boolean(),
-  comfyui_version: z.string().max(SEARCH_TEXT_MAX),
-  form_factor: z.string().max(SEARCH_TEXT_MAX),
-}).partial();
+export const SearchQueryWire = z
+  .object({
+    page: z.number().int().min(1).default(1),
+    limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).default(10),
+    search: z.string().max(SEARCH_TEXT_MAX),
+    repository_url_search: z.string().max(SEARCH_TEXT_MAX),
+    app_node_search: z.string().max(SEARCH_TEXT_MAX),
+    supported_os: z.string().max(SEARCH_TEXT_MAX),
+    supported_accelerator: z.string().max(SEARCH_TEXT_MAX),
+    include_banned: z.boolean(),
+    node_id: z.array(z.string().max(SEARCH_TEXT_MAX)).max(NODE_ID_MAX),
+    latest: z.boolean(),
+    comfyui_version: z.string().max(SEARCH_TEXT_MAX),
+    form_factor: z.string().max(SEARCH_TEXT_MAX),
+  })
+  .partial();

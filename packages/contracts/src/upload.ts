@@ -61,7 +61,6 @@ export const UploadError = z.object({
   error: UploadErrorCode,
 });
 
-
 export type UploadResult = z.infer<typeof UploadResult>;
 export type MaskType = z.infer<typeof MaskType>;
 export type MaskUploadResult = z.infer<typeof MaskUploadResult>;

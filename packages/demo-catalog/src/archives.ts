@@ -17,7 +17,9 @@ export function archiveBytes(id: string, version: string): Buffer {
   if (zip) return zip;
   const text = (s: string) => new TextEncoder().encode(s);
   const files = {
-    "pyproject.toml": text(`[project]\nname = "${id}"\nversion = "${version}"\n\n[project.urls]\nRepository = "https://github.com/example/${id}"\n`),
+    "pyproject.toml": text(
+      `[project]\nname = "${id}"\nversion = "${version}"\n\n[project.urls]\nRepository = "https://github.com/example/${id}"\n`,
+    ),
     "__init__.py": text(`NODE_CLASS_MAPPINGS = {}\nNODE_DISPLAY_NAME_MAPPINGS = {}\n# ${key}\n`),
     "data/payload.bin": payload(key, 4096 + (hashOf(key).readUInt16BE(0) % 8192)),
   };

@@ -29,7 +29,13 @@ const WORDS = (
 const ADJ = "simple easy fast smart better super magic deep quick clean tiny advanced dynamic custom".split(" ");
 const OS = ["OS Independent", "Microsoft :: Windows", "Microsoft :: Windows :: 11", "POSIX :: Linux", "MacOS", "POSIX :: Linux :: Ubuntu"];
 const ACCEL = ["GPU :: NVIDIA CUDA", "GPU :: AMD ROCm", "GPU :: Apple Metal", "CPU", "CUDA", "Intel XPU"];
-const VERSION_STATUS = ["NodeVersionStatusActive", "NodeVersionStatusActive", "NodeVersionStatusActive", "NodeVersionStatusPending", "NodeVersionStatusFlagged"];
+const VERSION_STATUS = [
+  "NodeVersionStatusActive",
+  "NodeVersionStatusActive",
+  "NodeVersionStatusActive",
+  "NodeVersionStatusPending",
+  "NodeVersionStatusFlagged",
+];
 
 /**
  * A registry-shaped catalog: ids, names, descriptions, publishers with a few prolific ones,
@@ -52,7 +58,13 @@ export function generateCatalog(opts: { seed?: number; nodes?: number } = {}): G
     const words = [pick(WORDS), pick(WORDS), ...(r() < 0.4 ? [pick(WORDS)] : [])];
     const style = r();
     const name =
-      style < 0.3 ? `ComfyUI-${words.map(cap).join("-")}` : style < 0.55 ? `comfyui_${words.join("_")}` : style < 0.8 ? words.map(cap).join(" ") : `${cap(pick(ADJ))} ${words.map(cap).join(" ")} Nodes`;
+      style < 0.3
+        ? `ComfyUI-${words.map(cap).join("-")}`
+        : style < 0.55
+          ? `comfyui_${words.join("_")}`
+          : style < 0.8
+            ? words.map(cap).join(" ")
+            : `${cap(pick(ADJ))} ${words.map(cap).join(" ")} Nodes`;
     let id = words.join("-").toLowerCase();
     if (seen.has(id)) id = `${id}-${i}`;
     seen.add(id);
@@ -78,7 +90,10 @@ export function generateCatalog(opts: { seed?: number; nodes?: number } = {}): G
     if (r() < 0.1) node.license = pick(["MIT", "GPL-3.0", "Apache-2.0", "LICENSE"]);
     if (r() < 0.02) node.preempted_comfy_node_names = [`${cap(words[0]!)}Node`];
     if (r() < 0.85) {
-      const names = Array.from({ length: 1 + longTail(40) }, () => `${cap(pick(WORDS))}${cap(pick(WORDS))}${pick(["", "Advanced", "Simple", "V2", "Loader", "Apply"])}`);
+      const names = Array.from(
+        { length: 1 + longTail(40) },
+        () => `${cap(pick(WORDS))}${cap(pick(WORDS))}${pick(["", "Advanced", "Simple", "V2", "Loader", "Apply"])}`,
+      );
       node.app_node_names = [...new Set(names)];
     }
     if (r() < 0.8) {

@@ -292,7 +292,10 @@ export class BullMqJobQueue implements JobQueue {
       // closing one while Redis is away would wait forever: bound it, the sockets are gone anyway.
       const closeEvents = events?.close().catch(() => undefined);
       await (redisAnswers ? closeEvents : within(closeEvents, 1000));
-      await within(this.queue?.close().catch(() => undefined), redisAnswers ? 10_000 : 1000);
+      await within(
+        this.queue?.close().catch(() => undefined),
+        redisAnswers ? 10_000 : 1000,
+      );
       this.producer.disconnect();
     })();
     return this.closing;
@@ -433,7 +436,9 @@ export class BullMqJobQueue implements JobQueue {
       return events;
     })().catch((err: unknown) => {
       this.events = undefined;
-      throw err instanceof QueueUnavailableError ? err : new QueueUnavailableError(`job queue unavailable: ${errorMessage(err)}`, { cause: err });
+      throw err instanceof QueueUnavailableError
+        ? err
+        : new QueueUnavailableError(`job queue unavailable: ${errorMessage(err)}`, { cause: err });
     });
     return this.events;
   }

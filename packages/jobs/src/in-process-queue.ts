@@ -126,7 +126,10 @@ export class InProcessJobQueue implements JobQueue {
     entry.failureCode = undefined;
     entry.done = this.execute(entry);
     // Waiters observe failures through their own handlers; this one keeps the rejection handled.
-    entry.done.then(() => this.forgetOldest(), () => undefined);
+    entry.done.then(
+      () => this.forgetOldest(),
+      () => undefined,
+    );
     this.entries.delete(jobId);
     this.entries.set(jobId, entry);
   }

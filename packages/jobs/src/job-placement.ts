@@ -18,7 +18,11 @@ export function runsJobsHere(runner: JobRunner, queueKind: JobQueue["kind"]): bo
 }
 
 /** Start running `handlers` from `queue` when this process is where they run; the worker needs them all. */
-export async function serveJobs(queue: JobQueue, handlers: Partial<JobHandlers>, opts: { runner: JobRunner; concurrency?: number }): Promise<boolean> {
+export async function serveJobs(
+  queue: JobQueue,
+  handlers: Partial<JobHandlers>,
+  opts: { runner: JobRunner; concurrency?: number },
+): Promise<boolean> {
   if (opts.runner === "worker") assertAllHandlers(handlers);
   if (!runsJobsHere(opts.runner, queue.kind)) return false;
   await queue.work(handlers, { concurrency: opts.concurrency });

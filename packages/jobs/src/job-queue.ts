@@ -54,7 +54,10 @@ export interface JobInfo {
 /** The job did not finish in time; it goes on running and a later wait can still collect it. */
 export class JobTimeoutError extends Error {
   override name = "JobTimeoutError";
-  constructor(readonly jobId: string, timeoutMs: number) {
+  constructor(
+    readonly jobId: string,
+    timeoutMs: number,
+  ) {
     super(`job ${jobId} did not finish within ${timeoutMs} ms`);
   }
 }

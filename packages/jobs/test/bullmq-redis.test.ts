@@ -47,7 +47,8 @@ function lineFrom(child: ChildProcess, pattern: RegExp): Promise<string> {
       child.off("exit", onExit);
       resolve(line);
     };
-    const onExit = (code: number | null, signal: string | null) => reject(new Error(`worker exited (${code ?? signal}) before printing ${pattern}`));
+    const onExit = (code: number | null, signal: string | null) =>
+      reject(new Error(`worker exited (${code ?? signal}) before printing ${pattern}`));
     child.stdout?.on("data", check);
     child.once("exit", onExit);
     check();
@@ -60,10 +61,12 @@ describe("BullMQ job queue on Redis", () => {
     const producer = open({ prefix: p });
     const { data, jobId } = { data: { source: "crash/one" }, jobId: "test.crash.one" };
 
-    const child = record(spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./fixtures/hanging-worker.ts", import.meta.url))], {
-      env: { ...process.env, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: p },
-      stdio: ["ignore", "pipe", "inherit"],
-    }));
+    const child = record(
+      spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./fixtures/hanging-worker.ts", import.meta.url))], {
+        env: { ...process.env, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: p },
+        stdio: ["ignore", "pipe", "inherit"],
+      }),
+    );
     children.push(child);
     await lineFrom(child, /^ready$/);
     await producer.enqueue("catalog.reindex", data, { jobId });
@@ -95,7 +98,9 @@ describe("BullMQ job queue on Redis", () => {
     const port = await freePort(); // nothing listens there
     const q = new BullMqJobQueue({ redisUrl: `redis://127.0.0.1:${port}`, prefix: "test-jobs-unreachable" });
     queues.push(q);
-    await expect(q.enqueue("catalog.reindex", { source: "x" }, { jobId: "test.unreachable" })).rejects.toBeInstanceOf(QueueUnavailableError);
+    await expect(q.enqueue("catalog.reindex", { source: "x" }, { jobId: "test.unreachable" })).rejects.toBeInstanceOf(
+      QueueUnavailableError,
+    );
     // And again: a failed first attempt leaves nothing stuck behind.
     await expect(q.run("catalog.reindex", { source: "x" }, { jobId: "test.unreachable", timeoutMs: 1000 })).rejects.toBeInstanceOf(
       QueueUnavailableError,

@@ -38,7 +38,9 @@ describe("serveJobs", () => {
   it("refuses to start a worker without a handler for every job", async () => {
     const queue = createJobQueue(loadConfig({}));
     opened.push(queue);
-    await expect(serveJobs(queue, { "catalog.reindex": async () => reindexed }, { runner: "worker" })).rejects.toThrow(/no handler for job mask\.derive/);
+    await expect(serveJobs(queue, { "catalog.reindex": async () => reindexed }, { runner: "worker" })).rejects.toThrow(
+      /no handler for job mask\.derive/,
+    );
   });
 });
 
@@ -64,4 +66,3 @@ describe("assertAllHandlers", () => {
     expect(() => assertAllHandlers({ ...all, "mask.derive": "yes" } as never)).toThrow(/not a function/);
   });
 });
-

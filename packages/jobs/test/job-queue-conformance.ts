@@ -217,7 +217,12 @@ export function describeJobQueueConformance(name: string, makeQueue: MakeQueue):
       expect((err as JobFailedError).code).toBe("invalid_image");
       expect((err as JobFailedError).reason).toBe(`undecodable ${data.source}`);
       expect(h.runs.get(data.source)).toBe(1);
-      expect(await q.inspect(jobId)).toMatchObject({ state: "failed", attemptsMade: 1, failureCode: "invalid_image", failedReason: `undecodable ${data.source}` });
+      expect(await q.inspect(jobId)).toMatchObject({
+        state: "failed",
+        attemptsMade: 1,
+        failureCode: "invalid_image",
+        failedReason: `undecodable ${data.source}`,
+      });
       // A later wait reads the same typed failure from the stored job.
       const again = await q.waitFor("catalog.reindex", jobId, LONG).catch((e: unknown) => e);
       expect(again).toMatchObject({ code: "invalid_image", reason: `undecodable ${data.source}` });
@@ -236,9 +241,9 @@ export function describeJobQueueConformance(name: string, makeQueue: MakeQueue):
     it("a payload outside the contract is refused at enqueue", async () => {
       const q = await queue();
       await expect(q.enqueue("catalog.reindex", { source: "" }, { jobId: "test.bad-payload" })).rejects.toBeInstanceOf(InvalidJobError);
-      await expect(
-        q.enqueue("mask.derive", { originalHash: "not-a-hash", maskHash: HASH_B }, { jobId: "test.bad-hash" }),
-      ).rejects.toThrow(/originalHash/);
+      await expect(q.enqueue("mask.derive", { originalHash: "not-a-hash", maskHash: HASH_B }, { jobId: "test.bad-hash" })).rejects.toThrow(
+        /originalHash/,
+      );
       expect(await q.inspect("test.bad-payload")).toBeUndefined();
     });
 

@@ -42,7 +42,12 @@ export function httpObserver(opts: HttpObserverOptions) {
  * The same observation for a request that never enters Express (a direct route, see
  * `direct-routes.ts`): `routeOf` gives the metrics' route label once the response is finished.
  */
-export function observeRequest(req: IncomingMessage, res: ServerResponse, { service, logger, successLevel = "debug" }: HttpObserverOptions, routeOf: () => string): void {
+export function observeRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { service, logger, successLevel = "debug" }: HttpObserverOptions,
+  routeOf: () => string,
+): void {
   const id = requestId(req, res);
   const started = performance.now();
   res.on("finish", () => {

@@ -10,7 +10,11 @@ describe("loadConfig", () => {
   it("TEMP_MAX_AGE_MS defaults to an hour, and refuses less than a minute or less than twice BODY_TIMEOUT_MS", () => {
     expect(loadConfig({}).TEMP_MAX_AGE_MS).toBe(3_600_000);
     expect(loadConfig({ TEMP_MAX_AGE_MS: "120000", BODY_TIMEOUT_MS: "60000" }).TEMP_MAX_AGE_MS).toBe(120_000);
-    for (const env of [{ TEMP_MAX_AGE_MS: "59999" }, { TEMP_MAX_AGE_MS: "soon" }, { TEMP_MAX_AGE_MS: "100000", BODY_TIMEOUT_MS: "60000" }]) {
+    for (const env of [
+      { TEMP_MAX_AGE_MS: "59999" },
+      { TEMP_MAX_AGE_MS: "soon" },
+      { TEMP_MAX_AGE_MS: "100000", BODY_TIMEOUT_MS: "60000" },
+    ]) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(/TEMP_MAX_AGE_MS/);
     }
   });
@@ -28,19 +32,34 @@ describe("loadConfig", () => {
   });
 
   it("CATALOG_SOURCE is parsed once into its kind: a registry URL, a bundle (.tar), or a file", () => {
-    expect(loadConfig({ CATALOG_SOURCE: " HTTP://registry.local/api " }).CATALOG_SOURCE).toEqual({ kind: "registry", url: "HTTP://registry.local/api" });
-    expect(loadConfig({ CATALOG_SOURCE: "/media/usb/mirror.TAR" }).CATALOG_SOURCE).toEqual({ kind: "bundle", path: "/media/usb/mirror.TAR" });
+    expect(loadConfig({ CATALOG_SOURCE: " HTTP://registry.local/api " }).CATALOG_SOURCE).toEqual({
+      kind: "registry",
+      url: "HTTP://registry.local/api",
+    });
+    expect(loadConfig({ CATALOG_SOURCE: "/media/usb/mirror.TAR" }).CATALOG_SOURCE).toEqual({
+      kind: "bundle",
+      path: "/media/usb/mirror.TAR",
+    });
     // A URL that names a tar is still a registry to mirror, as it always was.
-    expect(loadConfig({ CATALOG_SOURCE: "https://example.com/x.tar" }).CATALOG_SOURCE).toEqual({ kind: "registry", url: "https://example.com/x.tar" });
+    expect(loadConfig({ CATALOG_SOURCE: "https://example.com/x.tar" }).CATALOG_SOURCE).toEqual({
+      kind: "registry",
+      url: "https://example.com/x.tar",
+    });
     expect(loadConfig({ CATALOG_SOURCE: "nodes.json" }).CATALOG_SOURCE).toEqual({ kind: "file", path: "nodes.json" });
-    for (const v of ["https://api.comfy.org", "/data/nodes.ndjson", "/media/mirror.tar"]) expect(catalogSourceName(parseCatalogSource(v))).toBe(v);
+    for (const v of ["https://api.comfy.org", "/data/nodes.ndjson", "/media/mirror.tar"])
+      expect(catalogSourceName(parseCatalogSource(v))).toBe(v);
     expect(catalogSourceName({ kind: "none" })).toBeNull();
   });
 
   it("each service has its own default port, PORT sets them all, and a service's own variable wins", () => {
     expect(loadConfig({})).toMatchObject({ PORT: 8080, SEARCH_PORT: 8081, UPLOAD_PORT: 8082, WORKER_PORT: 8083 });
     expect(loadConfig({ PORT: "9000" })).toMatchObject({ PORT: 9000, SEARCH_PORT: 9000, UPLOAD_PORT: 9000, WORKER_PORT: 9000 });
-    expect(loadConfig({ PORT: "9000", UPLOAD_PORT: "9100" })).toMatchObject({ PORT: 9000, SEARCH_PORT: 9000, UPLOAD_PORT: 9100, WORKER_PORT: 9000 });
+    expect(loadConfig({ PORT: "9000", UPLOAD_PORT: "9100" })).toMatchObject({
+      PORT: 9000,
+      SEARCH_PORT: 9000,
+      UPLOAD_PORT: 9100,
+      WORKER_PORT: 9000,
+    });
     expect(() => loadConfig({ SEARCH_PORT: "eighty" })).toThrow(/SEARCH_PORT/);
   });
 

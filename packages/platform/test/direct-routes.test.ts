@@ -40,7 +40,9 @@ function listener(logger: Logger) {
 
 /** GET 200s counted for `route` so far. */
 async function served(route: string): Promise<number> {
-  const line = (await registry.metrics()).split("\n").find((l) => l.startsWith(`http_requests_total{service="direct-test",route="${route}",method="GET",status="200"}`));
+  const line = (await registry.metrics())
+    .split("\n")
+    .find((l) => l.startsWith(`http_requests_total{service="direct-test",route="${route}",method="GET",status="200"}`));
   return line ? Number(line.split(" ").pop()) : 0;
 }
 

@@ -33,11 +33,19 @@ describe("createServiceApp", () => {
   });
 
   it("answers /readyz 200 when ready and 503 with the service's body when not, or when the check fails", async () => {
-    await request(app({ isReady: async () => true })).get("/readyz").expect(200, { status: "ready" });
+    await request(app({ isReady: async () => true }))
+      .get("/readyz")
+      .expect(200, { status: "ready" });
     const notReady = { error: "not_ready", message: "still starting" };
-    await request(app({ isReady: () => false })).get("/readyz").expect(503, notReady);
-    await request(app({ isReady: async () => false })).get("/readyz").expect(503, notReady);
-    await request(app({ isReady: () => Promise.reject(new Error("backend down")) })).get("/readyz").expect(503, notReady);
+    await request(app({ isReady: () => false }))
+      .get("/readyz")
+      .expect(503, notReady);
+    await request(app({ isReady: async () => false }))
+      .get("/readyz")
+      .expect(503, notReady);
+    await request(app({ isReady: () => Promise.reject(new Error("backend down")) }))
+      .get("/readyz")
+      .expect(503, notReady);
     await request(
       app({
         isReady: () => {

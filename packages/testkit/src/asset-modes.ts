@@ -58,7 +58,11 @@ export interface AssetApp<Blobs> {
  * API_KEYS, silent logs, and `mode`'s backends); closing it also takes the backends down and
  * removes the DATA_DIR.
  */
-export async function startInMode<T extends { close(): Promise<void> }>(mode: Mode, keys: string[], start: (env: Record<string, string>) => Promise<T>): Promise<T> {
+export async function startInMode<T extends { close(): Promise<void> }>(
+  mode: Mode,
+  keys: string[],
+  start: (env: Record<string, string>) => Promise<T>,
+): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), "asset-mode-"));
   const backend = await mode.setup(dataDir);
   const started = await start({ DATA_DIR: dataDir, API_KEYS: keys.join(","), LOG_LEVEL: "silent", ...backend.env });

@@ -33,7 +33,9 @@ let cached: TestCatalog | undefined;
 export function testCatalog(): TestCatalog {
   if (cached) return cached;
   if (existsSync(REAL_CATALOG_PATH)) {
-    const records = readFileSync(REAL_CATALOG_PATH, "utf8").split("\n").filter((l) => l.trim() !== "").length;
+    const records = readFileSync(REAL_CATALOG_PATH, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "").length;
     cached = { path: REAL_CATALOG_PATH, kind: "real", records, description: `the real catalog (${records} nodes) at ${REAL_CATALOG_PATH}` };
   } else {
     const nodes = fixtureCatalog();

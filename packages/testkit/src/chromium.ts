@@ -16,7 +16,8 @@ export type Chromium = { ok: true; browser: Browser; close: () => Promise<void> 
  * (tests then skip with that one line rather than fail on a machine without a browser).
  */
 export async function startChromium(): Promise<Chromium> {
-  if (!existsSync(CHROMIUM_PATH)) return { ok: false, reason: `no chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)` };
+  if (!existsSync(CHROMIUM_PATH))
+    return { ok: false, reason: `no chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)` };
   const userDataDir = await mkdtemp(join(tmpdir(), "chromium-profile-"));
   try {
     const browser = await puppeteer.launch({
@@ -25,7 +26,18 @@ export async function startChromium(): Promise<Chromium> {
       userDataDir,
       timeout: 60_000,
       protocolTimeout: 120_000,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check", "--hide-scrollbars", "--font-render-hinting=none"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--hide-scrollbars",
+        "--font-render-hinting=none",
+      ],
     });
     return {
       ok: true,

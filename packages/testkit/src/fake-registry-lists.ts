@@ -49,8 +49,13 @@ export function allComfyNodesPage(classes: readonly ListedClass[], q: URLSearchP
   if (!Number.isInteger(size) || size < 1) return [400, { message: "Invalid pageSize" }];
   const page = Math.max(1, Number(q.get("page") ?? 1) || 1);
   const [id, version, name] = [q.get("node_id"), q.get("node_version"), q.get("comfy_node_name")];
-  const matched = classes.filter((c) => (id === null || c.nodeId === id) && (version === null || c.version === version) && (name === null || c.name === name));
-  return [200, { comfy_nodes: matched.slice((page - 1) * size, page * size).map((c) => comfyNodeDefinition(c.name)), total: matched.length }];
+  const matched = classes.filter(
+    (c) => (id === null || c.nodeId === id) && (version === null || c.version === version) && (name === null || c.name === name),
+  );
+  return [
+    200,
+    { comfy_nodes: matched.slice((page - 1) * size, page * size).map((c) => comfyNodeDefinition(c.name)), total: matched.length },
+  ];
 }
 
 /** A whole ComfyNode made from its name: sockets, category and entry point, as the registry's extraction records them. */
@@ -62,7 +67,10 @@ export function comfyNodeDefinition(name: string): Record<string, unknown> {
     comfy_node_name: name,
     category: `fake/${name.slice(0, 1).toLowerCase()}`,
     description: `${name}: a node of the fake registry.`,
-    input_types: JSON.stringify({ required: { image: ["IMAGE"], strength: ["FLOAT", { default: 1, min: 0, max: 10 }] }, optional: { mask: ["MASK"] } }),
+    input_types: JSON.stringify({
+      required: { image: ["IMAGE"], strength: ["FLOAT", { default: 1, min: 0, max: 10 }] },
+      optional: { mask: ["MASK"] },
+    }),
     return_types: JSON.stringify(outputs),
     return_names: JSON.stringify(outputs.map((o) => o.toLowerCase())),
     output_is_list: outputs.map((_, i) => i === 2),

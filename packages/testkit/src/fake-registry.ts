@@ -240,7 +240,8 @@ export class FakeRegistry {
   /** A version as the API answers it, its storage URL pointing here unless a test set its own. */
   private served(id: string, v: FakeVersion): Record<string, unknown> {
     const out = publicVersion(v);
-    if (typeof out.downloadUrl === "string" && out.downloadUrl.startsWith(PLACEHOLDER_STORAGE)) out.downloadUrl = this.archiveUrl(id, v.version);
+    if (typeof out.downloadUrl === "string" && out.downloadUrl.startsWith(PLACEHOLDER_STORAGE))
+      out.downloadUrl = this.archiveUrl(id, v.version);
     return out;
   }
 
@@ -253,8 +254,15 @@ export class FakeRegistry {
 
   private route(path: string, q: URLSearchParams): [number, unknown] {
     if (path === "/nodes") return this.list(q);
-    if (path === "/versions") return allVersionsPage(this.nodes.flatMap((n) => this.versions(n.id).map((v) => this.served(n.id, v))) as ListedVersion[], q);
-    if (path === "/comfy-nodes") return allComfyNodesPage(this.nodes.flatMap((n) => this.versions(n.id).flatMap((v) => (v.classes ?? []).map((name) => ({ nodeId: n.id, version: v.version, name })))), q);
+    if (path === "/versions")
+      return allVersionsPage(this.nodes.flatMap((n) => this.versions(n.id).map((v) => this.served(n.id, v))) as ListedVersion[], q);
+    if (path === "/comfy-nodes")
+      return allComfyNodesPage(
+        this.nodes.flatMap((n) =>
+          this.versions(n.id).flatMap((v) => (v.classes ?? []).map((name) => ({ nodeId: n.id, version: v.version, name }))),
+        ),
+        q,
+      );
     const m = /^\/nodes\/([^/]+)(?:\/(install|versions)(?:\/([^/]+)\/comfy-nodes)?)?$/.exec(path);
     if (!m) return [404, { error: "not_found", message: path }];
     const id = decodeURIComponent(m[1]!);
@@ -265,14 +273,25 @@ export class FakeRegistry {
     if (m[3] === undefined) {
       if (node.status === "NodeStatusBanned") return [403, { error: "forbidden", message: "Node banned" }];
       const statuses = q.getAll("statuses");
-      return [200, this.versions(id).filter((v) => statuses.length === 0 || statuses.includes(v.status)).map((v) => this.served(id, v))];
+      return [
+        200,
+        this.versions(id)
+          .filter((v) => statuses.length === 0 || statuses.includes(v.status))
+          .map((v) => this.served(id, v)),
+      ];
     }
     const v = this.versions(id).find((x) => x.version === decodeURIComponent(m[3]!));
     if (!v) return [404, { error: "not_found", message: "Version not found" }];
     const limit = Math.max(1, Number(q.get("limit") ?? 10) || 10);
     const p = Math.max(1, Number(q.get("page") ?? 1) || 1);
     const classes = v.classes ?? [];
-    return [200, { comfy_nodes: classes.slice((p - 1) * limit, p * limit).map(comfyNodeDefinition), totalNumberOfPages: Math.ceil(classes.length / limit) }];
+    return [
+      200,
+      {
+        comfy_nodes: classes.slice((p - 1) * limit, p * limit).map(comfyNodeDefinition),
+        totalNumberOfPages: Math.ceil(classes.length / limit),
+      },
+    ];
   }
 
   private install(node: RegistryNode, version: string | null): [number, unknown] {
@@ -288,7 +307,11 @@ export class FakeRegistry {
       const row = this.nodes[Math.floor(this.random() * this.nodes.length)]!;
       this.touch(row.id, { downloads: Number(row.downloads ?? 0) + 1 });
     }
-    const key = [...q].filter(([k]) => k !== "latest").map(([k, v]) => `${k}=${v}`).sort().join("&");
+    const key = [...q]
+      .filter(([k]) => k !== "latest")
+      .map(([k, v]) => `${k}=${v}`)
+      .sort()
+      .join("&");
     const cached = this.cache.get(key);
     if (q.get("latest") !== "true" && cached && Date.now() - cached.at < this.cacheTtlMs) return [200, JSON.parse(cached.body)];
     const page = Math.max(1, Number(q.get("page") ?? 1) || 1);
@@ -297,7 +320,9 @@ export class FakeRegistry {
     const ts = q.get("timestamp");
     const since = ts === null ? undefined : Date.parse(ts);
     if (since !== undefined && Number.isNaN(since)) return [400, { error: "bad_request", message: "timestamp: not a date-time" }];
-    let rows = this.nodes.filter((n) => (includeBanned || n.status !== "NodeStatusBanned") && (since === undefined || this.updatedAt(n.id) > since));
+    let rows = this.nodes.filter(
+      (n) => (includeBanned || n.status !== "NodeStatusBanned") && (since === undefined || this.updatedAt(n.id) > since),
+    );
     const sort = this.honourSort ? q.getAll("sort") : [];
     for (const s of [...sort].reverse()) {
       const [col, dir] = s.split(";");
@@ -311,7 +336,13 @@ export class FakeRegistry {
       });
     }
     const total = rows.length + (page > 1 ? this.totalDrift : 0);
-    const body = { nodes: rows.slice((page - 1) * limit, page * limit).map((n) => this.listItem(n)), page, limit, total, totalPages: Math.ceil(total / limit) };
+    const body = {
+      nodes: rows.slice((page - 1) * limit, page * limit).map((n) => this.listItem(n)),
+      page,
+      limit,
+      total,
+      totalPages: Math.ceil(total / limit),
+    };
     this.cache.set(key, { at: Date.now(), body: JSON.stringify(body) });
     return [200, body];
   }
@@ -349,7 +380,9 @@ function derivedVersions(n: RegistryNode): FakeVersion[] {
   const created = String(lv.createdAt ?? n.created_at ?? "2024-01-01T00:00:00Z");
   const version = String(lv.version ?? "1.0.0");
   const made = versionJson(n.id, version, created, String(lv.status ?? "NodeVersionStatusActive"));
-  const vs = given ? given.map((v) => ({ ...versionJson(n.id, v.version, v.createdAt, v.status), ...v })) : [{ ...made, ...lv, downloadUrl: made.downloadUrl }];
+  const vs = given
+    ? given.map((v) => ({ ...versionJson(n.id, v.version, v.createdAt, v.status), ...v }))
+    : [{ ...made, ...lv, downloadUrl: made.downloadUrl }];
   const install = installPath(vs);
   if (install && install.classes === undefined && Array.isArray(n.app_node_names)) install.classes = [...(n.app_node_names as string[])];
   return vs.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));

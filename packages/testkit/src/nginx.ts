@@ -42,15 +42,67 @@ export function registryServerBlock(o: { listen: string; cert: string; key: stri
 export async function privateCa(dir: string): Promise<{ caCert: string; cert: string; key: string; caPem: Buffer }> {
   await mkdir(dir, { recursive: true });
   const p = (f: string) => join(dir, f);
-  await run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", p("ca.key"), "-out", p("ca.crt"), "-days", "2", "-subj", "/CN=Closed network test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
-  await run("openssl", ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", p("server.key"), "-out", p("server.csr"), "-subj", "/CN=api.comfy.org"]);
-  await writeFile(p("server.ext"), "subjectAltName=DNS:api.comfy.org\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n");
-  await run("openssl", ["x509", "-req", "-in", p("server.csr"), "-CA", p("ca.crt"), "-CAkey", p("ca.key"), "-CAcreateserial", "-out", p("server.crt"), "-days", "2", "-extfile", p("server.ext")]);
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    p("ca.key"),
+    "-out",
+    p("ca.crt"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=Closed network test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  ]);
+  await run("openssl", [
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    p("server.key"),
+    "-out",
+    p("server.csr"),
+    "-subj",
+    "/CN=api.comfy.org",
+  ]);
+  await writeFile(
+    p("server.ext"),
+    "subjectAltName=DNS:api.comfy.org\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+  );
+  await run("openssl", [
+    "x509",
+    "-req",
+    "-in",
+    p("server.csr"),
+    "-CA",
+    p("ca.crt"),
+    "-CAkey",
+    p("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    p("server.crt"),
+    "-days",
+    "2",
+    "-extfile",
+    p("server.ext"),
+  ]);
   return { caCert: p("ca.crt"), cert: p("server.crt"), key: p("server.key"), caPem: await readFile(p("ca.crt")) };
 }
 
 /** nginx in the foreground with a config of its own (pid, logs and temp files under `dir`); stopped by its pid. */
-export async function startNginx(dir: string, serverBlock: string, port: number): Promise<{ child: ChildProcess; stop: () => Promise<void>; errorLog: string }> {
+export async function startNginx(
+  dir: string,
+  serverBlock: string,
+  port: number,
+): Promise<{ child: ChildProcess; stop: () => Promise<void>; errorLog: string }> {
   const conf = join(dir, "nginx.conf");
   const errorLog = join(dir, "error.log");
   await writeFile(

@@ -24,7 +24,9 @@ export const noisePng = (width: number, height: number): Promise<Buffer> => nois
 /** A PNG of one colour (RGB, or RGBA when `alpha` is given): the same bytes for the same arguments. */
 export function solidPng(width: number, height: number, rgba: { r: number; g: number; b: number; alpha?: number }): Promise<Buffer> {
   const channels = rgba.alpha === undefined ? 3 : 4;
-  return sharp({ create: { width, height, channels, background: { ...rgba, alpha: rgba.alpha ?? 1 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels, background: { ...rgba, alpha: rgba.alpha ?? 1 } } })
+    .png()
+    .toBuffer();
 }
 
 /** A PNG of exactly these pixels (row-major, `channels` bytes each): for tests that read pixels back. */
@@ -76,12 +78,22 @@ export function tinyPng(seed: number, width = 8, height = 8): Buffer {
     }
     rows.push(row);
   }
-  return Buffer.concat([SIGNATURE, chunk("IHDR", ihdr(width, height, 2)), chunk("IDAT", deflateSync(Buffer.concat(rows))), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk("IHDR", ihdr(width, height, 2)),
+    chunk("IDAT", deflateSync(Buffer.concat(rows))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** A valid-looking grayscale PNG whose IHDR claims `width`×`height` over 1 KiB of pixels. */
 export function pngClaiming(width: number, height: number): Buffer {
-  return Buffer.concat([SIGNATURE, chunk("IHDR", ihdr(width, height, 0)), chunk("IDAT", deflateSync(Buffer.alloc(1024))), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk("IHDR", ihdr(width, height, 0)),
+    chunk("IDAT", deflateSync(Buffer.alloc(1024))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /**
@@ -89,10 +101,22 @@ export function pngClaiming(width: number, height: number): Buffer {
  * 21 MB) stays under the 50 MiB upload limit. `seed` changes its bytes (its stated density), not its pixels.
  */
 export async function smoothPng(width: number, height: number, seed: number): Promise<Buffer> {
-  const small = await sharp({ create: { width: Math.ceil(width / 256), height: Math.ceil(height / 256), channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 50 } } })
+  const small = await sharp({
+    create: {
+      width: Math.ceil(width / 256),
+      height: Math.ceil(height / 256),
+      channels: 3,
+      background: "#000",
+      noise: { type: "gaussian", mean: 128, sigma: 50 },
+    },
+  })
     .png()
     .toBuffer();
-  return sharp(small).resize(width, height, { kernel: "cubic" }).png({ compressionLevel: 6 }).withMetadata({ density: 72 + seed }).toBuffer();
+  return sharp(small)
+    .resize(width, height, { kernel: "cubic" })
+    .png({ compressionLevel: 6 })
+    .withMetadata({ density: 72 + seed })
+    .toBuffer();
 }
 
 /**

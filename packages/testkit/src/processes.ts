@@ -158,13 +158,15 @@ async function startServiceOnce(
 function startFlags(script: string, root: string): string[] {
   const m = /^(services\/[^/]+)\/src\/main\.ts$/.exec(script.startsWith(root) ? script.slice(root.length + 1) : script);
   if (!m) return [];
-  const start = (JSON.parse(readFileSync(join(root, m[1]!, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
+  const start =
+    (JSON.parse(readFileSync(join(root, m[1]!, "package.json"), "utf8")) as { scripts?: { start?: string } }).scripts?.start ?? "";
   return /^node\s+((?:--\S+\s+)*)--import\s+tsx\s/.exec(start)?.[1]!.split(/\s+/).filter(Boolean) ?? [];
 }
 
 /** The parent's environment without the stack's own variables, so a developer's shell cannot change what a test runs. */
 function cleanEnv(): Record<string, string> {
-  const drop = /^(PORT|SEARCH_PORT|UPLOAD_PORT|WORKER_PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|CATALOG_REFRESH|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
+  const drop =
+    /^(PORT|SEARCH_PORT|UPLOAD_PORT|WORKER_PORT|HOST|DATA_DIR|SEARCH_URL|UPLOAD_URL|CATALOG_SOURCE|CATALOG_REFRESH|API_KEYS|API_KEYS_FILE|REDIS_URL|QUEUE_PREFIX|MEILI_.*|S3_.*|UPLOAD_MAX_BYTES|TEMP_MAX_AGE_MS|BODY_TIMEOUT_MS|MASK_JOB_TIMEOUT_MS|RATE_LIMIT_.*|LOG_LEVEL)$/;
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !drop.test(e[0])));
 }
 
@@ -175,8 +177,16 @@ export function rssKiB(pid: number): number {
 }
 
 /** Run a script to its end (the reindex CLI), collecting its output. */
-export async function runScript(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { cwd: repoRoot, env: { ...cleanEnv(), LOG_LEVEL: "warn", CATALOG_SOURCE: "none", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export async function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: repoRoot,
+    env: { ...cleanEnv(), LOG_LEVEL: "warn", CATALOG_SOURCE: "none", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += String(d)));
@@ -191,7 +201,10 @@ export async function runScript(script: string, args: string[], env: Record<stri
  */
 export class OwnRedis {
   private child: ChildProcess | undefined;
-  constructor(readonly port: number, private readonly dir: string) {}
+  constructor(
+    readonly port: number,
+    private readonly dir: string,
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
@@ -200,11 +213,29 @@ export class OwnRedis {
   async start(): Promise<void> {
     this.child = spawn(
       "redis-server",
-      ["--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always"],
+      [
+        "--port",
+        String(this.port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        this.dir,
+        "--save",
+        "",
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "always",
+      ],
       { stdio: "ignore" },
     );
     for (let i = 0; i < 100; i++) {
-      if (spawnSync("redis-cli", ["-p", String(this.port), "ping"]).stdout.toString().trim() === "PONG") return;
+      if (
+        spawnSync("redis-cli", ["-p", String(this.port), "ping"])
+          .stdout.toString()
+          .trim() === "PONG"
+      )
+        return;
       await sleep(50);
     }
     throw new Error(`redis-server on port ${this.port} did not answer`);

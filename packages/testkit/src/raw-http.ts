@@ -129,7 +129,11 @@ export function trickleRequest(
     const timer = setTimeout(() => {
       clearInterval(tick);
       socket.destroy();
-      reject(new Error(`the server kept the connection open for ${opts.timeoutMs} ms (${sent} bytes sent; received ${JSON.stringify(Buffer.concat(chunks).toString("latin1").slice(0, 200))})`));
+      reject(
+        new Error(
+          `the server kept the connection open for ${opts.timeoutMs} ms (${sent} bytes sent; received ${JSON.stringify(Buffer.concat(chunks).toString("latin1").slice(0, 200))})`,
+        ),
+      );
     }, opts.timeoutMs);
     socket.once("close", () => {
       clearTimeout(timer);

@@ -51,7 +51,9 @@ export async function bullCounts(
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
     const key = (k: string) => `${prefix}:${queueName}:${k}`;
-    const [completed, failed, schedulers, delayed] = await Promise.all(["completed", "failed", "repeat", "delayed"].map((k) => redis.zcard(key(k))));
+    const [completed, failed, schedulers, delayed] = await Promise.all(
+      ["completed", "failed", "repeat", "delayed"].map((k) => redis.zcard(key(k))),
+    );
     const [active, waiting] = await Promise.all(["active", "wait"].map((k) => redis.llen(key(k))));
     return { completed: completed!, failed: failed!, schedulers: schedulers!, active: active!, waiting: waiting!, delayed: delayed! };
   } finally {

@@ -33,7 +33,10 @@ const version = (id: string, v: string, createdAt: string, over: Record<string, 
 });
 
 const IMPACT_VERSIONS = [
-  version("comfyui-impact-pack", "8.9.0", "2025-07-01T00:00:00Z", { status: "NodeVersionStatusBanned", status_reason: "malware found in the wheel" }),
+  version("comfyui-impact-pack", "8.9.0", "2025-07-01T00:00:00Z", {
+    status: "NodeVersionStatusBanned",
+    status_reason: "malware found in the wheel",
+  }),
   version("comfyui-impact-pack", "8.8.1", "2025-06-01T00:00:00Z", { dependencies: ["ultralytics", "segment-anything"] }),
   version("comfyui-impact-pack", "8.8.0", "2025-05-01T00:00:00Z", { status: "NodeVersionStatusPending" }),
   version("comfyui-impact-pack", "8.7.0", "2025-04-01T00:00:00Z", { deprecated: true }),
@@ -70,7 +73,11 @@ export const VERSIONED_CATALOG: RegistryNode[] = [
     search_ranking: 1,
     latest_version: version("sam-tools", "2.0.0", "2025-03-01T00:00:00Z"),
     // Out of order, one without a date, as a hand-written file may hold them: answered newest first, undated last.
-    versions: [version("sam-tools", "1.0.0", "2024-03-01T00:00:00Z"), { version: "0.9.0", status: "NodeVersionStatusActive" }, version("sam-tools", "2.0.0", "2025-03-01T00:00:00Z")],
+    versions: [
+      version("sam-tools", "1.0.0", "2024-03-01T00:00:00Z"),
+      { version: "0.9.0", status: "NodeVersionStatusActive" },
+      version("sam-tools", "2.0.0", "2025-03-01T00:00:00Z"),
+    ],
     app_node_names: ["SAMLoader", "SAMDetector"],
     app_node_names_version: "2.0.0",
   },
@@ -119,7 +126,12 @@ export const VERSIONED_CATALOG: RegistryNode[] = [
     publisher: { id: "old-timer", name: "Old Timer" },
     status: "NodeStatusActive",
     downloads: 10,
-    latest_version: { version: "0.9.0", createdAt: "2024-01-01T00:00:00Z", downloadUrl: url("legacy-pack", "0.9.0"), status: "NodeVersionStatusActive" },
+    latest_version: {
+      version: "0.9.0",
+      createdAt: "2024-01-01T00:00:00Z",
+      downloadUrl: url("legacy-pack", "0.9.0"),
+      status: "NodeVersionStatusActive",
+    },
     app_node_names: ["LegacyNode"],
   },
   {
@@ -139,7 +151,14 @@ export const VERSIONED_CATALOG: RegistryNode[] = [
     ],
     app_node_names: ["WithdrawnNode"],
   },
-  { id: "unversioned-pack", name: "Unversioned Pack", description: "No version known.", status: "NodeStatusActive", downloads: 5, publisher: { id: "old-timer", name: "Old Timer" } },
+  {
+    id: "unversioned-pack",
+    name: "Unversioned Pack",
+    description: "No version known.",
+    status: "NodeStatusActive",
+    downloads: 5,
+    publisher: { id: "old-timer", name: "Old Timer" },
+  },
   {
     id: "banned-pack",
     name: "Banned Pack",
@@ -151,7 +170,14 @@ export const VERSIONED_CATALOG: RegistryNode[] = [
     versions: [version("banned-pack", "1.0.0", "2025-01-01T00:00:00Z")],
     app_node_names: ["SAMLoader"],
   },
-  { id: "deleted-pack", name: "Deleted Pack", description: "Deleted.", status: "NodeStatusDeleted", downloads: 2_000_000, app_node_names: ["SAMLoader"] },
+  {
+    id: "deleted-pack",
+    name: "Deleted Pack",
+    description: "Deleted.",
+    status: "NodeStatusDeleted",
+    downloads: 2_000_000,
+    app_node_names: ["SAMLoader"],
+  },
   ...Array.from({ length: 30 }, (_, i): RegistryNode => {
     const id = `popular-filler-${String(i).padStart(2, "0")}`;
     return {

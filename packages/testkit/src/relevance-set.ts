@@ -18,7 +18,8 @@ const active = (id: string, over: Record<string, unknown>): RegistryNode => ({
 export const RELEVANCE_SET: RegistryNode[] = [
   active("comfyui-impact-pack", {
     name: "ComfyUI Impact Pack",
-    description: "Detector and detailer nodes that find faces and hands and redraw them at a higher resolution; also an iterative upscaler.",
+    description:
+      "Detector and detailer nodes that find faces and hands and redraw them at a higher resolution; also an iterative upscaler.",
     author: "Dr.Lt.Data",
     repository: "https://github.com/ltdrdata/ComfyUI-Impact-Pack",
     publisher: { id: "ltdrdata", name: "Dr.Lt.Data" },

@@ -74,7 +74,10 @@ function createExpressApp(deps: GatewayDeps): express.Express {
 
 /** What the services mounted in this process add to /readyz (the catalog's state, when search is one). */
 function embeddedDetails(services: GatewayService[]): Record<string, unknown> {
-  return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined))) as Record<string, unknown>;
+  return Object.assign({}, ...services.map((s) => (s.mount.kind === "embedded" ? s.mount.readyDetails?.() : undefined))) as Record<
+    string,
+    unknown
+  >;
 }
 
 function matchesPrefix(path: string, prefixes: readonly string[]): boolean {

@@ -11,7 +11,8 @@ const ASSET_CACHE = { immutable: true, maxAge: "1y", index: false, redirect: fal
  * URLs (the asset routes need the key header, so the page fetches their bytes itself), and
  * WebAssembly is compiled for the blake3 that hashes a file before its upload.
  */
-const CSP = "default-src 'self'; img-src 'self' blob: data:; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' blob: data:; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * The web page (services/web) at `/`: hashed assets under /ui/assets with a year's cache (a
@@ -44,7 +45,10 @@ const HOW_TO_BUILD = "the web page is not built: run `pnpm --filter @app/web bui
 function notBuilt(res: Response): void {
   res.status(404).setHeader("Cache-Control", "no-store");
   res.format({
-    html: () => res.send(`<!doctype html><meta charset="utf-8"><title>Page not built</title><p>The ${HOW_TO_BUILD.replace("the ", "")}.</p><p>The JSON API answers: <a href="/nodes/search">/nodes/search</a>, <a href="/openapi.json">/openapi.json</a>.</p>`),
+    html: () =>
+      res.send(
+        `<!doctype html><meta charset="utf-8"><title>Page not built</title><p>The ${HOW_TO_BUILD.replace("the ", "")}.</p><p>The JSON API answers: <a href="/nodes/search">/nodes/search</a>, <a href="/openapi.json">/openapi.json</a>.</p>`,
+      ),
     default: () => res.json({ error: "not_found", message: HOW_TO_BUILD }),
   });
 }

@@ -17,8 +17,7 @@ import { keyedClient } from "@app/testkit/keyed-client";
  */
 
 const KEY = "assets-api-test-key";
-const png = (seed: number): Promise<Buffer> =>
-  solidPng(6, 5, { r: seed % 256, g: (seed * 7) % 256, b: (seed * 13) % 256 });
+const png = (seed: number): Promise<Buffer> => solidPng(6, 5, { r: seed % 256, g: (seed * 7) % 256, b: (seed * 13) % 256 });
 const hexOf = blake3Hex;
 
 describe.each(modes)("asset API through the gateway: $name", (mode) => {
@@ -38,25 +37,57 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
   const api = () => ({
     get: (path: string) => keyedClient(app, KEY).get(path),
     head: (path: string) => keyedClient(app, KEY).head(path),
-    post: (path: string, body?: unknown) => (body === undefined ? request(app).post(path) : request(app).post(path).send(body as object)).set("x-api-key", KEY),
-    put: (path: string, body: unknown) => keyedClient(app, KEY).put(path).send(body as object),
-    del: (path: string, body?: unknown) => (body === undefined ? request(app).delete(path) : request(app).delete(path).send(body as object)).set("x-api-key", KEY),
+    post: (path: string, body?: unknown) =>
+      (body === undefined
+        ? request(app).post(path)
+        : request(app)
+            .post(path)
+            .send(body as object)
+      ).set("x-api-key", KEY),
+    put: (path: string, body: unknown) =>
+      keyedClient(app, KEY)
+        .put(path)
+        .send(body as object),
+    del: (path: string, body?: unknown) =>
+      (body === undefined
+        ? request(app).delete(path)
+        : request(app)
+            .delete(path)
+            .send(body as object)
+      ).set("x-api-key", KEY),
   });
 
   it("upload, HEAD, from-hash without bytes, list by tags with paging, rename, delete one (bytes stay), delete the last (bytes gone)", async () => {
     const c = api();
     const bytes = await png(1);
     const hex = hexOf(bytes);
-    const up = await keyedClient(app, KEY).post("/api/upload/image").attach("image", bytes, "cat.png").field("type", "input").field("subfolder", "Pets").expect(200);
+    const up = await keyedClient(app, KEY)
+      .post("/api/upload/image")
+      .attach("image", bytes, "cat.png")
+      .field("type", "input")
+      .field("subfolder", "Pets")
+      .expect(200);
     expect(up.body.name).toBe(`${hex}.png`);
 
     // The upload made a record, tagged with its type and subfolder.
     const listed = await c.get("/api/assets?include_tags=input,pets").expect(200);
     expect(listed.body.total).toBe(1);
     const uploaded = listed.body.assets[0];
-    expect(uploaded).toMatchObject({ name: `${hex}.png`, hash: `blake3:${hex}`, asset_hash: `blake3:${hex}`, size: bytes.length, mime_type: "image/png", tags: ["input", "pets"] });
+    expect(uploaded).toMatchObject({
+      name: `${hex}.png`,
+      hash: `blake3:${hex}`,
+      asset_hash: `blake3:${hex}`,
+      size: bytes.length,
+      mime_type: "image/png",
+      tags: ["input", "pets"],
+    });
     // A re-upload of the same bytes to the same place finds the same record.
-    await keyedClient(app, KEY).post("/upload/image").attach("image", bytes, "again.png").field("type", "input").field("subfolder", "Pets").expect(200);
+    await keyedClient(app, KEY)
+      .post("/upload/image")
+      .attach("image", bytes, "again.png")
+      .field("type", "input")
+      .field("subfolder", "Pets")
+      .expect(200);
     expect((await c.get("/assets?include_tags=pets").expect(200)).body.total).toBe(1);
 
     const head = await c.head(`/api/assets/hash/blake3:${hex}`).expect(200);
@@ -69,8 +100,23 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
     await request(app).head(`/api/assets/hash/blake3:${hex}`).expect(401);
 
     const objectsBefore = (await store.list()).length;
-    const second = await c.post("/api/assets/from-hash", { hash: `blake3:${hex}`, name: "cat for training.png", tags: ["models", "LoRAs", "models"], user_metadata: { epoch: 3 } }).expect(201);
-    expect(second.body).toMatchObject({ name: "cat for training.png", hash: `blake3:${hex}`, size: bytes.length, mime_type: "image/png", tags: ["models", "LoRAs"], user_metadata: { epoch: 3 }, created_new: false });
+    const second = await c
+      .post("/api/assets/from-hash", {
+        hash: `blake3:${hex}`,
+        name: "cat for training.png",
+        tags: ["models", "LoRAs", "models"],
+        user_metadata: { epoch: 3 },
+      })
+      .expect(201);
+    expect(second.body).toMatchObject({
+      name: "cat for training.png",
+      hash: `blake3:${hex}`,
+      size: bytes.length,
+      mime_type: "image/png",
+      tags: ["models", "LoRAs"],
+      user_metadata: { epoch: 3 },
+      created_new: false,
+    });
     expect(second.body.id).not.toBe(uploaded.id);
     expect((await store.list()).length).toBe(objectsBefore);
     await c.post("/api/assets/from-hash", { hash: `blake3:${"1".repeat(64)}` }).expect(404);
@@ -78,11 +124,18 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
     // More records to page through: four by hash (no bytes sent) and one other upload.
     const other = await png(2);
     await keyedClient(app, KEY).post("/api/upload/image").attach("image", other, "dog.png").field("type", "output").expect(200);
-    for (let i = 0; i < 4; i++) await c.post("/assets/from-hash", { hash: `blake3:${hex}`, name: `batch ${i}.png`, tags: ["batch", "models"] }).expect(201);
+    for (let i = 0; i < 4; i++)
+      await c.post("/assets/from-hash", { hash: `blake3:${hex}`, name: `batch ${i}.png`, tags: ["batch", "models"] }).expect(201);
 
     const models = (await c.get("/api/assets?include_tags=models&sort=name&order=asc&limit=500").expect(200)).body;
     expect(models.total).toBe(5);
-    expect(models.assets.map((a: { name: string }) => a.name)).toEqual(["batch 0.png", "batch 1.png", "batch 2.png", "batch 3.png", "cat for training.png"]);
+    expect(models.assets.map((a: { name: string }) => a.name)).toEqual([
+      "batch 0.png",
+      "batch 1.png",
+      "batch 2.png",
+      "batch 3.png",
+      "cat for training.png",
+    ]);
     // Keyset paging (next_cursor) and offset paging walk the same order, each record once.
     const byCursor: string[] = [];
     let url = "/api/assets?include_tags=models&sort=name&order=asc&limit=2";
@@ -99,10 +152,13 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
       await c.post("/api/assets/from-hash", { hash: `blake3:${hex}`, name: "a late one.png", tags: ["models", "late"] }).expect(201);
     }
     expect(byCursor).toEqual(models.assets.map((a: { name: string }) => a.name));
-    const byOffset = (await c.get("/api/assets?include_tags=batch&exclude_tags=late&sort=name&order=desc&limit=3&offset=3").expect(200)).body;
+    const byOffset = (await c.get("/api/assets?include_tags=batch&exclude_tags=late&sort=name&order=desc&limit=3&offset=3").expect(200))
+      .body;
     expect(byOffset).toMatchObject({ total: 4, has_more: false });
     expect(byOffset.assets.map((a: { name: string }) => a.name)).toEqual(["batch 0.png"]);
-    expect((await c.get("/api/assets?name_contains=TRAINING").expect(200)).body.assets.map((a: { id: string }) => a.id)).toEqual([second.body.id]);
+    expect((await c.get("/api/assets?name_contains=TRAINING").expect(200)).body.assets.map((a: { id: string }) => a.id)).toEqual([
+      second.body.id,
+    ]);
 
     // Rename, retag, tag edits.
     const renamed = await c.put(`/api/assets/${second.body.id}`, { name: "renamed.png" }).expect(200);
@@ -120,22 +176,41 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
       total_tags: ["LoRAs", "Favourite"],
     });
     const tags = (await c.get("/api/tags?limit=3").expect(200)).body;
-    expect(tags).toEqual({ tags: [{ name: "models", count: 6 }, { name: "batch", count: 4 }, { name: "late", count: 2 }], total: 8, has_more: true });
+    expect(tags).toEqual({
+      tags: [
+        { name: "models", count: 6 },
+        { name: "batch", count: 4 },
+        { name: "late", count: 2 },
+      ],
+      total: 8,
+      has_more: true,
+    });
     expect((await c.get("/tags?prefix=Lo&order=name_asc").expect(200)).body.tags).toEqual([{ name: "LoRAs", count: 1 }]);
 
     // The content, under /api/view's rules.
-    const content = await c.get(`/api/assets/${second.body.id}/content`).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (d: Buffer) => chunks.push(d));
-      res.on("end", () => cb(null, Buffer.concat(chunks)));
-    }).expect(200);
+    const content = await c
+      .get(`/api/assets/${second.body.id}/content`)
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (d: Buffer) => chunks.push(d));
+        res.on("end", () => cb(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
     expect(Buffer.compare(content.body as Buffer, bytes)).toBe(0);
-    expect(content.headers).toMatchObject({ etag: `"${hex}"`, "content-type": "image/png", "cache-control": "private, max-age=31536000, immutable" });
+    expect(content.headers).toMatchObject({
+      etag: `"${hex}"`,
+      "content-type": "image/png",
+      "cache-control": "private, max-age=31536000, immutable",
+    });
     expect(content.headers["content-disposition"]).toBe("attachment; filename*=UTF-8''renamed.png");
     await c.get(`/api/assets/${second.body.id}/content`).set("if-none-match", `"${hex}"`).expect(304);
     const ranged = await c.get(`/api/assets/${second.body.id}/content?disposition=inline`).set("range", "bytes=0-3").expect(206);
     expect(ranged.headers["content-range"]).toBe(`bytes 0-3/${bytes.length}`);
-    await c.get(`/api/assets/${second.body.id}/content`).set("range", `bytes=${bytes.length + 10}-`).expect(416);
+    await c
+      .get(`/api/assets/${second.body.id}/content`)
+      .set("range", `bytes=${bytes.length + 10}-`)
+      .expect(416);
 
     // Deleting records: the bytes stay, also after the last record (ComfyUI keeps content).
     const all = (await c.get(`/api/assets?limit=500`).expect(200)).body.assets as { id: string; hash: string }[];
@@ -164,11 +239,31 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
     const unknown = "00000000-0000-4000-8000-000000000000";
     const cases: [string, () => request.Test, number, string][] = [
       ["from-hash bad hash", () => c.post("/api/assets/from-hash", { hash: "blake3:xyz" }), 400, "invalid_body"],
-      ["from-hash bad JSON", () => c.post("/api/assets/from-hash").set("content-type", "application/json").send("{nope"), 400, "invalid_json"],
-      ["from-hash JSON not an object", () => c.post("/api/assets/from-hash").set("content-type", "application/json").send("[1]"), 400, "invalid_json"],
+      [
+        "from-hash bad JSON",
+        () => c.post("/api/assets/from-hash").set("content-type", "application/json").send("{nope"),
+        400,
+        "invalid_json",
+      ],
+      [
+        "from-hash JSON not an object",
+        () => c.post("/api/assets/from-hash").set("content-type", "application/json").send("[1]"),
+        400,
+        "invalid_json",
+      ],
       ["from-hash no body", () => c.post("/api/assets/from-hash"), 400, "invalid_json"],
-      ["from-hash tags not strings", () => c.post("/api/assets/from-hash", { hash: `blake3:${hexOf(bytes)}`, tags: [1, 2] }), 400, "invalid_body"],
-      ["from-hash metadata not an object", () => c.post("/api/assets/from-hash", { hash: `blake3:${hexOf(bytes)}`, user_metadata: "x" }), 400, "invalid_body"],
+      [
+        "from-hash tags not strings",
+        () => c.post("/api/assets/from-hash", { hash: `blake3:${hexOf(bytes)}`, tags: [1, 2] }),
+        400,
+        "invalid_body",
+      ],
+      [
+        "from-hash metadata not an object",
+        () => c.post("/api/assets/from-hash", { hash: `blake3:${hexOf(bytes)}`, user_metadata: "x" }),
+        400,
+        "invalid_body",
+      ],
       ["from-hash body too large", () => c.post("/api/assets/from-hash", { hash: "x", pad: "y".repeat(70_000) }), 413, "payload_too_large"],
       ["list limit 0", () => c.get("/api/assets?limit=0"), 400, "invalid_query"],
       ["list limit 501", () => c.get("/api/assets?limit=501"), 400, "invalid_query"],
@@ -178,7 +273,15 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
       ["list bad order", () => c.get("/api/assets?order=up"), 400, "invalid_query"],
       ["list negative offset", () => c.get("/api/assets?offset=-1"), 400, "invalid_query"],
       ["list bad cursor", () => c.get("/api/assets?after=%%%"), 400, "invalid_cursor"],
-      ["list cursor of another sort", () => c.get(`/api/assets?sort=name&after=${Buffer.from(JSON.stringify({ s: "size", o: "desc", v: 1, id: unknown })).toString("base64url")}`), 400, "invalid_cursor"],
+      [
+        "list cursor of another sort",
+        () =>
+          c.get(
+            `/api/assets?sort=name&after=${Buffer.from(JSON.stringify({ s: "size", o: "desc", v: 1, id: unknown })).toString("base64url")}`,
+          ),
+        400,
+        "invalid_cursor",
+      ],
       ["list offset and a bad cursor", () => c.get("/api/assets?offset=2&after=abc"), 400, "invalid_cursor"],
       ["get unknown id", () => c.get(`/api/assets/${unknown}`), 404, "asset_not_found"],
       ["get malformed id", () => c.get("/api/assets/not-an-id"), 404, "asset_not_found"],
@@ -191,7 +294,12 @@ describe.each(modes)("asset API through the gateway: $name", (mode) => {
       ["add tags unknown id", () => c.post(`/api/assets/${unknown}/tags`, { tags: ["a"] }), 404, "asset_not_found"],
       ["add tags not strings", () => c.post(`/api/assets/${id}/tags`, { tags: [true] }), 400, "invalid_body"],
       ["add no tags", () => c.post(`/api/assets/${id}/tags`, { tags: [] }), 400, "invalid_body"],
-      ["remove tags bad JSON", () => c.del(`/api/assets/${id}/tags`).set("content-type", "application/json").send("nope"), 400, "invalid_json"],
+      [
+        "remove tags bad JSON",
+        () => c.del(`/api/assets/${id}/tags`).set("content-type", "application/json").send("nope"),
+        400,
+        "invalid_json",
+      ],
       ["remove tags unknown id", () => c.del(`/api/assets/${unknown}/tags`, { tags: ["a"] }), 404, "asset_not_found"],
       ["delete unknown id", () => c.del(`/api/assets/${unknown}`), 404, "asset_not_found"],
       ["tags limit 0", () => c.get("/api/tags?limit=0"), 400, "invalid_query"],

@@ -34,9 +34,30 @@ import { serveOn } from "./web-support.ts";
  */
 const v = (version: string, status: string, createdAt: string) => ({ version, status, createdAt });
 const PACKS: RegistryNode[] = [
-  { id: "comfyui-impact-pack", name: "Impact", status: "NodeStatusActive", versions: [v("8.8.1", "NodeVersionStatusActive", "2025-06-01T00:00:00Z"), v("8.7.0", "NodeVersionStatusActive", "2025-04-01T00:00:00Z")] },
-  { id: "ComfyUI-KJNodes", name: "KJNodes", status: "NodeStatusActive", versions: [v("1.1.0", "NodeVersionStatusActive", "2025-03-01T00:00:00Z"), v("1.0.9", "NodeVersionStatusActive", "2025-01-01T00:00:00Z")] },
-  ...Array.from({ length: 40 }, (_, i): RegistryNode => ({ id: `filler-${String(i).padStart(2, "0")}`, name: `Filler ${i}`, status: "NodeStatusActive", versions: [v("1.0.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z")] })),
+  {
+    id: "comfyui-impact-pack",
+    name: "Impact",
+    status: "NodeStatusActive",
+    versions: [
+      v("8.8.1", "NodeVersionStatusActive", "2025-06-01T00:00:00Z"),
+      v("8.7.0", "NodeVersionStatusActive", "2025-04-01T00:00:00Z"),
+    ],
+  },
+  {
+    id: "ComfyUI-KJNodes",
+    name: "KJNodes",
+    status: "NodeStatusActive",
+    versions: [
+      v("1.1.0", "NodeVersionStatusActive", "2025-03-01T00:00:00Z"),
+      v("1.0.9", "NodeVersionStatusActive", "2025-01-01T00:00:00Z"),
+    ],
+  },
+  ...Array.from({ length: 40 }, (_, i): RegistryNode => ({
+    id: `filler-${String(i).padStart(2, "0")}`,
+    name: `Filler ${i}`,
+    status: "NodeStatusActive",
+    versions: [v("1.0.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z")],
+  })),
 ];
 
 const skip = !hasNginx();
@@ -55,9 +76,22 @@ describe.skipIf(skip)("closed network: nginx with a private CA in front of the s
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "closed-network-"));
     registry = await new FakeRegistry(structuredClone(PACKS)).start();
-    for (const p of PACKS.slice(0, 2)) for (const x of p.versions as { version: string }[]) upstreamBytes.set(`${p.id}@${x.version}`, Buffer.from(await (await fetch(registry.archiveUrl(p.id, x.version))).arrayBuffer()));
+    for (const p of PACKS.slice(0, 2))
+      for (const x of p.versions as { version: string }[])
+        upstreamBytes.set(`${p.id}@${x.version}`, Buffer.from(await (await fetch(registry.archiveUrl(p.id, x.version))).arrayBuffer()));
     const logger = createLogger("closed-network", "silent");
-    const composed = await composeGateway(loadConfig({ DATA_DIR: join(dir, "data"), CATALOG_SOURCE: registry.url, CATALOG_REFRESH: "off", MIRROR_ARCHIVES: "on-demand", ARCHIVE_TIMEOUT_MS: "3000", API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+    const composed = await composeGateway(
+      loadConfig({
+        DATA_DIR: join(dir, "data"),
+        CATALOG_SOURCE: registry.url,
+        CATALOG_REFRESH: "off",
+        MIRROR_ARCHIVES: "on-demand",
+        ARCHIVE_TIMEOUT_MS: "3000",
+        API_KEYS: "k",
+        LOG_LEVEL: "silent",
+      }),
+      logger,
+    );
     closables = composed.closables;
     const gateway = await serveOn(createGatewayApp({ services: composed.services, logger }));
     stopGateway = gateway.close;
@@ -70,7 +104,11 @@ describe.skipIf(skip)("closed network: nginx with a private CA in front of the s
     const tls = await privateCa(join(dir, "tls"));
     ca = tls.caPem;
     port = await freePort();
-    const nginx = await startNginx(dir, registryServerBlock({ listen: `127.0.0.1:${port}`, cert: tls.cert, key: tls.key, service: gateway.url }), port);
+    const nginx = await startNginx(
+      dir,
+      registryServerBlock({ listen: `127.0.0.1:${port}`, cert: tls.cert, key: tls.key, service: gateway.url }),
+      port,
+    );
     stopNginx = nginx.stop;
   }, 120_000);
 
@@ -84,7 +122,8 @@ describe.skipIf(skip)("closed network: nginx with a private CA in front of the s
 
   /** The client resolves api.comfy.org to nginx itself, as a name override in DNS would. */
   const lookup: LookupFunction = (_host, opts, cb) => {
-    if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
+    if ((opts as { all?: boolean }).all)
+      (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
     else cb(null, "127.0.0.1", 4);
   };
 
@@ -159,7 +198,9 @@ describe.skipIf(skip)("closed network: nginx with a private CA in front of the s
   }
 
   it("a client that does not trust the private CA is refused at the handshake", async () => {
-    await expect(get(`${base()}/nodes/comfyui-impact-pack`, { trust: false })).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);
+    await expect(get(`${base()}/nodes/comfyui-impact-pack`, { trust: false })).rejects.toThrow(
+      /self[- ]signed|unable to verify|certificate/i,
+    );
   });
 
   it("ComfyUI-Manager's and comfy-cli's installs through nginx + TLS, with upstream up and then stopped: the bytes are upstream's", async () => {
@@ -182,7 +223,7 @@ describe.skipIf(skip)("closed network: nginx with a private CA in front of the s
     expect(missing.body.message).toContain('"1.1.0"');
     // Every request went through nginx, with TLS.
     const log = await readFile(join(dir, "access.log"), "utf8");
-    expect(log).toContain("GET /archives/comfyui-impact-pack/8.8.1/node.zip HTTP/1.1\" 200");
-    expect(log).toContain("GET /nodes/ComfyUI-KJNodes/install?version=1.0.9 HTTP/1.1\" 200");
+    expect(log).toContain('GET /archives/comfyui-impact-pack/8.8.1/node.zip HTTP/1.1" 200');
+    expect(log).toContain('GET /nodes/ComfyUI-KJNodes/install?version=1.0.9 HTTP/1.1" 200');
   });
 });

@@ -37,22 +37,32 @@ describe("comfy-cli with ENVIRONMENT=dev", () => {
     expect(loadConfig({}).PORT).toBe(PORT);
   });
 
-  it.skipIf(!portFree)("list_all_nodes, get_node (an id in other capitals) and install_node get what comfy-cli reads", async () => {
-    const catalog = join(dataDir, "catalog.ndjson");
-    writeFileSync(catalog, VERSIONED_CATALOG.map((r) => JSON.stringify(r)).join("\n"));
-    gateway = await startService(SCRIPTS.gateway, { CATALOG_SOURCE: catalog, DATA_DIR: dataDir }, { port: PORT });
+  it.skipIf(!portFree)(
+    "list_all_nodes, get_node (an id in other capitals) and install_node get what comfy-cli reads",
+    async () => {
+      const catalog = join(dataDir, "catalog.ndjson");
+      writeFileSync(catalog, VERSIONED_CATALOG.map((r) => JSON.stringify(r)).join("\n"));
+      gateway = await startService(SCRIPTS.gateway, { CATALOG_SOURCE: catalog, DATA_DIR: dataDir }, { port: PORT });
 
-    const list = await fetch(`${DEV_URL}/nodes`);
-    expect(list.status).toBe(200);
-    const nodes = ((await list.json()) as { nodes: Record<string, unknown>[] }).nodes.map(mapNodeToNodeClass);
-    expect(nodes).toHaveLength(10);
+      const list = await fetch(`${DEV_URL}/nodes`);
+      expect(list.status).toBe(200);
+      const nodes = ((await list.json()) as { nodes: Record<string, unknown>[] }).nodes.map(mapNodeToNodeClass);
+      expect(nodes).toHaveLength(10);
 
-    const node = await fetch(`${DEV_URL}/nodes/comfyui-kjnodes`);
-    expect(node.status).toBe(200);
-    expect(mapNodeToNodeClass((await node.json()) as Record<string, unknown>)).toMatchObject({ id: "ComfyUI-KJNodes", latest_version: { version: "1.1.0" } });
+      const node = await fetch(`${DEV_URL}/nodes/comfyui-kjnodes`);
+      expect(node.status).toBe(200);
+      expect(mapNodeToNodeClass((await node.json()) as Record<string, unknown>)).toMatchObject({
+        id: "ComfyUI-KJNodes",
+        latest_version: { version: "1.1.0" },
+      });
 
-    const install = await fetch(`${DEV_URL}/nodes/comfyui-impact-pack/install`);
-    expect(install.status).toBe(200);
-    expect(mapNodeVersion((await install.json()) as Record<string, unknown>)).toMatchObject({ version: "8.8.1", download_url: `${DEV_URL}/archives/comfyui-impact-pack/8.8.1/node.zip` }); // the service's archive route (MIRROR_ARCHIVES defaults to on-demand), at the address comfy-cli used
-  }, 120_000);
+      const install = await fetch(`${DEV_URL}/nodes/comfyui-impact-pack/install`);
+      expect(install.status).toBe(200);
+      expect(mapNodeVersion((await install.json()) as Record<string, unknown>)).toMatchObject({
+        version: "8.8.1",
+        download_url: `${DEV_URL}/archives/comfyui-impact-pack/8.8.1/node.zip`,
+      }); // the service's archive route (MIRROR_ARCHIVES defaults to on-demand), at the address comfy-cli used
+    },
+    120_000,
+  );
 });

@@ -93,12 +93,16 @@ describe("gateway, proxied services", () => {
   beforeAll(async () => {
     const up = express();
     up.use(upstreamRouter("nodes"));
-    up.get("/readyz", (_req, res) => { res.json({ ok: true }); });
+    up.get("/readyz", (_req, res) => {
+      res.json({ ok: true });
+    });
     upstream = createServer(up).listen(0, "127.0.0.1");
     await once(upstream, "listening");
     url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   });
-  afterAll(() => { upstream.close(); });
+  afterAll(() => {
+    upstream.close();
+  });
 
   it("proxies matching paths with the query string and the request id", async () => {
     const app = createGatewayApp({ logger, services: [searchService({ kind: "proxy", url })] });

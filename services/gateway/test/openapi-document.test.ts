@@ -35,17 +35,43 @@ describe("GET /openapi.json", () => {
         "/comfy-nodes/{comfyNodeName}/node",
         "/publishers/{publisherId}",
         "/publishers/{publisherId}/nodes",
-        ...["custom-node-list", "extension-node-map", "github-stats", "model-list", "alter-list", "extras"].map((f) => `/channel/${f}.json`),
+        ...["custom-node-list", "extension-node-map", "github-stats", "model-list", "alter-list", "extras"].map(
+          (f) => `/channel/${f}.json`,
+        ),
         "/readyz",
         "/upload/image",
         "/upload/mask",
         "/view",
-        ...["/assets", "/assets/from-hash", "/assets/hash/{hash}", "/assets/uploads", "/assets/uploads/{uploadId}", "/assets/prune", "/assets/seed", "/assets/tags/refine", "/assets/{id}", "/assets/{id}/content", "/assets/{id}/tags", "/tags"].flatMap((p) => [`/api${p}`, p]),
+        ...[
+          "/assets",
+          "/assets/from-hash",
+          "/assets/hash/{hash}",
+          "/assets/uploads",
+          "/assets/uploads/{uploadId}",
+          "/assets/prune",
+          "/assets/seed",
+          "/assets/tags/refine",
+          "/assets/{id}",
+          "/assets/{id}/content",
+          "/assets/{id}/tags",
+          "/tags",
+        ].flatMap((p) => [`/api${p}`, p]),
       ].sort(),
     );
     const search = doc.paths["/nodes/search"].get;
     expect(search.parameters.map((p: { name: string }) => p.name)).toEqual(
-      expect.arrayContaining(["page", "limit", "search", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "include_banned", "node_id"]),
+      expect.arrayContaining([
+        "page",
+        "limit",
+        "search",
+        "repository_url_search",
+        "app_node_search",
+        "comfy_node_search",
+        "supported_os",
+        "supported_accelerator",
+        "include_banned",
+        "node_id",
+      ]),
     );
     expect(doc.components.schemas.ErrorResponse.required).toEqual(["error", "message"]);
   });

@@ -32,7 +32,10 @@ function expectConforms(path: string, method: string, res: Response): void {
   if (!schema?.$ref) return;
   const validate = ajv.getSchema(`openapi.json${schema.$ref}`)!;
   const ok = validate(res.body);
-  expect(ok, `${method.toUpperCase()} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`).toBe(true);
+  expect(
+    ok,
+    `${method.toUpperCase()} ${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 500)}`,
+  ).toBe(true);
 }
 
 /** Packs with versions, classes, a banned and a deleted one: every registry route has something to answer. */
@@ -80,7 +83,11 @@ describe("every route answers what /openapi.json declares", () => {
     const classes = "/nodes/{nodeId}/versions/{version}/comfy-nodes";
     expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes").expect(200));
     expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/0.0.0/comfy-nodes").expect(404));
-    expectConforms(classes, "get", await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?include_banned=x").expect(400));
+    expectConforms(
+      classes,
+      "get",
+      await request(app).get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?include_banned=x").expect(400),
+    );
   });
 
   it("the registry's read routes: answers, redirects and errors", async () => {
@@ -92,7 +99,11 @@ describe("every route answers what /openapi.json declares", () => {
       ["/nodes/{nodeId}/install", "/nodes/comfyui-impact-pack/install?version=latest", 400],
       ["/nodes/{nodeId}/install", "/nodes/banned-pack/install", 403],
       ["/nodes/{nodeId}/install", "/nodes/unversioned-pack/install", 404],
-      ["/nodes/{nodeId}/versions", "/nodes/comfyui-impact-pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending", 200],
+      [
+        "/nodes/{nodeId}/versions",
+        "/nodes/comfyui-impact-pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending",
+        200,
+      ],
       ["/nodes/{nodeId}/versions", "/nodes/comfyui-impact-pack/versions?statuses=nope", 400],
       ["/nodes/{nodeId}/versions", "/nodes/banned-pack/versions", 403],
       ["/nodes/{nodeId}/versions", "/nodes/no-such-pack/versions", 404],
@@ -125,9 +136,28 @@ describe("every route answers what /openapi.json declares", () => {
     ];
     for (const [path, url, status] of cases) expectConforms(path, "get", await request(app).get(url).expect(status));
     const bulk = "/bulk/nodes/versions";
-    expectConforms(bulk, "post", await request(app).post(bulk).send({ node_versions: [{ node_id: "comfyui-impact-pack", version: "8.8.1" }, { node_id: "x", version: "1.0.0" }] }).expect(200));
+    expectConforms(
+      bulk,
+      "post",
+      await request(app)
+        .post(bulk)
+        .send({
+          node_versions: [
+            { node_id: "comfyui-impact-pack", version: "8.8.1" },
+            { node_id: "x", version: "1.0.0" },
+          ],
+        })
+        .expect(200),
+    );
     expectConforms(bulk, "post", await request(app).post(bulk).set("content-type", "application/json").send("{nope").expect(400));
-    expectConforms(bulk, "post", await request(app).post(bulk).send({ node_versions: [{ node_id: "x".repeat(300_000), version: "1" }] }).expect(413));
+    expectConforms(
+      bulk,
+      "post",
+      await request(app)
+        .post(bulk)
+        .send({ node_versions: [{ node_id: "x".repeat(300_000), version: "1" }] })
+        .expect(413),
+    );
   });
 
   it("upload routes, with and without /api: results and errors", async () => {
@@ -140,23 +170,50 @@ describe("every route answers what /openapi.json declares", () => {
       expectConforms(path, "post", ok);
       expectConforms(path, "post", await request(app).post(path).attach("image", png, "cat.png").expect(401));
       expectConforms(path, "post", await keyedClient(app, KEY).post(path).field("type", "input").expect(400));
-      expectConforms(path, "post", await keyedClient(app, KEY).post(path).attach("image", Buffer.from("not an image"), "x.png").expect(400));
+      expectConforms(
+        path,
+        "post",
+        await keyedClient(app, KEY).post(path).attach("image", Buffer.from("not an image"), "x.png").expect(400),
+      );
 
       const maskPath = `${prefix}/upload/mask`;
       const ref = JSON.stringify({ filename: imageName, subfolder: "clipspace", type: "input" });
-      const masked = await request(app).post(maskPath).set("authorization", `Bearer ${KEY}`).attach("image", mask, "clipspace-mask-1.png").field("original_ref", ref).expect(200);
+      const masked = await request(app)
+        .post(maskPath)
+        .set("authorization", `Bearer ${KEY}`)
+        .attach("image", mask, "clipspace-mask-1.png")
+        .field("original_ref", ref)
+        .expect(200);
       expect(masked.body.metadata.mask_type).toBe("alpha");
       expectConforms(maskPath, "post", masked);
       const unknown = JSON.stringify({ filename: `${"0".repeat(64)}.png` });
-      expectConforms(maskPath, "post", await keyedClient(app, KEY).post(maskPath).attach("image", mask, "m.png").field("original_ref", unknown).expect(404));
-      expectConforms(maskPath, "post", await keyedClient(app, KEY).post(maskPath).attach("image", mask, "m.png").field("original_ref", "{not json").expect(400));
+      expectConforms(
+        maskPath,
+        "post",
+        await keyedClient(app, KEY).post(maskPath).attach("image", mask, "m.png").field("original_ref", unknown).expect(404),
+      );
+      expectConforms(
+        maskPath,
+        "post",
+        await keyedClient(app, KEY).post(maskPath).attach("image", mask, "m.png").field("original_ref", "{not json").expect(400),
+      );
 
       const viewPath = `${prefix}/view`;
       const view = await keyedClient(app, KEY).get(`${viewPath}?filename=${imageName}`).expect(200);
       expect(Buffer.compare(view.body as Buffer, png)).toBe(0);
       expectConforms(viewPath, "get", view);
-      expectConforms(viewPath, "get", await keyedClient(app, KEY).get(`${viewPath}?filename=${imageName}`).set("range", "bytes=0-3").expect(206));
-      expectConforms(viewPath, "get", await keyedClient(app, KEY).get(`${viewPath}?filename=${"f".repeat(64)}.png`).expect(404));
+      expectConforms(
+        viewPath,
+        "get",
+        await keyedClient(app, KEY).get(`${viewPath}?filename=${imageName}`).set("range", "bytes=0-3").expect(206),
+      );
+      expectConforms(
+        viewPath,
+        "get",
+        await keyedClient(app, KEY)
+          .get(`${viewPath}?filename=${"f".repeat(64)}.png`)
+          .expect(404),
+      );
       expectConforms(viewPath, "get", await request(app).get(`${viewPath}?filename=${imageName}`).expect(401));
     }
   });
@@ -169,32 +226,106 @@ describe("every route answers what /openapi.json declares", () => {
     for (const prefix of ["/api", ""]) {
       const k = (r: request.Test) => r.set("x-api-key", KEY);
       expectConforms(`${prefix}/assets/hash/{hash}`, "head", await k(request(app).head(`${prefix}/assets/hash/${hash}`)).expect(200));
-      expectConforms(`${prefix}/assets/hash/{hash}`, "head", await k(request(app).head(`${prefix}/assets/hash/blake3:${"0".repeat(64)}`)).expect(404));
+      expectConforms(
+        `${prefix}/assets/hash/{hash}`,
+        "head",
+        await k(request(app).head(`${prefix}/assets/hash/blake3:${"0".repeat(64)}`)).expect(404),
+      );
       expectConforms(`${prefix}/assets/hash/{hash}`, "head", await k(request(app).head(`${prefix}/assets/hash/nope`)).expect(400));
       expectConforms(`${prefix}/assets/hash/{hash}`, "head", await request(app).head(`${prefix}/assets/hash/${hash}`).expect(401));
 
-      const created = await k(request(app).post(`${prefix}/assets/from-hash`).send({ hash, name: "x.png", tags: ["a", "b"], user_metadata: { k: 1 } })).expect(201);
+      const created = await k(
+        request(app)
+          .post(`${prefix}/assets/from-hash`)
+          .send({ hash, name: "x.png", tags: ["a", "b"], user_metadata: { k: 1 } }),
+      ).expect(201);
       expectConforms(`${prefix}/assets/from-hash`, "post", created);
-      expectConforms(`${prefix}/assets/from-hash`, "post", await k(request(app).post(`${prefix}/assets/from-hash`).send({ hash: `blake3:${"0".repeat(64)}` })).expect(404));
-      expectConforms(`${prefix}/assets/from-hash`, "post", await k(request(app).post(`${prefix}/assets/from-hash`).send({ hash: 1 })).expect(400));
-      expectConforms(`${prefix}/assets/from-hash`, "post", await request(app).post(`${prefix}/assets/from-hash`).send({ hash }).expect(401));
+      expectConforms(
+        `${prefix}/assets/from-hash`,
+        "post",
+        await k(
+          request(app)
+            .post(`${prefix}/assets/from-hash`)
+            .send({ hash: `blake3:${"0".repeat(64)}` }),
+        ).expect(404),
+      );
+      expectConforms(
+        `${prefix}/assets/from-hash`,
+        "post",
+        await k(request(app).post(`${prefix}/assets/from-hash`).send({ hash: 1 })).expect(400),
+      );
+      expectConforms(
+        `${prefix}/assets/from-hash`,
+        "post",
+        await request(app).post(`${prefix}/assets/from-hash`).send({ hash }).expect(401),
+      );
       const id = created.body.id as string;
 
       const page = await k(request(app).get(`${prefix}/assets?include_tags=a&limit=1`)).expect(200);
       expectConforms(`${prefix}/assets`, "get", page);
-      expectConforms(`${prefix}/assets`, "get", await k(request(app).get(`${prefix}/assets?limit=1&after=${page.body.next_cursor ?? "x"}`)).expect(page.body.next_cursor ? 200 : 400));
+      expectConforms(
+        `${prefix}/assets`,
+        "get",
+        await k(request(app).get(`${prefix}/assets?limit=1&after=${page.body.next_cursor ?? "x"}`)).expect(
+          page.body.next_cursor ? 200 : 400,
+        ),
+      );
       expectConforms(`${prefix}/assets`, "get", await k(request(app).get(`${prefix}/assets?limit=501`)).expect(400));
 
       expectConforms(`${prefix}/assets/{id}`, "get", await k(request(app).get(`${prefix}/assets/${id}`)).expect(200));
       expectConforms(`${prefix}/assets/{id}`, "get", await k(request(app).get(`${prefix}/assets/${unknownId}`)).expect(404));
-      expectConforms(`${prefix}/assets/{id}`, "put", await k(request(app).put(`${prefix}/assets/${id}`).send({ name: "y.png", tags: ["c"] })).expect(200));
-      expectConforms(`${prefix}/assets/{id}`, "put", await k(request(app).put(`${prefix}/assets/${id}`).send({ tags: [1] })).expect(400));
+      expectConforms(
+        `${prefix}/assets/{id}`,
+        "put",
+        await k(
+          request(app)
+            .put(`${prefix}/assets/${id}`)
+            .send({ name: "y.png", tags: ["c"] }),
+        ).expect(200),
+      );
+      expectConforms(
+        `${prefix}/assets/{id}`,
+        "put",
+        await k(
+          request(app)
+            .put(`${prefix}/assets/${id}`)
+            .send({ tags: [1] }),
+        ).expect(400),
+      );
       expectConforms(`${prefix}/assets/{id}/content`, "get", await k(request(app).get(`${prefix}/assets/${id}/content`)).expect(200));
-      expectConforms(`${prefix}/assets/{id}/content`, "get", await k(request(app).get(`${prefix}/assets/${id}/content`).set("range", "bytes=0-1")).expect(206));
-      expectConforms(`${prefix}/assets/{id}/content`, "get", await k(request(app).get(`${prefix}/assets/${unknownId}/content`)).expect(404));
-      expectConforms(`${prefix}/assets/{id}/tags`, "post", await k(request(app).post(`${prefix}/assets/${id}/tags`).send({ tags: ["d"] })).expect(200));
-      expectConforms(`${prefix}/assets/{id}/tags`, "delete", await k(request(app).delete(`${prefix}/assets/${id}/tags`).send({ tags: ["d", "e"] })).expect(200));
-      expectConforms(`${prefix}/assets/{id}/tags`, "post", await k(request(app).post(`${prefix}/assets/${id}/tags`).set("content-type", "application/json").send("{")).expect(400));
+      expectConforms(
+        `${prefix}/assets/{id}/content`,
+        "get",
+        await k(request(app).get(`${prefix}/assets/${id}/content`).set("range", "bytes=0-1")).expect(206),
+      );
+      expectConforms(
+        `${prefix}/assets/{id}/content`,
+        "get",
+        await k(request(app).get(`${prefix}/assets/${unknownId}/content`)).expect(404),
+      );
+      expectConforms(
+        `${prefix}/assets/{id}/tags`,
+        "post",
+        await k(
+          request(app)
+            .post(`${prefix}/assets/${id}/tags`)
+            .send({ tags: ["d"] }),
+        ).expect(200),
+      );
+      expectConforms(
+        `${prefix}/assets/{id}/tags`,
+        "delete",
+        await k(
+          request(app)
+            .delete(`${prefix}/assets/${id}/tags`)
+            .send({ tags: ["d", "e"] }),
+        ).expect(200),
+      );
+      expectConforms(
+        `${prefix}/assets/{id}/tags`,
+        "post",
+        await k(request(app).post(`${prefix}/assets/${id}/tags`).set("content-type", "application/json").send("{")).expect(400),
+      );
       expectConforms(`${prefix}/tags`, "get", await k(request(app).get(`${prefix}/tags?order=name_asc`)).expect(200));
       expectConforms(`${prefix}/tags`, "get", await k(request(app).get(`${prefix}/tags?limit=0`)).expect(400));
       expectConforms(`${prefix}/assets/{id}`, "delete", await k(request(app).delete(`${prefix}/assets/${id}`)).expect(204));
@@ -211,7 +342,13 @@ describe("every route answers what /openapi.json declares", () => {
 describe("429 answers what /openapi.json declares", () => {
   it("a key over its limits on the upload, view and asset routes: rate_limited with Retry-After", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "gw-openapi-429-"));
-    const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: KEY, LOG_LEVEL: "silent", RATE_LIMIT_UPLOAD_RPM: "1", RATE_LIMIT_ASSETS_RPM: "1" });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      API_KEYS: KEY,
+      LOG_LEVEL: "silent",
+      RATE_LIMIT_UPLOAD_RPM: "1",
+      RATE_LIMIT_ASSETS_RPM: "1",
+    });
     const logger = createLogger("gw-openapi-429", "silent");
     const composed = await composeGateway(config, logger);
     try {
@@ -221,15 +358,28 @@ describe("429 answers what /openapi.json declares", () => {
       const upload = await keyedClient(app, KEY).post("/upload/image").attach("image", png, "a.png").expect(429);
       expect(upload.headers["retry-after"]).toMatch(/^\d+$/);
       expectConforms("/upload/image", "post", upload);
-      await keyedClient(app, KEY).get(`/view?filename=${"f".repeat(64)}.png`).expect(404);
-      const view = await keyedClient(app, KEY).get(`/api/view?filename=${"f".repeat(64)}.png`).expect(429);
+      await keyedClient(app, KEY)
+        .get(`/view?filename=${"f".repeat(64)}.png`)
+        .expect(404);
+      const view = await keyedClient(app, KEY)
+        .get(`/api/view?filename=${"f".repeat(64)}.png`)
+        .expect(429);
       expectConforms("/api/view", "get", view);
       // The asset API counts in the same class as /view: that key's minute is spent there too.
-      const head = await keyedClient(app, KEY).head(`/api/assets/hash/blake3:${"f".repeat(64)}`).expect(429);
+      const head = await keyedClient(app, KEY)
+        .head(`/api/assets/hash/blake3:${"f".repeat(64)}`)
+        .expect(429);
       expect(head.headers["retry-after"]).toMatch(/^\d+$/);
       expectConforms("/api/assets/hash/{hash}", "head", head);
       expectConforms("/api/assets", "get", await keyedClient(app, KEY).get("/api/assets").expect(429));
-      expectConforms("/assets/from-hash", "post", await keyedClient(app, KEY).post("/assets/from-hash").send({ hash: `blake3:${"f".repeat(64)}` }).expect(429));
+      expectConforms(
+        "/assets/from-hash",
+        "post",
+        await keyedClient(app, KEY)
+          .post("/assets/from-hash")
+          .send({ hash: `blake3:${"f".repeat(64)}` })
+          .expect(429),
+      );
       expectConforms("/api/tags", "get", await keyedClient(app, KEY).get("/api/tags").expect(429));
     } finally {
       for (const c of composed.closables) await c.close();

@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, loadConfig, type Closable } from "@app/platform";
-import { MANAGER_LIST_FILES, MANAGER_STARTUP_FILES, managerLoadNightly, managerMissingNodePacks, managerPopulateStats, mapNodeToNodeClass, mapNodeVersion } from "@app/testkit/registry-clients";
+import {
+  MANAGER_LIST_FILES,
+  MANAGER_STARTUP_FILES,
+  managerLoadNightly,
+  managerMissingNodePacks,
+  managerPopulateStats,
+  mapNodeToNodeClass,
+  mapNodeVersion,
+} from "@app/testkit/registry-clients";
 import { VERSIONED_CATALOG, VERSIONED_CATALOG_LISTED } from "@app/testkit/registry-versions-catalog";
 import { createGatewayApp } from "../src/app.ts";
 import { composeGateway } from "../src/compose.ts";
@@ -32,7 +40,10 @@ beforeAll(async () => {
   const catalog = join(dataDir, "catalog.ndjson");
   await writeFile(catalog, VERSIONED_CATALOG.map((r) => JSON.stringify(r)).join("\n"));
   const logger = createLogger("registry-clients", "silent");
-  const composed = await composeGateway(loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: catalog, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+  const composed = await composeGateway(
+    loadConfig({ DATA_DIR: dataDir, CATALOG_SOURCE: catalog, API_KEYS: "k", LOG_LEVEL: "silent" }),
+    logger,
+  );
   closables = composed.closables;
   const server = await serveOn(createGatewayApp({ services: composed.services, logger }));
   base = server.url;
@@ -90,16 +101,26 @@ describe("ComfyUI-Manager (glob/cnr_utils.py)", () => {
       download_url: `${base}/archives/comfyui-impact-pack/8.8.1/node.zip`,
     });
     const pinned = await getJson(`${base}/nodes/comfyui-impact-pack/install?version=8.7.0`);
-    expect(mapNodeVersion(pinned.body)).toMatchObject({ version: "8.7.0", deprecated: true, download_url: `${base}/archives/comfyui-impact-pack/8.7.0/node.zip` });
+    expect(mapNodeVersion(pinned.body)).toMatchObject({
+      version: "8.7.0",
+      deprecated: true,
+      download_url: `${base}/archives/comfyui-impact-pack/8.7.0/node.zip`,
+    });
     // install_node answers None on any other status: the Manager then reports the pack as not installable.
     expect((await getJson(`${base}/nodes/unversioned-pack/install`)).status).toBe(404);
   });
 
   it("version list: Active and Pending versions, which cm-cli show-versions prints as [createdAt[:10]] version -- changelog", async () => {
-    const { status, body } = await getJson(`${base}/nodes/comfyui-impact-pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending`);
+    const { status, body } = await getJson(
+      `${base}/nodes/comfyui-impact-pack/versions?statuses=NodeVersionStatusActive&statuses=NodeVersionStatusPending`,
+    );
     expect(status).toBe(200);
     const lines = (body as Json[]).map((x) => `[${x.createdAt.slice(0, 10)}] ${x.version} -- ${x.changelog}`);
-    expect(lines).toEqual(["[2025-06-01] 8.8.1 -- Release 8.8.1", "[2025-05-01] 8.8.0 -- Release 8.8.0", "[2025-04-01] 8.7.0 -- Release 8.7.0"]);
+    expect(lines).toEqual([
+      "[2025-06-01] 8.8.1 -- Release 8.8.1",
+      "[2025-05-01] 8.8.0 -- Release 8.8.0",
+      "[2025-04-01] 8.7.0 -- Release 8.7.0",
+    ]);
   });
 });
 
@@ -124,7 +145,13 @@ describe("ComfyUI-Manager with this service's /channel as its default channel (g
       if (entry.files.length !== 1) continue;
       const cnr = cnrByRepo.get(entry.files[0].toLowerCase());
       if (!cnr) continue;
-      const merged = { cnr_latest: "latest_version" in cnr ? cnr["latest_version"]["version"] : "0.0.0", id: cnr["id"], author: cnr["publisher"]["name"], title: cnr["name"], description: cnr["description"] };
+      const merged = {
+        cnr_latest: "latest_version" in cnr ? cnr["latest_version"]["version"] : "0.0.0",
+        id: cnr["id"],
+        author: cnr["publisher"]["name"],
+        title: cnr["name"],
+        description: cnr["description"],
+      };
       expect(merged.id, entry.id).toBe(entry.id);
       expect(merged.cnr_latest, entry.id).toBe(installPath(entry.id) ?? "0.0.0");
     }
@@ -134,7 +161,12 @@ describe("ComfyUI-Manager with this service's /channel as its default channel (g
     const nightly = managerLoadNightly((await getJson(`${channel()}/custom-node-list.json`)).body);
     const [stats, extras] = await Promise.all(MANAGER_LIST_FILES.map(async (f) => (await getJson(`${channel()}/${f}`)).body));
     const populated = managerPopulateStats(nightly, stats, extras);
-    expect(populated.get("comfyui-impact-pack")).toEqual({ stars: 3262, last_update: "2025-06-01 00:00:00", trust: true, is_favorite: false });
+    expect(populated.get("comfyui-impact-pack")).toEqual({
+      stars: 3262,
+      last_update: "2025-06-01 00:00:00",
+      trust: true,
+      is_favorite: false,
+    });
   });
 
   it("Install Missing Custom Nodes: a workflow's classes map to the repositories that provide them", async () => {
@@ -183,13 +215,30 @@ describe("the ComfyUI frontend (src/services/comfyRegistryService.ts)", () => {
   });
 
   it("installed packs by id: listAllPacks({node_id: [...]}) with no limit answers those packs only, all of them", async () => {
-    const installed = ["comfyui-impact-pack", "legacy-pack", "ComfyUI-KJNodes", "sam-tools", "comfyui-impact-subpack", "ultralytics-fork", "unversioned-pack", "popular-filler-03", "popular-filler-17", "popular-filler-29", "popular-filler-00", "not-in-registry"];
+    const installed = [
+      "comfyui-impact-pack",
+      "legacy-pack",
+      "ComfyUI-KJNodes",
+      "sam-tools",
+      "comfyui-impact-subpack",
+      "ultralytics-fork",
+      "unversioned-pack",
+      "popular-filler-03",
+      "popular-filler-17",
+      "popular-filler-29",
+      "popular-filler-00",
+      "not-in-registry",
+    ];
     const { body } = await getJson(`${base}/nodes?${installed.map((id) => `node_id=${encodeURIComponent(id)}`).join("&")}`);
     expect((body.nodes as Json[]).map((n) => n.id).sort()).toEqual(installed.filter((id) => id !== "not-in-registry").sort());
   });
 
   it("class -> pack: /comfy-nodes/{name}/node, the preempting pack first; 404 for an unknown class", async () => {
-    expect((await getJson(`${base}/comfy-nodes/SAMLoader/node`)).body).toMatchObject({ id: "comfyui-impact-pack", name: "ComfyUI Impact Pack", latest_version: { version: "8.8.1" } });
+    expect((await getJson(`${base}/comfy-nodes/SAMLoader/node`)).body).toMatchObject({
+      id: "comfyui-impact-pack",
+      name: "ComfyUI Impact Pack",
+      latest_version: { version: "8.8.1" },
+    });
     expect((await getJson(`${base}/comfy-nodes/NotARealNode/node`)).status).toBe(404);
   });
 
@@ -200,12 +249,18 @@ describe("the ComfyUI frontend (src/services/comfyRegistryService.ts)", () => {
     expect((await getJson(`${base}/nodes/${pack.id}/versions/8.7.0`)).body).toMatchObject({ version: "8.7.0", deprecated: true });
     const defs = (await getJson(`${base}/nodes/${pack.id}/versions/${pack.latest_version.version}/comfy-nodes?page=1&limit=256`)).body;
     expect(defs.comfy_nodes.map((c: Json) => c.comfy_node_name)).toEqual(["FaceDetailer", "SAMLoader", "DetailerForEach"]);
-    expect((await getJson(`${base}/nodes/${pack.id}/versions/${pack.latest_version.version}/comfy-nodes?limit=8192`)).body.totalNumberOfPages).toBe(1);
+    expect(
+      (await getJson(`${base}/nodes/${pack.id}/versions/${pack.latest_version.version}/comfy-nodes?limit=8192`)).body.totalNumberOfPages,
+    ).toBe(1);
     expect((await getJson(`${base}/nodes/banned-pack/versions`)).status).toBe(403);
   });
 
   it("conflict check: getPackByVersion(id, installed version || 'latest') for each installed pack", async () => {
-    const installed: [string, string | undefined][] = [["comfyui-impact-pack", "8.7.0"], ["ComfyUI-KJNodes", undefined], ["sam-tools", "nightly"]];
+    const installed: [string, string | undefined][] = [
+      ["comfyui-impact-pack", "8.7.0"],
+      ["ComfyUI-KJNodes", undefined],
+      ["sam-tools", "nightly"],
+    ];
     const answers = await Promise.all(installed.map(([id, ver]) => getJson(`${base}/nodes/${id}/versions/${ver || "latest"}`)));
     expect(answers.map((a) => [a.status, a.body.version, a.body.supported_os])).toEqual([
       [200, "8.7.0", ["OS Independent"]],
@@ -218,7 +273,12 @@ describe("the ComfyUI frontend (src/services/comfyRegistryService.ts)", () => {
     const res = await fetch(`${base}/bulk/nodes/versions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ node_versions: [{ node_id: "comfyui-impact-pack", version: "8.8.1" }, { node_id: "sam-tools", version: "0.0.1" }] }),
+      body: JSON.stringify({
+        node_versions: [
+          { node_id: "comfyui-impact-pack", version: "8.8.1" },
+          { node_id: "sam-tools", version: "0.0.1" },
+        ],
+      }),
     });
     const body = (await res.json()) as Json;
     expect(body.node_versions.map((r: Json) => [r.identifier.node_id, r.status, r.node_version?.downloadUrl])).toEqual([
@@ -241,7 +301,10 @@ describe("behind a gateway that proxies to the search service (SEARCH_URL), as c
   beforeAll(async () => {
     const logger = createLogger("registry-clients-proxy", "silent");
     // The embedded gateway above answers every search route: it stands in for the search service.
-    const composed = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "proxied"), SEARCH_URL: base, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+    const composed = await composeGateway(
+      loadConfig({ DATA_DIR: join(dataDir, "proxied"), SEARCH_URL: base, API_KEYS: "k", LOG_LEVEL: "silent" }),
+      logger,
+    );
     proxiedClosables = composed.closables;
     const server = await serveOn(createGatewayApp({ services: composed.services, logger }));
     proxied = server.url;

@@ -29,23 +29,33 @@ beforeAll(async () => {
   await writeFile(catalog, VERSIONED_CATALOG.map((r) => JSON.stringify(r)).join("\n"));
   const logger = createLogger("registry-cors", "silent");
 
-  const embedded = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "embedded"), CATALOG_SOURCE: catalog, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+  const embedded = await composeGateway(
+    loadConfig({ DATA_DIR: join(dataDir, "embedded"), CATALOG_SOURCE: catalog, API_KEYS: "k", LOG_LEVEL: "silent" }),
+    logger,
+  );
   closables.push(...embedded.closables);
   const e = await serveOn(createGatewayApp({ services: embedded.services, logger }));
   gateways.embedded = e.url;
   servers.push(e.close);
 
-  const search = await createSearchService(loadConfig({ DATA_DIR: join(dataDir, "search"), CATALOG_SOURCE: catalog, LOG_LEVEL: "silent" }), logger);
+  const search = await createSearchService(
+    loadConfig({ DATA_DIR: join(dataDir, "search"), CATALOG_SOURCE: catalog, LOG_LEVEL: "silent" }),
+    logger,
+  );
   closables.push(search);
   const s = await serveOn(createSearchApp(search, logger));
   servers.push(s.close);
-  const proxied = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "proxied"), SEARCH_URL: s.url, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+  const proxied = await composeGateway(
+    loadConfig({ DATA_DIR: join(dataDir, "proxied"), SEARCH_URL: s.url, API_KEYS: "k", LOG_LEVEL: "silent" }),
+    logger,
+  );
   closables.push(...proxied.closables);
   const p = await serveOn(createGatewayApp({ services: proxied.services, logger }));
   gateways.proxied = p.url;
   servers.push(p.close);
 
-  for (const url of [gateways.embedded, s.url]) while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 50));
+  for (const url of [gateways.embedded, s.url])
+    while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 50));
 }, 60_000);
 
 afterAll(async () => {
@@ -104,7 +114,9 @@ describe.each(["embedded", "proxied"] as const)("through the gateway, search %s"
     expect(preflight.headers.get("access-control-allow-methods")).toBe("*");
     expect(preflight.headers.get("access-control-allow-headers")).toBe("*");
     expect(preflight.headers.get("access-control-max-age")).toBeNull();
-    expect(varyOf(preflight)).toEqual(expect.arrayContaining(["origin", "access-control-request-method", "access-control-request-headers"]));
+    expect(varyOf(preflight)).toEqual(
+      expect.arrayContaining(["origin", "access-control-request-method", "access-control-request-headers"]),
+    );
 
     const post = await fetch(`${base()}/bulk/nodes/versions`, {
       method: "POST",
@@ -116,7 +128,13 @@ describe.each(["embedded", "proxied"] as const)("through the gateway, search %s"
     expect((await post.json()).node_versions[0].status).toBe("success");
   });
 
-  it.each(["/nodes/comfyui-impact-pack", "/nodes/search", "/versions", "/nodes/no-such-pack/install", "/archives/comfyui-impact-pack/8.8.1/node.zip"])("a preflight for GET %s answers 204 without reaching the route", async (path) => {
+  it.each([
+    "/nodes/comfyui-impact-pack",
+    "/nodes/search",
+    "/versions",
+    "/nodes/no-such-pack/install",
+    "/archives/comfyui-impact-pack/8.8.1/node.zip",
+  ])("a preflight for GET %s answers 204 without reaching the route", async (path) => {
     const res = await fetch(`${base()}${path}`, { method: "OPTIONS", headers: { origin: ORIGIN, "access-control-request-method": "GET" } });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
@@ -141,7 +159,10 @@ describe("through a gateway whose search service is down", () => {
     const logger = createLogger("registry-cors-down", "silent");
     const gone = await serveOn((_req, res) => res.end());
     await gone.close(); // a port nothing listens on any more
-    const composed = await composeGateway(loadConfig({ DATA_DIR: join(dataDir, "down"), SEARCH_URL: gone.url, API_KEYS: "k", LOG_LEVEL: "silent" }), logger);
+    const composed = await composeGateway(
+      loadConfig({ DATA_DIR: join(dataDir, "down"), SEARCH_URL: gone.url, API_KEYS: "k", LOG_LEVEL: "silent" }),
+      logger,
+    );
     closables.push(...composed.closables);
     const g = await serveOn(createGatewayApp({ services: composed.services, logger }));
     servers.push(g.close);
@@ -149,7 +170,10 @@ describe("through a gateway whose search service is down", () => {
     expect(res.status).toBe(502);
     expect(res.headers.get("access-control-allow-origin")).toBe(ORIGIN);
     expect((await res.json()).error).toBe("service_unavailable");
-    const preflight = await fetch(`${g.url}/bulk/nodes/versions`, { method: "OPTIONS", headers: { origin: ORIGIN, "access-control-request-method": "POST" } });
+    const preflight = await fetch(`${g.url}/bulk/nodes/versions`, {
+      method: "OPTIONS",
+      headers: { origin: ORIGIN, "access-control-request-method": "POST" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-methods")).toBe("*");
   });
@@ -165,7 +189,9 @@ describe.skipIf(!chromium.ok)("a browser page on another origin (the ComfyUI fro
 
   it("reads a GET, an error and the JSON bulk POST (after its preflight) from the gateway, in both modes", async () => {
     if (!chromium.ok) throw new Error("the suite runs only with chromium");
-    const page = await serveOn((_req, res) => res.writeHead(200, { "content-type": "text/html", connection: "close" }).end("<!doctype html><title>ComfyUI</title>"));
+    const page = await serveOn((_req, res) =>
+      res.writeHead(200, { "content-type": "text/html", connection: "close" }).end("<!doctype html><title>ComfyUI</title>"),
+    );
     const tab = await chromium.browser.newPage();
     try {
       await tab.goto(page.url);

@@ -48,7 +48,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const init: RequestInit = { method, headers };
   if (method === "POST") {
     const form = new FormData();
@@ -114,7 +118,16 @@ describe("the key checker", () => {
   it("refuses keys of every other length without throwing", async () => {
     const keys = await loadApiKeys({ plaintext: `${ENV_KEY},${FILE_KEY}` });
     expect(keys.verify(ENV_KEY)).not.toBeNull();
-    for (const k of ["", "a", ENV_KEY.slice(0, -1), `${ENV_KEY}${ENV_KEY}`, "x".repeat(100_000), "🔑".repeat(40), "\0", oneOff(ENV_KEY, 3)]) {
+    for (const k of [
+      "",
+      "a",
+      ENV_KEY.slice(0, -1),
+      `${ENV_KEY}${ENV_KEY}`,
+      "x".repeat(100_000),
+      "🔑".repeat(40),
+      "\0",
+      oneOff(ENV_KEY, 3),
+    ]) {
       expect(() => keys.verify(k)).not.toThrow();
       expect(keys.verify(k)).toBeNull();
     }

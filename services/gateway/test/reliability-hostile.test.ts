@@ -27,7 +27,12 @@ afterAll(async () => {
 function post(parts: Parameters<typeof multipart>[0], cut?: number): Promise<RawAnswer> {
   const m = multipart(parts);
   const body = cut === undefined ? m.body : m.body.subarray(0, cut);
-  return rawRequest(gw.url, { method: "POST", path: "/api/upload/image", headers: { "X-API-Key": KEY, "Content-Type": m.contentType, "Content-Length": body.length }, body });
+  return rawRequest(gw.url, {
+    method: "POST",
+    path: "/api/upload/image",
+    headers: { "X-API-Key": KEY, "Content-Type": m.contentType, "Content-Length": body.length },
+    body,
+  });
 }
 
 const alive = async () => expect((await rawRequest(gw.url, { path: "/healthz" })).status).toBe(200);

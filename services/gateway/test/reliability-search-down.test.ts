@@ -23,7 +23,10 @@ const startSearch = () => startService(SCRIPTS.search, { DATA_DIR: join(dir, "se
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rel-search-down-"));
   catalog = join(dir, "catalog.ndjson");
-  await writeFile(catalog, ["alpha", "beta", "gamma"].map((id) => JSON.stringify({ id, name: `Pack ${id}`, status: "NodeStatusActive" })).join("\n"));
+  await writeFile(
+    catalog,
+    ["alpha", "beta", "gamma"].map((id) => JSON.stringify({ id, name: `Pack ${id}`, status: "NodeStatusActive" })).join("\n"),
+  );
   searchPort = await freePort();
   search = await startSearch();
   gw = await startService(SCRIPTS.gateway, { DATA_DIR: join(dir, "gw"), API_KEYS: KEY, SEARCH_URL: search.url });

@@ -39,7 +39,9 @@ interface Trickle {
 function trickleUpload(port: number, maxBytes: number): Trickle {
   const boundary = "----slowclient";
   const image = tinyPng(7, 64, 64);
-  const partHead = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="slow.png"\r\nContent-Type: image/png\r\n\r\n`);
+  const partHead = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="slow.png"\r\nContent-Type: image/png\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const length = partHead.length + image.length + tail.length;
   const socket = connect(port, "127.0.0.1");

@@ -38,13 +38,24 @@ describe.each(modes)("tus through the gateway: $name", (mode) => {
     const bytes = randomBytes(12 * 1024 * 1024 + 5);
     const chunkSize = 3 * 1024 * 1024;
     const metadata = { filename: "lora.safetensors", tags: "models,model_type:loras", user_metadata: '{"epoch":3}' };
-    const begun = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize, stopAfter: 2 * chunkSize, metadata });
+    const begun = await tusUpload(bytes, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize,
+      stopAfter: 2 * chunkSize,
+      metadata,
+    });
     const head = await request(gateway!.app).head(new URL(begun.url).pathname).set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0" });
     expect([head.status, Number(head.headers["upload-offset"])]).toEqual([200, 2 * chunkSize]);
     const done = await tusUpload(bytes, { uploadUrl: begun.url, key: KEY, chunkSize, metadata });
     expect(done.patchOffsets[0]).toBe(2 * chunkSize);
     const asset = await keyedClient(gateway!.app, KEY).get(`/api/assets/${done.assetId}`);
-    expect(asset.body).toMatchObject({ name: "lora.safetensors", asset_hash: `blake3:${blake3Hex(bytes)}`, size: bytes.length, user_metadata: { epoch: 3 } });
+    expect(asset.body).toMatchObject({
+      name: "lora.safetensors",
+      asset_hash: `blake3:${blake3Hex(bytes)}`,
+      size: bytes.length,
+      user_metadata: { epoch: 3 },
+    });
     expect(await gateway!.blobs.stat(blake3Hex(bytes))).toMatchObject({ size: bytes.length });
   });
 });

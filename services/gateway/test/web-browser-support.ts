@@ -29,9 +29,12 @@ export interface WebStack {
  * The embedded stack (gateway with search and upload in process) serving the built page, on a
  * free port. `catalog` is written as the file source unless `env.CATALOG_SOURCE` names another.
  */
-export async function startWebStack(opts: { catalog?: CatalogRecord[]; env?: Record<string, string>; waitReady?: boolean } = {}): Promise<WebStack> {
+export async function startWebStack(
+  opts: { catalog?: CatalogRecord[]; env?: Record<string, string>; waitReady?: boolean } = {},
+): Promise<WebStack> {
   // `pnpm test` builds the page first (turbo); a lone `vitest run` builds it here.
-  if (!existsSync(join(webDistDir, "index.html"))) execFileSync(process.execPath, ["--import", "tsx", join(webDistDir, "../build.ts")], { stdio: "inherit" });
+  if (!existsSync(join(webDistDir, "index.html")))
+    execFileSync(process.execPath, ["--import", "tsx", join(webDistDir, "../build.ts")], { stdio: "inherit" });
   const dataDir = await mkdtemp(join(tmpdir(), "web-browser-"));
   const env: Record<string, string> = { DATA_DIR: dataDir, API_KEYS: WEB_KEY, LOG_LEVEL: "silent", ...opts.env };
   if (!env.CATALOG_SOURCE) {
@@ -41,7 +44,9 @@ export async function startWebStack(opts: { catalog?: CatalogRecord[]; env?: Rec
   const logger = createLogger("web-browser", "silent");
   const composed = await composeGateway(loadConfig(env), logger);
   const closables: Closable[] = composed.closables;
-  const server = await serveOn(createGatewayApp({ services: composed.services, logger, extraRoutes: openApiRouter(), webRoot: webDistDir }));
+  const server = await serveOn(
+    createGatewayApp({ services: composed.services, logger, extraRoutes: openApiRouter(), webRoot: webDistDir }),
+  );
   if (opts.waitReady !== false) while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 50));
   return {
     base: server.url,
@@ -80,7 +85,11 @@ export const WIDTHS = { desktop: { width: 1440, height: 900 }, phone: { width: 3
  * resize (a layout that reflows may need its state set again). Also checks the page is clean
  * at both widths: nothing wider than the viewport.
  */
-export async function screenshots(page: Page, name: string, opts: { fullPage?: boolean; prepare?: () => Promise<void> } = {}): Promise<{ overflow: Record<string, number> }> {
+export async function screenshots(
+  page: Page,
+  name: string,
+  opts: { fullPage?: boolean; prepare?: () => Promise<void> } = {},
+): Promise<{ overflow: Record<string, number> }> {
   const overflow: Record<string, number> = {};
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
@@ -113,7 +122,8 @@ async function looksTheSame(file: string, png: Buffer): Promise<boolean> {
   if (a!.info.width !== b!.info.width || a!.info.height !== b!.info.height) return false;
   let changed = 0;
   for (let i = 0; i < a!.data.length; i += 4) {
-    const d = Math.abs(a!.data[i]! - b!.data[i]!) + Math.abs(a!.data[i + 1]! - b!.data[i + 1]!) + Math.abs(a!.data[i + 2]! - b!.data[i + 2]!);
+    const d =
+      Math.abs(a!.data[i]! - b!.data[i]!) + Math.abs(a!.data[i + 1]! - b!.data[i + 1]!) + Math.abs(a!.data[i + 2]! - b!.data[i + 2]!);
     if (d > 48) changed++;
   }
   return changed < 0.005 * a!.info.width * a!.info.height;

@@ -28,7 +28,10 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
   let errors: string[] = [];
 
   beforeAll(async () => {
-    stack = await startWebStack({ catalog: WEB_CATALOG, env: { UPLOAD_MAX_BYTES: String(MAX_UPLOAD), ASSET_UPLOAD_MAX_BYTES: String(MAX_UPLOAD) } });
+    stack = await startWebStack({
+      catalog: WEB_CATALOG,
+      env: { UPLOAD_MAX_BYTES: String(MAX_UPLOAD), ASSET_UPLOAD_MAX_BYTES: String(MAX_UPLOAD) },
+    });
     base = stack.base;
     dataDir = stack.dataDir;
     if (!chromium.ok) return;
@@ -45,14 +48,18 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
   const firstTitle = () => page.$eval(".results .result-title a", (a) => a.textContent ?? "");
   const resultIds = () => page.$$eval(".results .node-id", (els) => els.map((e) => e.textContent ?? ""));
   const waitFor = (fn: string, ...args: unknown[]) => page.waitForFunction(fn, {}, ...args);
-  const waitFirstResult = (title: string) => waitFor(`document.querySelector(".results .result-title a")?.textContent === ${JSON.stringify(title)}`);
+  const waitFirstResult = (title: string) =>
+    waitFor(`document.querySelector(".results .result-title a")?.textContent === ${JSON.stringify(title)}`);
   /** Waits until the results on show answer this request (the list names the request it answers), then gives its first title. */
   async function shownFor(param: string, value: string): Promise<string> {
-    await waitFor(`new URLSearchParams((document.querySelector(".results")?.dataset.request ?? "").split("?")[1]).get(${JSON.stringify(param)}) === ${JSON.stringify(value)}`);
+    await waitFor(
+      `new URLSearchParams((document.querySelector(".results")?.dataset.request ?? "").split("?")[1]).get(${JSON.stringify(param)}) === ${JSON.stringify(value)}`,
+    );
     return firstTitle();
   }
   const waitFirstId = (id: string) => waitFor(`document.querySelector(".results .node-id")?.textContent === ${JSON.stringify(id)}`);
-  const waitTotal = (total: number) => waitFor(`(document.querySelector("[data-testid=total]")?.textContent ?? "").startsWith(${JSON.stringify(`${total} pack`)})`);
+  const waitTotal = (total: number) =>
+    waitFor(`(document.querySelector("[data-testid=total]")?.textContent ?? "").startsWith(${JSON.stringify(`${total} pack`)})`);
   async function typeQuery(text: string) {
     await page.focus("#q");
     await page.keyboard.down("Control");
@@ -67,9 +74,14 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     await typeQuery("impact pack");
     expect(await shownFor("search", "impact pack")).toBe("ComfyUI Impact Pack");
     expect(new URL(page.url()).searchParams.get("q")).toBe("impact pack");
-    expect(await page.$$eval(".results li:first-child mark", (m) => m.map((e) => e.textContent))).toEqual(expect.arrayContaining(["Impact", "Pack"]));
+    expect(await page.$$eval(".results li:first-child mark", (m) => m.map((e) => e.textContent))).toEqual(
+      expect.arrayContaining(["Impact", "Pack"]),
+    );
     const { overflow } = await screenshots(page, "search");
-    expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
+    expect(
+      Object.values(overflow).every((px) => px <= 0),
+      JSON.stringify(overflow),
+    ).toBe(true);
   }, 120_000);
 
   it("a typo still finds it", async () => {
@@ -84,7 +96,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(await shownFor("app_node_search", "FaceDetailer")).toBe("ComfyUI Impact Pack");
     expect(new URL(page.url()).searchParams.get("q")).toBe("node:FaceDetailer");
     await typeQuery("https://github.com/Kosinkadink/ComfyUI-Advanced-ControlNet");
-    expect(await shownFor("repository_url_search", "https://github.com/Kosinkadink/ComfyUI-Advanced-ControlNet")).toBe("ComfyUI-Advanced-ControlNet");
+    expect(await shownFor("repository_url_search", "https://github.com/Kosinkadink/ComfyUI-Advanced-ControlNet")).toBe(
+      "ComfyUI-Advanced-ControlNet",
+    );
     await waitTotal(1);
   }, 60_000);
 
@@ -129,14 +143,24 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(await page.$eval(".install", (c) => c.textContent ?? "")).toContain(`ssh -N -L 8080:127.0.0.1:${new URL(base).port} 127.0.0.1`);
     expect(await page.$eval(".install a[href='/ui/clients']", (a) => a.textContent)).toMatch(/ComfyUI tools/);
     const body = await page.$eval("main", (m) => m.textContent ?? "");
-    for (const fact of ["Dr.Lt.Data", "3,262 stars", "181,234 downloads", "ultralytics", "https://github.com/ltdrdata/ComfyUI-Impact-Pack"]) expect(body).toContain(fact);
+    for (const fact of ["Dr.Lt.Data", "3,262 stars", "181,234 downloads", "ultralytics", "https://github.com/ltdrdata/ComfyUI-Impact-Pack"])
+      expect(body).toContain(fact);
     expect(await page.$("[data-testid=rating]"), "a 0 rating means no rating").toBeNull();
     expect(body).not.toContain('{"file"');
-    expect(await page.$$eval(".fact-row", (rows) => rows.find((r) => r.querySelector("dt")?.textContent === "License")?.querySelector("a")?.getAttribute("href"))).toBe("https://github.com/ltdrdata/ComfyUI-Impact-Pack/blob/HEAD/LICENSE.txt");
+    expect(
+      await page.$$eval(".fact-row", (rows) =>
+        rows
+          .find((r) => r.querySelector("dt")?.textContent === "License")
+          ?.querySelector("a")
+          ?.getAttribute("href"),
+      ),
+    ).toBe("https://github.com/ltdrdata/ComfyUI-Impact-Pack/blob/HEAD/LICENSE.txt");
     expect(await page.$eval("article p:first-child a", (a) => a.getAttribute("href"))).toBe("/?q=impact");
     // Its versions, newest first: status, reason, and a command and archive only where it installs.
     await waitFor(`document.querySelectorAll("table.versions tbody tr").length === 4`);
-    const rows = await page.$$eval("table.versions tbody tr", (trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent?.trim() ?? "")));
+    const rows = await page.$$eval("table.versions tbody tr", (trs) =>
+      trs.map((tr) => Array.from(tr.querySelectorAll("td")).map((td) => td.textContent?.trim() ?? "")),
+    );
     expect(rows.map((r) => r.slice(0, 3))).toEqual([
       ["8.9.0", "Jul 1, 2025", "bannedmalicious code"],
       ["8.8.1installs", "Jun 1, 2025", "active"],
@@ -146,8 +170,12 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(rows[0]![3]).toBe("not installable");
     expect(await page.$("tr[data-version='8.9.0'] a"), "no download for a banned version").toBeNull();
     // The archive from this instance (every downloadUrl points at its /archives).
-    expect(await page.$eval("tr[data-version='8.8.1'] a.download", (a) => a.getAttribute("href"))).toBe(`${base}/archives/comfyui-impact-pack/8.8.1/node.zip`);
-    expect(await page.$eval("tr[data-version='8.8.0'] button.copy", (b) => b.dataset.copy)).toBe("ENVIRONMENT=dev comfy node registry-install comfyui-impact-pack --version 8.8.0");
+    expect(await page.$eval("tr[data-version='8.8.1'] a.download", (a) => a.getAttribute("href"))).toBe(
+      `${base}/archives/comfyui-impact-pack/8.8.1/node.zip`,
+    );
+    expect(await page.$eval("tr[data-version='8.8.0'] button.copy", (b) => b.dataset.copy)).toBe(
+      "ENVIRONMENT=dev comfy node registry-install comfyui-impact-pack --version 8.8.0",
+    );
     await page.goBack();
     await waitFirstResult("ComfyUI Impact Pack");
     expect(await page.$eval("#q", (i) => (i as HTMLInputElement).value)).toBe("impact");
@@ -187,7 +215,10 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     await page.waitForSelector("[data-testid=no-install]");
     expect(await page.$("#install")).toBeNull();
     await waitFor(`document.querySelectorAll("table.versions tbody tr").length === 2`);
-    expect(await page.$$eval("table.versions tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-status")))).toEqual(["deleted", "deleted"]);
+    expect(await page.$$eval("table.versions tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-status")))).toEqual([
+      "deleted",
+      "deleted",
+    ]);
     const table = await page.$eval("table.versions", (t) => t.textContent ?? "");
     expect(table).not.toContain("installs");
     expect(await page.$("table.versions a, table.versions button.copy")).toBeNull();
@@ -198,7 +229,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
   async function uploadThroughForm(p: Page, file: string) {
     const input = (await p.waitForSelector("#asset-file")) as ElementHandle<HTMLInputElement>;
     await input.uploadFile(file);
-    await p.waitForFunction(`document.querySelector("[data-testid=chosen]")?.textContent?.includes(${JSON.stringify(file.split("/").pop())})`);
+    await p.waitForFunction(
+      `document.querySelector("[data-testid=chosen]")?.textContent?.includes(${JSON.stringify(file.split("/").pop())})`,
+    );
     await p.click(".upload-form button[type=submit]");
   }
 
@@ -214,7 +247,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     await waitFor(`document.querySelector("[data-testid=uploaded-hash]")?.textContent === ${JSON.stringify(imageHash)}`);
     expect(await page.$eval("[data-testid=uploaded-name]", (e) => e.textContent)).toBe("landscape.png");
     expect(await page.$eval("[data-testid=original-ref]", (e) => e.textContent)).toBe(imageHash);
-    expect(await page.$$eval(".upload-result button.copy", (bs) => bs.map((b) => b.dataset.copy))).toEqual(expect.arrayContaining(["landscape.png", imageHash]));
+    expect(await page.$$eval(".upload-result button.copy", (bs) => bs.map((b) => b.dataset.copy))).toEqual(
+      expect.arrayContaining(["landscape.png", imageHash]),
+    );
     expect(await page.$eval(".upload-result", (e) => e.textContent ?? "")).not.toContain("“”");
     expect(await page.$("[data-testid=dedup]")).toBeNull();
     await page.click(".upload-form button[type=submit]");
@@ -226,13 +261,17 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
   }, 60_000);
 
   it("another browser uploading bytes the store already holds is told 'already stored' (the asset API's HEAD by hash)", async () => {
-    const png = await sharp(Buffer.from(PICTURE_SVG.replace("#ffcf40", "#ff7040"))).png().toBuffer();
+    const png = await sharp(Buffer.from(PICTURE_SVG.replace("#ffcf40", "#ff7040")))
+      .png()
+      .toBuffer();
     const file = join(dataDir, "sunset.png");
     await writeFile(file, png);
     const form = new FormData();
     form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "sunset.png");
     expect((await fetch(`${base}/api/upload/image`, { method: "POST", body: form, headers: { "X-API-Key": KEY } })).status).toBe(200);
-    expect((await fetch(`${base}/api/assets/hash/blake3:${blake3Hex(png)}`, { method: "HEAD", headers: { "X-API-Key": KEY } })).status).toBe(200);
+    expect(
+      (await fetch(`${base}/api/assets/hash/blake3:${blake3Hex(png)}`, { method: "HEAD", headers: { "X-API-Key": KEY } })).status,
+    ).toBe(200);
     if (!chromium.ok) throw new Error("the suite runs only with chromium");
     const context = await chromium.browser.createBrowserContext();
     const other = await context.newPage();
@@ -241,7 +280,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
       await other.type("#api-key", KEY);
       await other.click(".key-form button[type=submit]");
       await uploadThroughForm(other, file);
-      await other.waitForFunction(`document.querySelector("[data-testid=uploaded-hash]")?.textContent === ${JSON.stringify(`blake3:${blake3Hex(png)}`)}`);
+      await other.waitForFunction(
+        `document.querySelector("[data-testid=uploaded-hash]")?.textContent === ${JSON.stringify(`blake3:${blake3Hex(png)}`)}`,
+      );
       expect(await other.$("[data-testid=dedup]")).not.toBeNull();
     } finally {
       await context.close();
@@ -252,7 +293,10 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     expect(imageHash).not.toBe("");
     await page.click("a.button[href^='/ui/mask?asset=']");
     const canvas = await page.waitForSelector("[data-testid=mask-canvas]");
-    const pressedIs = (tool: string) => waitFor(`[...document.querySelectorAll(".toolbar button[aria-pressed=true]")].map((b) => b.textContent).join() === ${JSON.stringify(tool)}`);
+    const pressedIs = (tool: string) =>
+      waitFor(
+        `[...document.querySelectorAll(".toolbar button[aria-pressed=true]")].map((b) => b.textContent).join() === ${JSON.stringify(tool)}`,
+      );
     await page.focus("button[aria-keyshortcuts=E]");
     await page.keyboard.press("Space");
     await pressedIs("Eraser");
@@ -265,7 +309,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     for (let i = 1; i <= 12; i++) await page.mouse.move(box.x + box.width * (0.2 + (0.6 * i) / 12), y);
     await page.mouse.up();
     await page.click("button.primary");
-    await waitFor(`["mask", "paint", "painted"].every((id) => { const img = document.querySelector("img[data-testid=" + id + "]"); return img && img.complete && img.naturalWidth > 0; })`);
+    await waitFor(
+      `["mask", "paint", "painted"].every((id) => { const img = document.querySelector("img[data-testid=" + id + "]"); return img && img.complete && img.naturalWidth > 0; })`,
+    );
     const alpha = await page.evaluate(() => {
       const img = document.querySelector<HTMLImageElement>("img[data-testid=painted]")!;
       const c = document.createElement("canvas");
@@ -276,13 +322,20 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
       const at = (x: number, y: number) => ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data[3];
       const w = c.width;
       const h = c.height;
-      return { size: [w, h], under: [at(w * 0.3, h / 2), at(w * 0.5, h / 2), at(w * 0.7, h / 2)], outside: [at(2, 2), at(w - 3, h - 3), at(w / 2, 4)] };
+      return {
+        size: [w, h],
+        under: [at(w * 0.3, h / 2), at(w * 0.5, h / 2), at(w * 0.7, h / 2)],
+        outside: [at(2, 2), at(w - 3, h - 3), at(w / 2, 4)],
+      };
     });
     expect(alpha.size).toEqual([480, 320]);
     expect(alpha.under).toEqual([0, 0, 0]);
     expect(alpha.outside).toEqual([255, 255, 255]);
     const { overflow } = await screenshots(page, "mask", { fullPage: true });
-    expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
+    expect(
+      Object.values(overflow).every((px) => px <= 0),
+      JSON.stringify(overflow),
+    ).toBe(true);
   }, 120_000);
 
   it("the gallery shows the uploaded image from the asset list, with its bytes and a link to mask it", async () => {
@@ -291,7 +344,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     const tile = `.tile[data-hash="${imageHash}"]`;
     await page.waitForSelector(`${tile} img[src^="blob:"]`);
     expect(await page.$eval("[data-testid=gallery-count]", (m) => m.textContent)).toBe(`${list.total} assets`);
-    expect(await page.$$eval(`${tile} a`, (as) => as.map((a) => a.getAttribute("href")))).toEqual(expect.arrayContaining([expect.stringMatching(/^\/ui\/mask\?asset=/)]));
+    expect(await page.$$eval(`${tile} a`, (as) => as.map((a) => a.getAttribute("href")))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^\/ui\/mask\?asset=/)]),
+    );
   }, 60_000);
 
   it("the gallery shows a non-image asset as an icon with its name, size and type, and filters by tag", async () => {
@@ -334,7 +389,9 @@ describe.skipIf(!chromium.ok)("the web page in chromium", () => {
     await uploadThroughForm(page, join(dataDir, "landscape.png"));
     await waitFor(`document.querySelector("[role=alert]")?.textContent?.includes("unknown API key")`);
     await page.goto(`${base}/ui/gallery`);
-    await waitFor(`document.querySelector("[role=alert]")?.textContent?.includes("unknown API key") || document.querySelector(".gallery") !== null`);
+    await waitFor(
+      `document.querySelector("[role=alert]")?.textContent?.includes("unknown API key") || document.querySelector(".gallery") !== null`,
+    );
   }, 60_000);
 });
 

@@ -5,10 +5,16 @@ import type { CatalogRecord } from "@app/contracts";
  * and 24 numbered fillers whose platforms differ, so the OS filter changes the total and
  * the list runs to several pages at 10 a page.
  */
-const fillerOs = (i: number): string[] => (i % 3 === 0 ? ["MacOS"] : i % 3 === 1 ? ["Microsoft :: Windows"] : ["POSIX :: Linux", "Microsoft :: Windows"]);
+const fillerOs = (i: number): string[] =>
+  i % 3 === 0 ? ["MacOS"] : i % 3 === 1 ? ["Microsoft :: Windows"] : ["POSIX :: Linux", "Microsoft :: Windows"];
 
 /** Impact Pack's three classes the tests search for, then 197 more, as many as the real pack has. */
-export const IMPACT_CLASSES = ["FaceDetailer", "SAMLoader", "DetailerForEach", ...Array.from({ length: 197 }, (_, i) => `ImpactNode${String(i + 1).padStart(3, "0")}`)];
+export const IMPACT_CLASSES = [
+  "FaceDetailer",
+  "SAMLoader",
+  "DetailerForEach",
+  ...Array.from({ length: 197 }, (_, i) => `ImpactNode${String(i + 1).padStart(3, "0")}`),
+];
 
 // Versions' archives live at an upstream that refuses at once (the discard port): the tests use
 // no network, and this instance holds none of them, which the node page must say.
@@ -25,7 +31,8 @@ export const WEB_CATALOG: CatalogRecord[] = [
   {
     id: "comfyui-impact-pack",
     name: "ComfyUI Impact Pack",
-    description: "This node pack offers various detector nodes and detailer nodes that allow you to configure a workflow that automatically enhances facial details.",
+    description:
+      "This node pack offers various detector nodes and detailer nodes that allow you to configure a workflow that automatically enhances facial details.",
     author: "Dr.Lt.Data",
     repository: "https://github.com/ltdrdata/ComfyUI-Impact-Pack",
     repo_stars: 3262,
@@ -40,10 +47,27 @@ export const WEB_CATALOG: CatalogRecord[] = [
     latest_version: IMPACT_LATEST,
     // Newest first, as a mirror stores them: the newest is banned, so installs take 8.8.1.
     versions: [
-      { version: "8.9.0", createdAt: "2025-07-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.9.0/node.zip" },
+      {
+        version: "8.9.0",
+        createdAt: "2025-07-01T00:00:00Z",
+        status: "NodeVersionStatusBanned",
+        status_reason: "malicious code",
+        downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.9.0/node.zip",
+      },
       IMPACT_LATEST,
-      { version: "8.8.0", createdAt: "2025-05-01T00:00:00Z", status: "NodeVersionStatusPending", downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.8.0/node.zip" },
-      { version: "8.7.0", createdAt: "2025-04-01T00:00:00Z", status: "NodeVersionStatusActive", deprecated: true, downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.7.0/node.zip" },
+      {
+        version: "8.8.0",
+        createdAt: "2025-05-01T00:00:00Z",
+        status: "NodeVersionStatusPending",
+        downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.8.0/node.zip",
+      },
+      {
+        version: "8.7.0",
+        createdAt: "2025-04-01T00:00:00Z",
+        status: "NodeVersionStatusActive",
+        deprecated: true,
+        downloadUrl: "http://127.0.0.1:9/ltdrdata/comfyui-impact-pack/8.7.0/node.zip",
+      },
     ],
     supported_os: ["Microsoft :: Windows", "POSIX :: Linux"],
     supported_accelerators: ["GPU :: NVIDIA CUDA"],
@@ -55,20 +79,32 @@ export const WEB_CATALOG: CatalogRecord[] = [
         comfy_node_name: "FaceDetailer",
         category: "ImpactPack/Simple",
         description: "Detects faces and redraws them at a higher resolution.",
-        input_types: JSON.stringify({ required: { image: ["IMAGE"], model: ["MODEL"], guide_size: ["FLOAT", { default: 512, min: 64, max: 8192 }] }, optional: { detailer_hook: ["DETAILER_HOOK"] } }),
+        input_types: JSON.stringify({
+          required: { image: ["IMAGE"], model: ["MODEL"], guide_size: ["FLOAT", { default: 512, min: 64, max: 8192 }] },
+          optional: { detailer_hook: ["DETAILER_HOOK"] },
+        }),
         return_types: JSON.stringify(["IMAGE", "IMAGE", "MASK"]),
         return_names: JSON.stringify(["image", "cropped_refined", "mask"]),
         output_is_list: [false, true, false],
         function: "doit",
       },
-      { comfy_node_name: "SAMLoader", category: "ImpactPack", input_types: JSON.stringify({ required: { model_name: [["sam_vit_b.pth", "sam_vit_l.pth"]] } }), return_types: JSON.stringify(["SAM_MODEL"]), return_names: JSON.stringify(["SAM_MODEL"]), output_is_list: [false], function: "load_model" },
+      {
+        comfy_node_name: "SAMLoader",
+        category: "ImpactPack",
+        input_types: JSON.stringify({ required: { model_name: [["sam_vit_b.pth", "sam_vit_l.pth"]] } }),
+        return_types: JSON.stringify(["SAM_MODEL"]),
+        return_names: JSON.stringify(["SAM_MODEL"]),
+        output_is_list: [false],
+        function: "load_model",
+      },
     ],
   },
   {
     id: "comfyui_controlnet_aux",
     name: "ComfyUI's ControlNet Auxiliary Preprocessors",
     // Written as ComfyUI-Manager's list writes links, with raw HTML that must stay text.
-    description: "Plug-and-play ComfyUI node sets for making ControlNet hint images. See [a/the preprocessors](https://github.com/Fannovel16/comfyui_controlnet_aux#readme) and <b>not</b> [this](javascript:alert(1)).",
+    description:
+      "Plug-and-play ComfyUI node sets for making ControlNet hint images. See [a/the preprocessors](https://github.com/Fannovel16/comfyui_controlnet_aux#readme) and <b>not</b> [this](javascript:alert(1)).",
     author: "Fannovel16",
     repository: "https://github.com/Fannovel16/comfyui_controlnet_aux",
     repo_stars: 2900,
@@ -101,7 +137,15 @@ export const WEB_CATALOG: CatalogRecord[] = [
     repo_stars: 5,
     publisher: { id: "someone", name: "Someone" },
     latest_version: { version: "0.3.0", status: "NodeVersionStatusBanned" },
-    versions: [{ version: "0.3.0", createdAt: "2025-03-01T00:00:00Z", status: "NodeVersionStatusBanned", status_reason: "malicious code", downloadUrl: "http://127.0.0.1:9/someone/banned-pack/0.3.0/node.zip" }],
+    versions: [
+      {
+        version: "0.3.0",
+        createdAt: "2025-03-01T00:00:00Z",
+        status: "NodeVersionStatusBanned",
+        status_reason: "malicious code",
+        downloadUrl: "http://127.0.0.1:9/someone/banned-pack/0.3.0/node.zip",
+      },
+    ],
   },
   {
     // Every version deleted: nothing installs, whatever the list's latest_version says.
@@ -112,8 +156,18 @@ export const WEB_CATALOG: CatalogRecord[] = [
     publisher: { id: "someone", name: "Someone" },
     latest_version: { version: "1.0.2", status: "NodeVersionStatusDeleted", createdAt: "2025-02-03T00:00:00Z" },
     versions: [
-      { version: "1.0.2", createdAt: "2025-02-03T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "http://127.0.0.1:9/someone/deleted-only-pack/1.0.2/node.zip" },
-      { version: "1.0.1", createdAt: "2025-01-20T00:00:00Z", status: "NodeVersionStatusDeleted", downloadUrl: "http://127.0.0.1:9/someone/deleted-only-pack/1.0.1/node.zip" },
+      {
+        version: "1.0.2",
+        createdAt: "2025-02-03T00:00:00Z",
+        status: "NodeVersionStatusDeleted",
+        downloadUrl: "http://127.0.0.1:9/someone/deleted-only-pack/1.0.2/node.zip",
+      },
+      {
+        version: "1.0.1",
+        createdAt: "2025-01-20T00:00:00Z",
+        status: "NodeVersionStatusDeleted",
+        downloadUrl: "http://127.0.0.1:9/someone/deleted-only-pack/1.0.1/node.zip",
+      },
     ],
     app_node_names: ["DeletedNode"],
   },

@@ -28,7 +28,8 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
   let errors: string[] = [];
   let downloads: string;
   let oldest: Asset;
-  const api = (path: string, init: RequestInit = {}) => fetch(`${stack!.base}${path}`, { ...init, headers: { "X-API-Key": KEY, ...init.headers } });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${stack!.base}${path}`, { ...init, headers: { "X-API-Key": KEY, ...init.headers } });
   async function upload(name: string, bytes: Buffer | Uint8Array, tags: string[]): Promise<Asset> {
     const form = new FormData();
     form.append("tags", JSON.stringify(tags));
@@ -46,8 +47,12 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     // 300 assets, oldest first: a note, then 295 more notes, two records of one picture, a
     // picture whose name is not its hash, a model with a long name, and one with a long tag.
     oldest = await upload("note-000.txt", Buffer.from("the oldest note\nsecond line\n"), ["input", "notes"]);
-    await pool(295, 6, (i) => upload(`note-${String(i + 1).padStart(3, "0")}.txt`, Buffer.from(`note number ${i + 1}\n`), ["input", "notes"]));
-    const red = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#c0392b" } }).png().toBuffer();
+    await pool(295, 6, (i) =>
+      upload(`note-${String(i + 1).padStart(3, "0")}.txt`, Buffer.from(`note number ${i + 1}\n`), ["input", "notes"]),
+    );
+    const red = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#c0392b" } })
+      .png()
+      .toBuffer();
     await upload("red.png", red, ["input", "pictures"]);
     await upload("red-again.png", red, ["input", "pictures"]);
     await upload(LONG_NAME, new Uint8Array(123_456).fill(3), ["models", "model_type:checkpoints"]);
@@ -88,7 +93,12 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     const model = await page.$eval(`.tile[data-name="${LONG_NAME}"]`, (t) => {
       const card = t.getBoundingClientRect();
       const ext = t.querySelector(".tile-title .ext")!.getBoundingClientRect();
-      return { ext: t.querySelector(".tile-title .ext")!.textContent, extInside: ext.right <= card.right + 0.5 && ext.width > 0, title: t.querySelector(".file-name")!.getAttribute("title"), text: t.textContent };
+      return {
+        ext: t.querySelector(".tile-title .ext")!.textContent,
+        extInside: ext.right <= card.right + 0.5 && ext.width > 0,
+        title: t.querySelector(".file-name")!.getAttribute("title"),
+        text: t.textContent,
+      };
     });
     expect(model).toMatchObject({ ext: ".safetensors", extInside: true, title: LONG_NAME });
     // The whole name is on the card, wrapped onto more lines and never cut, at both widths.
@@ -107,26 +117,51 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
           cut: stem.textOverflow === "ellipsis" && stem.overflow !== "visible",
         };
       });
-      expect({ size: size.width, ...shown, lines: shown.lines > 1 }).toEqual({ size: size.width, text: LONG_NAME, inside: true, lines: true, cut: false });
+      expect({ size: size.width, ...shown, lines: shown.lines > 1 }).toEqual({
+        size: size.width,
+        text: LONG_NAME,
+        inside: true,
+        lines: true,
+        cut: false,
+      });
     }
     await page.setViewport(WIDTHS.desktop);
     expect(model.text).toContain("123 kB · application/octet-stream");
     expect(model.text).not.toContain("0.0 kB");
     const chip = await page.$eval(`.tile[data-name="tagged.txt"]`, (t) => {
       const card = t.getBoundingClientRect();
-      const c = Array.from(t.querySelectorAll(".chip")).find((x) => x.textContent.startsWith("a-tag"))!.getBoundingClientRect();
+      const c = Array.from(t.querySelectorAll(".chip"))
+        .find((x) => x.textContent.startsWith("a-tag"))!
+        .getBoundingClientRect();
       return { left: c.left >= card.left, right: c.right <= card.right + 0.5 };
     });
     expect(chip).toEqual({ left: true, right: true });
-    const reds = await page.$$eval(`.tile[data-name^="red"]`, (ts) => ts.map((t) => ({ hash: t.getAttribute("data-hash"), same: t.querySelector("[data-testid=same-content]")?.textContent, mask: t.querySelector("a[href^='/ui/mask?asset=']") !== null })));
+    const reds = await page.$$eval(`.tile[data-name^="red"]`, (ts) =>
+      ts.map((t) => ({
+        hash: t.getAttribute("data-hash"),
+        same: t.querySelector("[data-testid=same-content]")?.textContent,
+        mask: t.querySelector("a[href^='/ui/mask?asset=']") !== null,
+      })),
+    );
     expect(reds).toHaveLength(2);
     expect(reds[0]!.hash).toBe(reds[1]!.hash);
-    expect(reds.map((r) => [r.same, r.mask])).toEqual([["same bytes ×2", true], ["same bytes ×2", true]]);
+    expect(reds.map((r) => [r.same, r.mask])).toEqual([
+      ["same bytes ×2", true],
+      ["same bytes ×2", true],
+    ]);
     // Every image can be masked, whatever its name; a note cannot.
-    expect(await page.$$eval(".tile", (ts) => ts.filter((t) => t.querySelector("img, .img-placeholder") && !t.querySelector("a[href^='/ui/mask']")).length)).toBe(0);
+    expect(
+      await page.$$eval(
+        ".tile",
+        (ts) => ts.filter((t) => t.querySelector("img, .img-placeholder") && !t.querySelector("a[href^='/ui/mask']")).length,
+      ),
+    ).toBe(0);
     await page.waitForSelector(`.tile[data-name="red.png"] img[src^="blob:"]`);
     const { overflow } = await screenshots(page, "gallery");
-    expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
+    expect(
+      Object.values(overflow).every((px) => px <= 0),
+      JSON.stringify(overflow),
+    ).toBe(true);
   }, 120_000);
 
   it("a wrong key shows only its error: no count of 0 assets, no 'Nothing here yet'", async () => {
@@ -166,7 +201,10 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     await page.waitForSelector("dialog.viewer[open] img[data-testid=full-image]");
     expect(await page.$eval("img[data-testid=full-image]", (i) => [i.naturalWidth, i.naturalHeight])).toEqual([64, 48]);
     const { overflow } = await screenshots(page, "gallery-open");
-    expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
+    expect(
+      Object.values(overflow).every((px) => px <= 0),
+      JSON.stringify(overflow),
+    ).toBe(true);
     await page.keyboard.press("Escape");
     await waitFor(page, `!document.querySelector("dialog.viewer")`);
 
@@ -256,14 +294,24 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     await writeFile(file, bytes);
     // A server without the resumable endpoint, as an older one: its OPTIONS answers 404.
     await page.setRequestInterception(true);
-    type Intercepted = { method(): string; url(): string; respond(r: { status: number; contentType: string; body: string }): Promise<void>; continue(): Promise<void> };
+    type Intercepted = {
+      method(): string;
+      url(): string;
+      respond(r: { status: number; contentType: string; body: string }): Promise<void>;
+      continue(): Promise<void>;
+    };
     // A rejection here reaches vitest as an unhandled one, which fails the run.
-    const noTus = (req: Intercepted) => void (req.method() === "OPTIONS" && req.url().endsWith("/api/assets/uploads") ? req.respond({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"no route"}' }) : req.continue());
+    const noTus = (req: Intercepted) =>
+      void (req.method() === "OPTIONS" && req.url().endsWith("/api/assets/uploads")
+        ? req.respond({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"no route"}' })
+        : req.continue());
     page.on("request", noTus);
     await page.goto(`${stack!.base}/ui/upload`);
     const input = (await page.waitForSelector("#asset-file")) as ElementHandle<HTMLInputElement>;
     await waitFor(page, `(document.querySelector("[data-testid=upload-mode]")?.textContent ?? "") !== ""`);
-    expect(await page.$eval("[data-testid=upload-mode]", (e) => e.textContent ?? "")).toBe("One-request upload: this server has no resumable endpoint.");
+    expect(await page.$eval("[data-testid=upload-mode]", (e) => e.textContent ?? "")).toBe(
+      "One-request upload: this server has no resumable endpoint.",
+    );
     page.off("request", noTus);
     await page.setRequestInterception(false);
     await input.uploadFile(file);
@@ -289,15 +337,25 @@ describe.skipIf(!chromium.ok)("the gallery, uploads and the mask picker in chrom
     expect(Math.max(...seen)).toBeGreaterThan(0);
     const id = (await page.$eval(".upload-result", (e) => e.getAttribute("data-asset")))!;
     const record = (await (await api(`/api/assets/${id}`)).json()) as Asset;
-    expect(record).toMatchObject({ name: "tiny-lora.safetensors", size: bytes.length, user_metadata: expect.objectContaining({ subfolder: "styles" }) });
+    expect(record).toMatchObject({
+      name: "tiny-lora.safetensors",
+      size: bytes.length,
+      user_metadata: expect.objectContaining({ subfolder: "styles" }),
+    });
     expect(record.tags.sort()).toEqual(["from-the-page", "model_type:loras", "models"]);
     expect(await page.$eval(".upload-result", (e) => e.textContent ?? "")).toContain("one-request upload");
     const { overflow } = await screenshots(page, "upload");
-    expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
+    expect(
+      Object.values(overflow).every((px) => px <= 0),
+      JSON.stringify(overflow),
+    ).toBe(true);
   }, 120_000);
 
   async function screenshotsOf(p: Page, name: string) {
     const { overflow } = await screenshots(p, name);
-    expect(Object.values(overflow).every((px) => px <= 0), JSON.stringify(overflow)).toBe(true);
+    expect(
+      Object.values(overflow).every((px) => px <= 0),
+      JSON.stringify(overflow),
+    ).toBe(true);
   }
 });

@@ -20,9 +20,17 @@ afterAll(async () => {
   if (chromium.ok) await chromium.close();
 });
 
-const MIRROR_PACKS = Array.from({ length: 250 }, (_, i) => ({ id: `mirror-pack-${i}`, name: `Mirror Pack ${i}`, status: "NodeStatusActive" }));
+const MIRROR_PACKS = Array.from({ length: 250 }, (_, i) => ({
+  id: `mirror-pack-${i}`,
+  name: `Mirror Pack ${i}`,
+  status: "NodeStatusActive",
+}));
 
-const clean = (overflow: Record<string, number>) => expect(Object.values(overflow).every((px) => px <= 0), `wider than the viewport: ${JSON.stringify(overflow)}`).toBe(true);
+const clean = (overflow: Record<string, number>) =>
+  expect(
+    Object.values(overflow).every((px) => px <= 0),
+    `wider than the viewport: ${JSON.stringify(overflow)}`,
+  ).toBe(true);
 
 describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", () => {
   let stack: WebStack | undefined;
@@ -44,7 +52,10 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
       await page.waitForSelector("table.versions tbody tr");
       // With the archive check's answer on the page (its notice takes room in the install box).
       await page.waitForSelector("[data-testid=archive-problem]");
-      const place = await page.$eval("table.versions tbody tr", (tr) => ({ bottom: tr.getBoundingClientRect().bottom, screen: window.innerHeight }));
+      const place = await page.$eval("table.versions tbody tr", (tr) => ({
+        bottom: tr.getBoundingClientRect().bottom,
+        screen: window.innerHeight,
+      }));
       expect(place.bottom, `the first version row at ${size.width} px`).toBeLessThanOrEqual(place.screen);
       // The install command comes before it.
       const installTop = await page.$eval("#install", (e) => e.getBoundingClientRect().top);
@@ -71,12 +82,20 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
       inputs: Array.from(b.querySelectorAll("[data-input]")).map((r) => r.textContent),
       outputs: Array.from(b.querySelectorAll("[data-output]")).map((r) => r.textContent),
     }));
-    expect(io.inputs).toEqual(["imageIMAGE", "modelMODEL", 'guide_sizeFLOAT {"default":512,"min":64,"max":8192}', "detailer_hookDETAILER_HOOK optional"]);
+    expect(io.inputs).toEqual([
+      "imageIMAGE",
+      "modelMODEL",
+      'guide_sizeFLOAT {"default":512,"min":64,"max":8192}',
+      "detailer_hookDETAILER_HOOK optional",
+    ]);
     expect(io.outputs).toEqual(["imageIMAGE", "cropped_refinedIMAGE list", "maskMASK"]);
     // A class the catalog holds by name only says so rather than showing nothing.
     await page.$eval(".class-filter input", (i) => (i.value = ""));
     await page.type(".class-filter input", "ImpactNode007");
-    await waitFor(page, `document.querySelectorAll("li.class").length === 1 && document.querySelector("li.class")?.getAttribute("data-class") === "ImpactNode007"`);
+    await waitFor(
+      page,
+      `document.querySelectorAll("li.class").length === 1 && document.querySelector("li.class")?.getAttribute("data-class") === "ImpactNode007"`,
+    );
     await page.click("li.class summary");
     expect(await page.$eval("li.class .class-body", (b) => b.textContent ?? "")).toContain("only the class's name");
     await page.$eval(".class-filter input", (i) => i.blur());
@@ -85,8 +104,12 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
   it("a description's Markdown links are links, only to http(s), and its raw HTML stays text", async () => {
     await page.goto(`${stack!.base}/ui/nodes/comfyui_controlnet_aux`);
     await page.waitForSelector("[data-testid=description] a");
-    const links = await page.$$eval("[data-testid=description] a", (as) => as.map((a) => [a.textContent, a.getAttribute("href"), a.getAttribute("rel")]));
-    expect(links).toEqual([["the preprocessors", "https://github.com/Fannovel16/comfyui_controlnet_aux#readme", "noopener noreferrer nofollow"]]);
+    const links = await page.$$eval("[data-testid=description] a", (as) =>
+      as.map((a) => [a.textContent, a.getAttribute("href"), a.getAttribute("rel")]),
+    );
+    expect(links).toEqual([
+      ["the preprocessors", "https://github.com/Fannovel16/comfyui_controlnet_aux#readme", "noopener noreferrer nofollow"],
+    ]);
     const text = await page.$eval("[data-testid=description]", (p) => p.textContent ?? "");
     expect(text).toContain("<b>not</b> [this](javascript:alert(1))");
     expect(await page.$$eval("[data-testid=description] b", (b) => b.length)).toBe(0);
@@ -96,7 +119,9 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
   it("a version whose archive this instance does not hold, with upstream unreachable, says so where it is offered; a click opens no JSON 503", async () => {
     await page.goto(`${stack!.base}/ui/nodes/comfyui-impact-pack`);
     await page.waitForSelector("[data-testid=archive-problem]");
-    expect(await page.$eval("[data-testid=archive-problem]", (p) => p.textContent ?? "")).toMatch(/The archive of 8\.8\.1 is not held here, and its upstream cannot be reached now: installing or downloading it fails until it can/);
+    expect(await page.$eval("[data-testid=archive-problem]", (p) => p.textContent ?? "")).toMatch(
+      /The archive of 8\.8\.1 is not held here, and its upstream cannot be reached now: installing or downloading it fails until it can/,
+    );
     expect(await page.$eval("tr[data-version='8.8.1'] .archive-problem", (s) => s.textContent)).toBe("archive unavailable now");
     // Another version's download, asked on click: the row says so, and the page stays.
     const at = page.url();
@@ -136,13 +161,23 @@ describe.skipIf(!chromium.ok)("node pages and the catalog's state in chromium", 
   it("the page follows the system's dark mode", async () => {
     await page.goto(`${stack!.base}/`);
     await page.waitForSelector("[data-testid=catalog-line]");
-    const colours = async () => page.evaluate(() => ({ bg: getComputedStyle(document.documentElement).backgroundColor, ink: getComputedStyle(document.documentElement).color, scheme: getComputedStyle(document.documentElement).colorScheme }));
+    const colours = async () =>
+      page.evaluate(() => ({
+        bg: getComputedStyle(document.documentElement).backgroundColor,
+        ink: getComputedStyle(document.documentElement).color,
+        scheme: getComputedStyle(document.documentElement).colorScheme,
+      }));
     await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
     const light = await colours();
     await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "dark" }]);
     const dark = await colours();
     await page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
-    const lightness = (rgb: string) => rgb.match(/\d+/g)!.slice(0, 3).map(Number).reduce((a, b) => a + b, 0) / 3;
+    const lightness = (rgb: string) =>
+      rgb
+        .match(/\d+/g)!
+        .slice(0, 3)
+        .map(Number)
+        .reduce((a, b) => a + b, 0) / 3;
     expect(lightness(light.bg)).toBeGreaterThan(200);
     expect(lightness(dark.bg)).toBeLessThan(60);
     expect(lightness(dark.ink)).toBeGreaterThan(180);
@@ -186,7 +221,9 @@ describe.skipIf(!chromium.ok)("an empty catalog in chromium", () => {
     try {
       await page.goto(`${stack.base}/?q=mirror`);
       await waitFor(page, `(document.querySelector("[data-testid=catalog-line]")?.textContent ?? "").includes("reading versions")`);
-      expect(await page.$eval("[data-testid=catalog-line]", (e) => e.textContent ?? "")).toMatch(/250 packs from .*refreshing, reading versions: \d+ of 250 packs/);
+      expect(await page.$eval("[data-testid=catalog-line]", (e) => e.textContent ?? "")).toMatch(
+        /250 packs from .*refreshing, reading versions: \d+ of 250 packs/,
+      );
       await waitFor(page, `document.querySelectorAll(".results li").length > 0`);
     } finally {
       await details.stop();
@@ -208,12 +245,26 @@ describe.skipIf(!chromium.ok)("an empty catalog in chromium", () => {
       nodes: 0,
       indexedAt: null,
       lastError: `${url}/nodes?page=1&limit=100: fetch failed (ECONNREFUSED) (after 4 tries)`,
-      mirror: { pass: "full", phase: "failed", startedAt: new Date(Date.now() - 180_000).toISOString(), packs: { read: 0, total: null }, versions: { done: 0, of: 0 }, classes: 0, errors: 0, requests: 24 },
+      mirror: {
+        pass: "full",
+        phase: "failed",
+        startedAt: new Date(Date.now() - 180_000).toISOString(),
+        packs: { read: 0, total: null },
+        versions: { done: 0, of: 0 },
+        classes: 0,
+        errors: 0,
+        requests: 24,
+      },
       nextTry: { at: nextAt, retrying: false, failedTries: 6 },
     };
     await page.setRequestInterception(true);
     const answer = (req: HTTPRequest) => {
-      if (new URL(req.url()).pathname === "/readyz") void req.respond({ status: 200, contentType: "application/json", body: JSON.stringify({ status: "ready", ready: true, catalog: stopped }) });
+      if (new URL(req.url()).pathname === "/readyz")
+        void req.respond({
+          status: 200,
+          contentType: "application/json",
+          body: JSON.stringify({ status: "ready", ready: true, catalog: stopped }),
+        });
       else void req.continue();
     };
     page.on("request", answer);
@@ -225,7 +276,9 @@ describe.skipIf(!chromium.ok)("an empty catalog in chromium", () => {
       expect(text).toMatch(/It stopped after 6 tries; the next try is at \d\d:\d\d \(in 1 hour\)/);
       expect(text).not.toContain("first mirror is running");
       expect(await page.$$eval("[data-testid=catalog-empty] progress", (p) => p.length)).toBe(0);
-      expect(await page.$eval("[data-testid=offline-advice]", (p) => p.textContent ?? "")).toMatch(/CATALOG_SOURCE=demo.*CATALOG_SOURCE=\.\/nodes\.ndjson.*pnpm mirror export.*CATALOG_SOURCE=\.\/mirror\.tar/);
+      expect(await page.$eval("[data-testid=offline-advice]", (p) => p.textContent ?? "")).toMatch(
+        /CATALOG_SOURCE=demo.*CATALOG_SOURCE=\.\/nodes\.ndjson.*pnpm mirror export.*CATALOG_SOURCE=\.\/mirror\.tar/,
+      );
       clean((await screenshots(page, "catalog-stopped")).overflow);
     } finally {
       page.off("request", answer);

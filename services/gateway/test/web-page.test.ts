@@ -35,7 +35,14 @@ function nodesRouter() {
   r.get("/nodes/:id", (req, res) => void res.status(404).json({ error: "not_found", message: `no node with id "${req.params.id}"` }));
   return r;
 }
-const embedded = (): GatewayService[] => [{ name: "search", paths: ["/nodes"], mount: { kind: "embedded", router: nodesRouter(), isReady: () => true }, unavailableBody: (m) => ({ error: "x", message: m }) }];
+const embedded = (): GatewayService[] => [
+  {
+    name: "search",
+    paths: ["/nodes"],
+    mount: { kind: "embedded", router: nodesRouter(), isReady: () => true },
+    unavailableBody: (m) => ({ error: "x", message: m }),
+  },
+];
 
 describe.each(["embedded", "proxy"] as const)("the web page beside the API (%s search)", (mode) => {
   let app: RequestListener;
@@ -45,13 +52,29 @@ describe.each(["embedded", "proxy"] as const)("the web page beside the API (%s s
     if (mode === "proxy") {
       const upstream = await serveOn(express().use(nodesRouter()));
       stop = upstream.close;
-      services = [{ name: "search", paths: ["/nodes"], mount: { kind: "proxy", url: upstream.url }, unavailableBody: (m) => ({ error: "x", message: m }) }];
+      services = [
+        {
+          name: "search",
+          paths: ["/nodes"],
+          mount: { kind: "proxy", url: upstream.url },
+          unavailableBody: (m) => ({ error: "x", message: m }),
+        },
+      ];
     }
     app = createGatewayApp({ services, logger, extraRoutes: openApiRouter(), webRoot: dist });
   });
   afterAll(() => stop());
 
-  it.each(["/", "/ui/nodes/comfyui-impact-pack", "/ui/nodes/a%2Fb", "/ui/clients", "/ui/upload", "/ui/mask?name=x.png", "/ui/gallery", "/ui"])("%s answers index.html, never cached", async (path) => {
+  it.each([
+    "/",
+    "/ui/nodes/comfyui-impact-pack",
+    "/ui/nodes/a%2Fb",
+    "/ui/clients",
+    "/ui/upload",
+    "/ui/mask?name=x.png",
+    "/ui/gallery",
+    "/ui",
+  ])("%s answers index.html, never cached", async (path) => {
     const res = await request(app).get(path).expect(200);
     expect(res.headers["content-type"]).toMatch(/^text\/html/);
     expect(res.headers["cache-control"]).toBe("no-cache");
@@ -65,7 +88,15 @@ describe.each(["embedded", "proxy"] as const)("the web page beside the API (%s s
     expect(res.headers["content-type"]).toMatch(/javascript/);
   });
 
-  it.each(["/ui/assets/missing-XYZ.js", "/ui/assets/", "/ui/assets/..%2Findex.html", "/assets/main-ABC123.js", "/nope", "/uix", "/ui-nodes/x"])("%s is a 404 in the {error, message} shape", async (path) => {
+  it.each([
+    "/ui/assets/missing-XYZ.js",
+    "/ui/assets/",
+    "/ui/assets/..%2Findex.html",
+    "/assets/main-ABC123.js",
+    "/nope",
+    "/uix",
+    "/ui-nodes/x",
+  ])("%s is a 404 in the {error, message} shape", async (path) => {
     const res = await request(app).get(path).expect(404);
     expect(res.headers["content-type"]).toMatch(/json/);
     expect(res.body).toEqual({ error: "not_found", message: expect.any(String) });

@@ -21,7 +21,8 @@ describe.skipIf(!chromium.ok)("a resumable upload from the page in chromium", ()
   let page: Page;
   let errors: string[] = [];
   let downloads: string;
-  const api = (path: string, init: RequestInit = {}) => fetch(`${stack!.base}${path}`, { ...init, headers: { "X-API-Key": KEY, ...init.headers } });
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${stack!.base}${path}`, { ...init, headers: { "X-API-Key": KEY, ...init.headers } });
 
   beforeAll(async () => {
     stack = await startWebStack();
@@ -45,7 +46,8 @@ describe.skipIf(!chromium.ok)("a resumable upload from the page in chromium", ()
     await writeFile(file, bytes);
     const requests: { method: string; url: string; offset: string | undefined }[] = [];
     const log = (r: { method(): string; url(): string; headers(): Record<string, string> }) => {
-      if (r.url().includes("/api/assets/uploads")) requests.push({ method: r.method(), url: r.url(), offset: r.headers()["upload-offset"] });
+      if (r.url().includes("/api/assets/uploads"))
+        requests.push({ method: r.method(), url: r.url(), offset: r.headers()["upload-offset"] });
     };
     page.on("request", log);
     const cdp = await page.createCDPSession();
@@ -56,7 +58,12 @@ describe.skipIf(!chromium.ok)("a resumable upload from the page in chromium", ()
       await input.uploadFile(file);
       await page.waitForSelector("#model-type");
       // About 4 MB/s up, so a person (and this test) can press Pause in the middle.
-      await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 4 * 1024 * 1024 });
+      await cdp.send("Network.emulateNetworkConditions", {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: 4 * 1024 * 1024,
+      });
       await page.click(".upload-form button[type=submit]");
       // Past the first 8 MiB chunk: the server holds at least that much when the pause comes.
       await waitFor(page, `Number(document.querySelector("[data-testid=progress]")?.dataset.sent ?? 0) > 9 * 1024 * 1024`);
@@ -96,5 +103,4 @@ describe.skipIf(!chromium.ok)("a resumable upload from the page in chromium", ()
       await cdp.detach();
     }
   }, 120_000);
-
 });

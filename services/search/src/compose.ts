@@ -54,7 +54,10 @@ export async function createSearchRuntime(config: Config, logger: Logger, opts: 
   const role = opts.role ?? "server";
   // A server's refresh runs on a queue of its own: one read at a time, retried as a refresh is, apart
   // from request-path jobs. At scale (Redis) the worker runs the one scheduler (see the worker's main.ts).
-  const refreshQueue = role === "server" && runsJobsHere("service", queueKindFor(config)) ? new InProcessJobQueue({ concurrency: 1, ...refreshRetry(opts.mirror) }) : undefined;
+  const refreshQueue =
+    role === "server" && runsJobsHere("service", queueKindFor(config))
+      ? new InProcessJobQueue({ concurrency: 1, ...refreshRetry(opts.mirror) })
+      : undefined;
   const source = opts.source ?? config.CATALOG_SOURCE;
   const catalog = new Catalog({ config, logger, engine, role, source, mirror: opts.mirror, refreshQueue });
   // Its handlers are registered at once (before the catalog's start can reach the queue).
@@ -62,7 +65,8 @@ export async function createSearchRuntime(config: Config, logger: Logger, opts: 
   const kept = versionClassesDir(config.DATA_DIR);
   // A bundle's catalog (CATALOG_SOURCE=<bundle.tar>, imported) answers the classes the bundle carried.
   const bundled = source.kind === "file" && source.path === bundleCatalogPath(config.DATA_DIR);
-  const versionClasses = source.kind === "registry" ? new KeptVersionClasses(kept, source.url) : bundled ? new KeptVersionClasses(kept) : undefined;
+  const versionClasses =
+    source.kind === "registry" ? new KeptVersionClasses(kept, source.url) : bundled ? new KeptVersionClasses(kept) : undefined;
   return {
     engine,
     logger,

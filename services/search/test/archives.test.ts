@@ -17,13 +17,54 @@ import { mirrorHarness, silentLogger } from "./helpers.ts";
  */
 const v = (version: string, status: string, createdAt: string) => ({ version, status, createdAt });
 const PACKS: RegistryNode[] = [
-  { id: "alpha-pack", name: "Alpha", status: "NodeStatusActive", versions: [v("1.1.0", "NodeVersionStatusActive", "2024-05-01T00:00:00Z"), v("1.0.0", "NodeVersionStatusActive", "2024-03-01T00:00:00Z")] },
-  { id: "beta-pack", name: "Beta", status: "NodeStatusActive", versions: [v("2.0.0", "NodeVersionStatusBanned", "2024-06-01T00:00:00Z"), v("1.9.0", "NodeVersionStatusActive", "2024-04-01T00:00:00Z"), v("1.8.0", "NodeVersionStatusDeleted", "2024-02-01T00:00:00Z")] },
-  { id: "gamma-pack", name: "Gamma", status: "NodeStatusBanned", versions: [v("1.0.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z")] },
-  { id: "delta-pack", name: "Delta", status: "NodeStatusActive", versions: [v("0.3.0", "NodeVersionStatusPending", "2024-07-01T00:00:00Z"), v("0.2.0", "NodeVersionStatusFlagged", "2024-06-01T00:00:00Z"), v("0.1.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z")] },
+  {
+    id: "alpha-pack",
+    name: "Alpha",
+    status: "NodeStatusActive",
+    versions: [
+      v("1.1.0", "NodeVersionStatusActive", "2024-05-01T00:00:00Z"),
+      v("1.0.0", "NodeVersionStatusActive", "2024-03-01T00:00:00Z"),
+    ],
+  },
+  {
+    id: "beta-pack",
+    name: "Beta",
+    status: "NodeStatusActive",
+    versions: [
+      v("2.0.0", "NodeVersionStatusBanned", "2024-06-01T00:00:00Z"),
+      v("1.9.0", "NodeVersionStatusActive", "2024-04-01T00:00:00Z"),
+      v("1.8.0", "NodeVersionStatusDeleted", "2024-02-01T00:00:00Z"),
+    ],
+  },
+  {
+    id: "gamma-pack",
+    name: "Gamma",
+    status: "NodeStatusBanned",
+    versions: [v("1.0.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z")],
+  },
+  {
+    id: "delta-pack",
+    name: "Delta",
+    status: "NodeStatusActive",
+    versions: [
+      v("0.3.0", "NodeVersionStatusPending", "2024-07-01T00:00:00Z"),
+      v("0.2.0", "NodeVersionStatusFlagged", "2024-06-01T00:00:00Z"),
+      v("0.1.0", "NodeVersionStatusActive", "2024-01-01T00:00:00Z"),
+    ],
+  },
 ];
-const INSTALL_PATH = [["alpha-pack", "1.1.0"], ["beta-pack", "1.9.0"], ["delta-pack", "0.3.0"]] as const;
-const EVERY_SERVABLE = [...INSTALL_PATH, ["alpha-pack", "1.0.0"], ["beta-pack", "1.8.0"], ["delta-pack", "0.2.0"], ["delta-pack", "0.1.0"]] as const;
+const INSTALL_PATH = [
+  ["alpha-pack", "1.1.0"],
+  ["beta-pack", "1.9.0"],
+  ["delta-pack", "0.3.0"],
+] as const;
+const EVERY_SERVABLE = [
+  ...INSTALL_PATH,
+  ["alpha-pack", "1.0.0"],
+  ["beta-pack", "1.8.0"],
+  ["delta-pack", "0.2.0"],
+  ["delta-pack", "0.1.0"],
+] as const;
 
 const harness = mirrorHarness("search-archives", { pageSize: 25, retryDelayMs: 10, headersTimeoutMs: 30_000 });
 const services: ArchiveService[] = [];
@@ -40,11 +81,25 @@ interface Served {
 
 async function serve(mode: string, sub: string, env: Record<string, string> = {}): Promise<Served> {
   const registry = await harness.registry(PACKS);
-  const config = { DATA_DIR: harness.path(sub), CATALOG_SOURCE: registry.url, CATALOG_REFRESH: "off", MIRROR_ARCHIVES: mode, ARCHIVE_TIMEOUT_MS: "3000", LOG_LEVEL: "silent", ...env };
+  const config = {
+    DATA_DIR: harness.path(sub),
+    CATALOG_SOURCE: registry.url,
+    CATALOG_REFRESH: "off",
+    MIRROR_ARCHIVES: mode,
+    ARCHIVE_TIMEOUT_MS: "3000",
+    LOG_LEVEL: "silent",
+    ...env,
+  };
   const deps = await harness.deps(config);
-  const archives = await createArchiveService(loadConfig(config), silentLogger, { engine: deps.engine, catalogVersion: () => catalogVersionOf(deps.catalogStatus()), prefetch: { pollMs: 50, retryDelayMs: 10 } });
+  const archives = await createArchiveService(loadConfig(config), silentLogger, {
+    engine: deps.engine,
+    catalogVersion: () => catalogVersionOf(deps.catalogStatus()),
+    prefetch: { pollMs: 50, retryDelayMs: 10 },
+  });
   services.push(archives);
-  await waitUntil(() => deps.catalogStatus().mirror?.phase === "done" && deps.catalogStatus().state === "fresh", "the first mirror pass", { tries: 1200 });
+  await waitUntil(() => deps.catalogStatus().mirror?.phase === "done" && deps.catalogStatus().state === "fresh", "the first mirror pass", {
+    tries: 1200,
+  });
   return { registry, deps, archives, app: createApp({ ...deps, archives }) };
 }
 
@@ -57,29 +112,49 @@ const binary = (app: Served["app"], path: string) =>
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => done(null, Buffer.concat(chunks)));
     });
-const storageHits = (r: FakeRegistry, id?: string, version?: string) => r.requests(/^\/storage\//).filter((q) => !id || q.path === `/storage/${id}/${version}/node.zip`).length;
+const storageHits = (r: FakeRegistry, id?: string, version?: string) =>
+  r.requests(/^\/storage\//).filter((q) => !id || q.path === `/storage/${id}/${version}/node.zip`).length;
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
 describe("MIRROR_ARCHIVES=on-demand (the default)", () => {
   it("answers every version's downloadUrl as this service's archive route, from PUBLIC_URL or the request's forwarded host", async () => {
     const s = await serve("on-demand", "links");
-    const install = await request(s.app).get("/nodes/alpha-pack/install").set("x-forwarded-proto", "https").set("x-forwarded-host", "api.comfy.org");
+    const install = await request(s.app)
+      .get("/nodes/alpha-pack/install")
+      .set("x-forwarded-proto", "https")
+      .set("x-forwarded-host", "api.comfy.org");
     expect(install.body).toMatchObject({ version: "1.1.0", downloadUrl: "https://api.comfy.org/archives/alpha-pack/1.1.0/node.zip" });
     const plain = await request(s.app).get("/nodes/alpha-pack/versions").set("host", "mirror.lan:8080");
-    expect(plain.body.map((x: { downloadUrl: string }) => x.downloadUrl)).toEqual(["http://mirror.lan:8080/archives/alpha-pack/1.1.0/node.zip", "http://mirror.lan:8080/archives/alpha-pack/1.0.0/node.zip"]);
-    expect((await request(s.app).get("/nodes/alpha-pack/versions/1.0.0").set("host", "h")).body.downloadUrl).toBe("http://h/archives/alpha-pack/1.0.0/node.zip");
-    expect((await request(s.app).get("/nodes/alpha-pack").set("host", "h")).body.latest_version.downloadUrl).toBe("http://h/archives/alpha-pack/1.1.0/node.zip");
-    expect((await request(s.app).get("/versions?nodeId=delta-pack").set("host", "h")).body.versions[0].downloadUrl).toBe("http://h/archives/delta-pack/0.3.0/node.zip");
-    const bulk = await request(s.app).post("/bulk/nodes/versions").set("host", "h").send({ node_versions: [{ node_id: "beta-pack", version: "1.9.0" }] });
+    expect(plain.body.map((x: { downloadUrl: string }) => x.downloadUrl)).toEqual([
+      "http://mirror.lan:8080/archives/alpha-pack/1.1.0/node.zip",
+      "http://mirror.lan:8080/archives/alpha-pack/1.0.0/node.zip",
+    ]);
+    expect((await request(s.app).get("/nodes/alpha-pack/versions/1.0.0").set("host", "h")).body.downloadUrl).toBe(
+      "http://h/archives/alpha-pack/1.0.0/node.zip",
+    );
+    expect((await request(s.app).get("/nodes/alpha-pack").set("host", "h")).body.latest_version.downloadUrl).toBe(
+      "http://h/archives/alpha-pack/1.1.0/node.zip",
+    );
+    expect((await request(s.app).get("/versions?nodeId=delta-pack").set("host", "h")).body.versions[0].downloadUrl).toBe(
+      "http://h/archives/delta-pack/0.3.0/node.zip",
+    );
+    const bulk = await request(s.app)
+      .post("/bulk/nodes/versions")
+      .set("host", "h")
+      .send({ node_versions: [{ node_id: "beta-pack", version: "1.9.0" }] });
     expect(bulk.body.node_versions[0].node_version.downloadUrl).toBe("http://h/archives/beta-pack/1.9.0/node.zip");
     // A forged Host that is no host name is not put into a URL.
-    expect((await request(s.app).get("/nodes/alpha-pack/install").set("host", "a b/c")).body.downloadUrl).toBe("http://localhost/archives/alpha-pack/1.1.0/node.zip");
+    expect((await request(s.app).get("/nodes/alpha-pack/install").set("host", "a b/c")).body.downloadUrl).toBe(
+      "http://localhost/archives/alpha-pack/1.1.0/node.zip",
+    );
     // Nothing was fetched ahead of a request.
     expect(storageHits(s.registry)).toBe(0);
     expect(s.archives.status()).toEqual({ mode: "on-demand", stored: 0, total: null, failed: null, lastErrors: [] });
 
     const fixed = await serve("on-demand", "links-public", { PUBLIC_URL: "https://registry.example.org/" });
-    expect((await request(fixed.app).get("/nodes/alpha-pack/install").set("x-forwarded-host", "other")).body.downloadUrl).toBe("https://registry.example.org/archives/alpha-pack/1.1.0/node.zip");
+    expect((await request(fixed.app).get("/nodes/alpha-pack/install").set("x-forwarded-host", "other")).body.downloadUrl).toBe(
+      "https://registry.example.org/archives/alpha-pack/1.1.0/node.zip",
+    );
   });
 
   it("pulls an archive through on first request (bytes and digest equal upstream's), then serves it from the store, with upstream up and then stopped", async () => {
@@ -102,10 +177,20 @@ describe("MIRROR_ARCHIVES=on-demand (the default)", () => {
     expect(part.status).toBe(206);
     expect(part.headers["content-range"]).toBe(`bytes 10-99/${zip.length}`);
     expect(Buffer.compare(part.body, zip.subarray(10, 100))).toBe(0);
-    expect((await request(s.app).get("/archives/alpha-pack/1.1.0/node.zip").set("range", `bytes=${zip.length + 5}-`)).status).toBe(416);
+    expect(
+      (
+        await request(s.app)
+          .get("/archives/alpha-pack/1.1.0/node.zip")
+          .set("range", `bytes=${zip.length + 5}-`)
+      ).status,
+    ).toBe(416);
     expect((await request(s.app).get("/archives/alpha-pack/1.1.0/node.zip").set("if-none-match", again.headers.etag!)).status).toBe(304);
     const head = await request(s.app).head("/archives/alpha-pack/1.1.0/node.zip");
-    expect([head.status, head.headers["content-length"], head.headers["repr-digest"]]).toEqual([200, String(zip.length), archiveReprDigest("alpha-pack", "1.1.0")]);
+    expect([head.status, head.headers["content-length"], head.headers["repr-digest"]]).toEqual([
+      200,
+      String(zip.length),
+      archiveReprDigest("alpha-pack", "1.1.0"),
+    ]);
 
     await s.registry.stop();
     const stopped = await binary(s.app, "/archives/alpha-pack/1.1.0/node.zip");
@@ -159,7 +244,13 @@ describe("MIRROR_ARCHIVES=latest and all: stored while mirroring", () => {
   it("latest stores every pack's install-path version, and serves them all with upstream stopped", async () => {
     const s = await serve("latest", "latest");
     await waitUntil(() => s.archives.status().stored === INSTALL_PATH.length, "the install-path archives", { tries: 600 });
-    expect(s.archives.status()).toEqual({ mode: "latest", total: INSTALL_PATH.length, stored: INSTALL_PATH.length, failed: 0, lastErrors: [] });
+    expect(s.archives.status()).toEqual({
+      mode: "latest",
+      total: INSTALL_PATH.length,
+      stored: INSTALL_PATH.length,
+      failed: 0,
+      lastErrors: [],
+    });
     expect(storageHits(s.registry)).toBe(INSTALL_PATH.length);
     await s.registry.stop();
     for (const [id, version] of INSTALL_PATH) {
@@ -177,7 +268,12 @@ describe("MIRROR_ARCHIVES=latest and all: stored while mirroring", () => {
     registryFault(s.registry);
     await waitUntil(() => s.archives.status().stored === EVERY_SERVABLE.length, "every servable archive", { tries: 600 });
     const ready = await request(s.app).get("/readyz");
-    expect(ready.body.catalog.archives).toMatchObject({ mode: "all", total: EVERY_SERVABLE.length, stored: EVERY_SERVABLE.length, failed: 0 });
+    expect(ready.body.catalog.archives).toMatchObject({
+      mode: "all",
+      total: EVERY_SERVABLE.length,
+      stored: EVERY_SERVABLE.length,
+      failed: 0,
+    });
     await s.registry.stop();
     for (const [id, version] of EVERY_SERVABLE) {
       const res = await binary(s.app, `/archives/${id}/${version}/node.zip`);

@@ -14,7 +14,10 @@ describe("BoundedMemo", () => {
   it("remembers a key from its second request on, and answers the remembered value after", () => {
     const memo = new BoundedMemo("test", byLength);
     let calls = 0;
-    const compute = () => { calls++; return [1, 2]; };
+    const compute = () => {
+      calls++;
+      return [1, 2];
+    };
     expect(memo.getOrCompute("a", compute)).toEqual([1, 2]);
     expect(calls).toBe(1);
     expect(memo.getOrCompute("a", compute)).toEqual([1, 2]);
@@ -28,7 +31,10 @@ describe("BoundedMemo", () => {
     const memo = new BoundedMemo("test", byLength);
     const scratch = [1, 2];
     let copies = 0;
-    const keep = (v: number[]) => { copies++; return [...v]; };
+    const keep = (v: number[]) => {
+      copies++;
+      return [...v];
+    };
     expect(memo.getOrCompute("a", () => scratch, keep)).toBe(scratch); // asked once: not copied
     expect(copies).toBe(0);
     const kept = memo.getOrCompute("a", () => scratch, keep);
@@ -41,15 +47,25 @@ describe("BoundedMemo", () => {
   it("keys asked once are never remembered, however many there are", () => {
     const memo = new BoundedMemo("test", byLength);
     let calls = 0;
-    for (let i = 0; i < 1000; i++) memo.getOrCompute(`k${i}`, () => { calls++; return [i]; });
-    memo.getOrCompute("k1", () => { calls++; return [1]; });
+    for (let i = 0; i < 1000; i++)
+      memo.getOrCompute(`k${i}`, () => {
+        calls++;
+        return [i];
+      });
+    memo.getOrCompute("k1", () => {
+      calls++;
+      return [1];
+    });
     expect(calls).toBe(1001);
   });
 
   it("drops everything when the entry or weight bound would be passed, and never keeps an oversized value", () => {
     const memo = new BoundedMemo("test", byLength, 2, 10);
     let calls = 0;
-    const compute = (n: number) => () => { calls++; return new Array<number>(n).fill(0); };
+    const compute = (n: number) => () => {
+      calls++;
+      return new Array<number>(n).fill(0);
+    };
     remember(memo, "a", compute(4));
     remember(memo, "b", compute(4));
     expect(calls).toBe(4);
@@ -66,7 +82,10 @@ describe("BoundedMemo", () => {
   it("weighs by key when asked, so long keys count against the bound", () => {
     const memo = new BoundedMemo("test", (_v: number, key) => key.length, 100, 8);
     let calls = 0;
-    const compute = () => { calls++; return 1; };
+    const compute = () => {
+      calls++;
+      return 1;
+    };
     remember(memo, "x".repeat(9), compute);
     memo.getOrCompute("x".repeat(9), compute);
     expect(calls).toBe(3);

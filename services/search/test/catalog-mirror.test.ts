@@ -57,14 +57,25 @@ describe("a registry source", () => {
   it("refreshes every CATALOG_REFRESH, refuses a catalog that shrank by more than half, and keeps serving the old one", async () => {
     const r = await registry();
     // Every refresh a full pass: only a full pass sees packs that are gone.
-    const d = await deps({ DATA_DIR: harness.path("refresh"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "300ms", CATALOG_FULL_REFRESH: "0s" });
+    const d = await deps({
+      DATA_DIR: harness.path("refresh"),
+      CATALOG_SOURCE: r.url,
+      CATALOG_REFRESH: "300ms",
+      CATALOG_FULL_REFRESH: "0s",
+    });
     await until(() => r.mirrorsStarted >= 2 && d.catalogStatus().state === "fresh", "a second mirror");
     r.nodes = NODES.slice(0, 100);
     // A mirror under way at the switch reads pages of both (its moving total is reported, not
     // restarted): it lands if it kept half of the 600, and 100 is less than half of either.
-    await until(() => /refused the catalog .*: 100 nodes, less than half/.test(d.catalogStatus().lastError ?? ""), "the shrunken catalog to be refused");
+    await until(
+      () => /refused the catalog .*: 100 nodes, less than half/.test(d.catalogStatus().lastError ?? ""),
+      "the shrunken catalog to be refused",
+    );
     const kept = d.catalogStatus();
-    expect(kept).toMatchObject({ state: "stale", lastError: expect.stringMatching(new RegExp(`100 nodes, less than half of the ${kept.nodes} indexed`)) });
+    expect(kept).toMatchObject({
+      state: "stale",
+      lastError: expect.stringMatching(new RegExp(`100 nodes, less than half of the ${kept.nodes} indexed`)),
+    });
     expect(kept.nodes).toBeGreaterThanOrEqual(300);
     const served = await d.engine.count();
     const tick = r.mirrorsStarted;

@@ -37,7 +37,11 @@ describe("file sources", () => {
     );
     const bad: BadRecord[] = [];
     const progress: LoadProgress[] = [];
-    const { records, progress: last } = await loadCatalog(path, { onBadRecord: (b) => bad.push(b), onProgress: (p) => progress.push(p), progressEvery: 2 });
+    const { records, progress: last } = await loadCatalog(path, {
+      onBadRecord: (b) => bad.push(b),
+      onProgress: (p) => progress.push(p),
+      progressEvery: 2,
+    });
     expect(records.map((r) => r.id)).toEqual(["a", "c"]);
     expect(records[1]).toEqual({ id: "c", name: "c", status: "NodeStatusActive", tags: ["x"], publisher: { id: "p" } });
     expect(last).toEqual({ read: 8, indexed: 2, skipped: 6 });
@@ -117,7 +121,10 @@ describe("mirror mode: a registry-compatible API", () => {
     expect(progress).toEqual({ read: 26, indexed: 26, skipped: 0 });
     expect(new Set(records.map((r) => r.id)).size).toBe(26);
     // This service refuses `sort` (400): the mirror says so and pages in its order instead.
-    expect(requests).toEqual(["/nodes?page=1&limit=10&sort=id&include_banned=true&latest=true", ...[1, 2, 3].map((p) => `/nodes?page=${p}&limit=10&include_banned=true&latest=true`)]);
+    expect(requests).toEqual([
+      "/nodes?page=1&limit=10&sort=id&include_banned=true&latest=true",
+      ...[1, 2, 3].map((p) => `/nodes?page=${p}&limit=10&include_banned=true&latest=true`),
+    ]);
     const impact = records.find((r) => r.id === "comfyui-impact-pack")!;
     expect(impact.repo_stars).toBe(2500);
     expect(impact).not.toHaveProperty("github_stars");

@@ -47,7 +47,10 @@ describe("the channel on a catalog with banned, deleted and withdrawn packs", ()
 
   it("extension-node-map.json: the pack's classes and name by repository, with its preemptions", async () => {
     const map = ExtensionNodeMap.parse((await get("extension-node-map.json")).body);
-    expect(map["https://github.com/ltdrdata/ComfyUI-Impact-Pack"]).toEqual([["FaceDetailer", "SAMLoader", "DetailerForEach"], { title_aux: "ComfyUI Impact Pack", preemptions: ["SAMLoader"] }]);
+    expect(map["https://github.com/ltdrdata/ComfyUI-Impact-Pack"]).toEqual([
+      ["FaceDetailer", "SAMLoader", "DetailerForEach"],
+      { title_aux: "ComfyUI Impact Pack", preemptions: ["SAMLoader"] },
+    ]);
     expect(map["https://github.com/old-timer/withdrawn-pack"]).toEqual([["WithdrawnNode"], { title_aux: "Withdrawn Pack" }]);
     expect(Object.values(map).some(([names]) => names.includes("FillerNode0"))).toBe(false); // fillers have no repository
   });
@@ -79,7 +82,9 @@ describe(`the channel over ${testCatalog().kind === "real" ? "the 5,892-pack cat
   /** The packs served: not banned, not deleted. */
   let packs: StoredNode[];
   beforeAll(async () => {
-    const lines = readFileSync(testCatalog().path, "utf8").split("\n").filter((l) => l.trim() !== "");
+    const lines = readFileSync(testCatalog().path, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
     const all = parse(lines.map((l) => JSON.parse(l)));
     ({ app } = await appWith(all));
     packs = all.filter((p) => p.status !== "NodeStatusBanned" && p.status !== "NodeStatusDeleted");
@@ -111,7 +116,10 @@ describe(`the channel over ${testCatalog().kind === "real" ? "the 5,892-pack cat
       const p = withClasses[Math.floor(random() * withClasses.length)]!;
       return { pack: p, name: p.app_node_names![Math.floor(random() * p.app_node_names!.length)]! };
     });
-    const resolved = managerMissingNodePacks(map, sample.map((s) => s.name));
+    const resolved = managerMissingNodePacks(
+      map,
+      sample.map((s) => s.name),
+    );
     for (const { pack, name } of sample) {
       expect(resolved.get(name), `${name} of ${pack.id}`).toContain(pack.repository);
     }

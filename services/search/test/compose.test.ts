@@ -55,7 +55,9 @@ describe("createSearchRuntime (embedded)", () => {
     const second = await deps({});
     await second.started;
     expect(second.isReady()).toBe(true);
-    expect((await second.engine.search({ search: "alpha", includeBanned: false, offset: 0, limit: 10 })).nodes.map((n) => n.id)).toEqual(["alpha"]);
+    expect((await second.engine.search({ search: "alpha", includeBanned: false, offset: 0, limit: 10 })).nodes.map((n) => n.id)).toEqual([
+      "alpha",
+    ]);
   });
 
   it("a reindex written by another process (the CLI, a worker) is picked up by the running server", async () => {
@@ -79,7 +81,11 @@ describe("createSearchRuntime (embedded)", () => {
     const seen: Record<string, unknown>[] = [];
     const source = await catalog("third.ndjson", ["zeta"]);
     // Forced: one node replacing the three indexed by the test before would otherwise be refused.
-    const result = await queue.run("catalog.reindex", { source, force: true }, { jobId: "t1", timeoutMs: 30_000, onProgress: (p) => seen.push(p) });
+    const result = await queue.run(
+      "catalog.reindex",
+      { source, force: true },
+      { jobId: "t1", timeoutMs: 30_000, onProgress: (p) => seen.push(p) },
+    );
     expect(result).toMatchObject({ read: 2, indexed: 1, skipped: 1 });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
     expect(seen.map((p) => p.phase)).toContain("done");
@@ -104,7 +110,12 @@ describe("pnpm reindex (the CLI)", () => {
     });
     expect(stdout).toMatch(/read 3, indexed 2, skipped 1/);
     const snapshot = await readFile(join(dataDir, "search", "catalog.ndjson"), "utf8");
-    expect(snapshot.trim().split("\n").map((l) => JSON.parse(l).id)).toEqual(["one", "two"]);
+    expect(
+      snapshot
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(["one", "two"]);
   }, 60_000);
 
   it("with REDIS_URL it enqueues catalog.reindex, a worker runs it, and the CLI shows the result", async () => {
@@ -119,7 +130,14 @@ describe("pnpm reindex (the CLI)", () => {
       const source = await catalog("redis.ndjson", ["r1", "r2", "r3"]);
       const { stdout } = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts", "--source", source], {
         cwd: SERVICE_DIR,
-        env: { ...process.env, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, DATA_DIR: join(dir, "redis-data"), MEILI_URL: "", CATALOG_SOURCE: "none" },
+        env: {
+          ...process.env,
+          REDIS_URL: redisUrl,
+          QUEUE_PREFIX: prefix,
+          DATA_DIR: join(dir, "redis-data"),
+          MEILI_URL: "",
+          CATALOG_SOURCE: "none",
+        },
       });
       expect(stdout).toMatch(/read 4, indexed 3, skipped 1 \(job catalog\.reindex:/);
       const snapshot = await readFile(join(dir, "redis-data", "search", "catalog.ndjson"), "utf8");
@@ -130,7 +148,10 @@ describe("pnpm reindex (the CLI)", () => {
   }, 60_000);
 
   it("without a source it says how to use it and exits 2", async () => {
-    const err = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts"], { cwd: SERVICE_DIR, env: { ...process.env, CATALOG_SOURCE: "none" } }).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts"], {
+      cwd: SERVICE_DIR,
+      env: { ...process.env, CATALOG_SOURCE: "none" },
+    }).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toContain("usage: pnpm reindex --source");
   }, 60_000);

@@ -13,7 +13,9 @@ import { NamePartScanner } from "../src/adapters/embedded/name-part-bounds.ts";
 
 /** Damerau's optimal string alignment distance, the slow obvious way. */
 function osa(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
@@ -74,17 +76,19 @@ describe("embedded index internals", () => {
 
   /** `w` after up to three random edits (substitute, insert, delete, swap two neighbours) over `alphabet`: terms near a query. */
   const edited = (w: string, alphabet: string) =>
-    fc.array(fc.tuple(fc.constantFrom("sub", "ins", "del", "swap"), fc.nat(w.length), fc.constantFrom(...alphabet)), { maxLength: 3 }).map((edits) => {
-      let s = w;
-      for (const [op, at, c] of edits) {
-        const i = Math.min(at, s.length);
-        if (op === "sub") s = s.slice(0, i) + c + s.slice(i + 1);
-        else if (op === "ins") s = s.slice(0, i) + c + s.slice(i);
-        else if (op === "del") s = s.slice(0, i) + s.slice(i + 1);
-        else if (i + 1 < s.length) s = s.slice(0, i) + s[i + 1] + s[i] + s.slice(i + 2);
-      }
-      return s || alphabet[0]!;
-    });
+    fc
+      .array(fc.tuple(fc.constantFrom("sub", "ins", "del", "swap"), fc.nat(w.length), fc.constantFrom(...alphabet)), { maxLength: 3 })
+      .map((edits) => {
+        let s = w;
+        for (const [op, at, c] of edits) {
+          const i = Math.min(at, s.length);
+          if (op === "sub") s = s.slice(0, i) + c + s.slice(i + 1);
+          else if (op === "ins") s = s.slice(0, i) + c + s.slice(i);
+          else if (op === "del") s = s.slice(0, i) + s.slice(i + 1);
+          else if (i + 1 < s.length) s = s.slice(0, i) + s[i + 1] + s[i] + s.slice(i + 2);
+        }
+        return s || alphabet[0]!;
+      });
 
   it("the typo trie finds exactly the terms the rule allows, with their distances", () => {
     const cases = word.chain((q) =>
@@ -126,12 +130,21 @@ describe("embedded index internals", () => {
       want.delete(t);
       got.delete(t);
     }
-    return { got: Object.fromEntries(got), want: Object.fromEntries(want), whole: Object.fromEntries(whole), wholeWant: typoMatches(dict, q, maxD).want };
+    return {
+      got: Object.fromEntries(got),
+      want: Object.fromEntries(want),
+      whole: Object.fromEntries(whole),
+      wholeWant: typoMatches(dict, q, maxD).want,
+    };
   }
 
   it("the typo trie finds every term a word still being typed begins within the allowed edits, and the same whole terms", () => {
     const cases = word.chain((q) =>
-      fc.tuple(fc.constant(q), fc.uniqueArray(fc.oneof(word, edited(q, "abcde"), edited(q + "abc", "abcde")), { minLength: 1, maxLength: 60 }), fc.constantFrom(1, 2)),
+      fc.tuple(
+        fc.constant(q),
+        fc.uniqueArray(fc.oneof(word, edited(q, "abcde"), edited(q + "abc", "abcde")), { minLength: 1, maxLength: 60 }),
+        fc.constantFrom(1, 2),
+      ),
     );
     fc.assert(
       fc.property(cases, ([q, dict, maxD]) => {
@@ -142,7 +155,13 @@ describe("embedded index internals", () => {
       { numRuns: 500 },
     );
     const long = fc.string({ unit: fc.constantFrom(..."ab"), minLength: 29, maxLength: 36 });
-    const longCases = long.chain((q) => fc.tuple(fc.constant(q), fc.uniqueArray(fc.oneof(edited(q, "ab"), edited(q + "ab", "ab")), { minLength: 1, maxLength: 30 }), fc.constantFrom(1, 2)));
+    const longCases = long.chain((q) =>
+      fc.tuple(
+        fc.constant(q),
+        fc.uniqueArray(fc.oneof(edited(q, "ab"), edited(q + "ab", "ab")), { minLength: 1, maxLength: 30 }),
+        fc.constantFrom(1, 2),
+      ),
+    );
     fc.assert(
       fc.property(longCases, ([q, dict, maxD]) => {
         const { got, want } = typoPrefixMatches(dict, q, maxD);
@@ -154,7 +173,9 @@ describe("embedded index internals", () => {
 
   it("the typo trie is exact for long tokens too (bit rows up to 32 characters, table rows past them)", () => {
     const long = fc.string({ unit: fc.constantFrom(..."ab"), minLength: 29, maxLength: 36 });
-    const cases = long.chain((q) => fc.tuple(fc.constant(q), fc.uniqueArray(edited(q, "ab"), { minLength: 1, maxLength: 30 }), fc.constantFrom(1, 2)));
+    const cases = long.chain((q) =>
+      fc.tuple(fc.constant(q), fc.uniqueArray(edited(q, "ab"), { minLength: 1, maxLength: 30 }), fc.constantFrom(1, 2)),
+    );
     fc.assert(
       fc.property(cases, ([q, dict, maxD]) => {
         const { got, want } = typoMatches(dict, q, maxD);
@@ -166,7 +187,10 @@ describe("embedded index internals", () => {
 
   it("the typo trie finds first-character edits past the 64 first characters its front filter tells apart", () => {
     // 150 first characters (Latin, CJK): their filter bits wrap around; every spelling with another first character must still be found.
-    const firsts = [..."abcdefghijklmnopqrstuvwxyz0123456789", ...Array.from({ length: 114 }, (_, i) => String.fromCharCode(0x4e00 + i * 7))];
+    const firsts = [
+      ..."abcdefghijklmnopqrstuvwxyz0123456789",
+      ...Array.from({ length: 114 }, (_, i) => String.fromCharCode(0x4e00 + i * 7)),
+    ];
     const q = "xpandrender";
     const dict = [...firsts.map((c) => c + q.slice(1)), ...firsts.map((c) => c + q), ...firsts.map((c) => c + "qqqqqqqqqq")];
     const { got, want } = typoMatches(dict, q, 2);
@@ -175,18 +199,65 @@ describe("embedded index internals", () => {
   });
 
   it("the build's in-place tokeniser gives tokenise()'s terms and identity hash", async () => {
-    const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "cOmFyUi", "comfy", "UI", "Comfy", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "--", ".git", "/", "a", "B", "9"), { maxLength: 10 }).map((p) => p.join(""));
-    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }), fragments, fc.constantFrom("ComfyUI-KJNodes", "Überwald_Café", "a.b/c--D"));
+    const fragments = fc
+      .array(
+        fc.constantFrom(
+          "comfyui",
+          "ComfyUI",
+          "cOmFyUi",
+          "comfy",
+          "UI",
+          "Comfy",
+          "X",
+          "Vae",
+          "VAE",
+          "Decode",
+          "v2",
+          "3D",
+          "-",
+          "_",
+          " ",
+          "--",
+          ".git",
+          "/",
+          "a",
+          "B",
+          "9",
+        ),
+        { maxLength: 10 },
+      )
+      .map((p) => p.join(""));
+    const text = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: "grapheme", maxLength: 20 }),
+      fragments,
+      fc.constantFrom("ComfyUI-KJNodes", "Überwald_Café", "a.b/c--D"),
+    );
     await fc.assert(
       fc.asyncProperty(text, text, text, async (name, description, repo) => {
         const repository = `https://github.com/o/${repo}`;
         // Twice, so the second pack finds every term already there (the in-place comparisons).
-        const data = await buildIndex([{ id: "fixed-id", name, description, repository }, { id: "other-id", name, description, repository }]);
+        const data = await buildIndex([
+          { id: "fixed-id", name, description, repository },
+          { id: "other-id", name, description, repository },
+        ]);
         const url = normaliseRepositoryUrl(repository);
         const alias = url.slice(url.lastIndexOf("/") + 1);
         const written = repository.replace(/(\.git)?\/*$/, "");
         const repoTerms = alias ? [...tokenise(alias), ...namePartsIndexed(written.slice(written.lastIndexOf("/") + 1))] : [];
-        const want = [...new Set(["other", ...tokenise("fixed-id"), ...namePartsIndexed("fixed-id"), ...tokenise(name), ...namePartsIndexed(name), ...joinedRuns(nameParts(name)), ...tokenise(description), ...hyphenatedWords(description), ...repoTerms])].sort();
+        const want = [
+          ...new Set([
+            "other",
+            ...tokenise("fixed-id"),
+            ...namePartsIndexed("fixed-id"),
+            ...tokenise(name),
+            ...namePartsIndexed(name),
+            ...joinedRuns(nameParts(name)),
+            ...tokenise(description),
+            ...hyphenatedWords(description),
+            ...repoTerms,
+          ]),
+        ].sort();
         expect(data.terms).toEqual(want);
         expect(data.identityHashes[1]).toBe(name ? identityHash(tokenise(name)) : 0);
       }),
@@ -195,14 +266,47 @@ describe("embedded index internals", () => {
   });
 
   it("the build's name scanner splits an ASCII name as nameParts() does", () => {
-    const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "COMFYUI", "cOmFyUi", "comfy", "UI", "Comfy", "yui", "fyUI", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "a", "B", "9"), { maxLength: 12 });
+    const fragments = fc.array(
+      fc.constantFrom(
+        "comfyui",
+        "ComfyUI",
+        "COMFYUI",
+        "cOmFyUi",
+        "comfy",
+        "UI",
+        "Comfy",
+        "yui",
+        "fyUI",
+        "X",
+        "Vae",
+        "VAE",
+        "Decode",
+        "v2",
+        "3D",
+        "-",
+        "_",
+        " ",
+        "a",
+        "B",
+        "9",
+      ),
+      { maxLength: 12 },
+    );
     const scanner = new NamePartScanner();
     fc.assert(
-      fc.property(fc.oneof(fragments.map((p) => p.join("")), fc.string({ unit: fc.constantFrom(..."aZb9Y0-_ .CcUuIiOoMmFfYy"), maxLength: 30 })), (s) => {
-        expect(scanner.scan(`.${s}.`, 1, s.length + 1)).toBe(true);
-        const got = Array.from({ length: scanner.count }, (_, k) => s.slice(scanner.bounds[2 * k]! - 1, scanner.bounds[2 * k + 1]! - 1).toLowerCase());
-        expect(got).toEqual(nameParts(s));
-      }),
+      fc.property(
+        fc.oneof(
+          fragments.map((p) => p.join("")),
+          fc.string({ unit: fc.constantFrom(..."aZb9Y0-_ .CcUuIiOoMmFfYy"), maxLength: 30 }),
+        ),
+        (s) => {
+          expect(scanner.scan(`.${s}.`, 1, s.length + 1)).toBe(true);
+          const got = Array.from({ length: scanner.count }, (_, k) =>
+            s.slice(scanner.bounds[2 * k]! - 1, scanner.bounds[2 * k + 1]! - 1).toLowerCase(),
+          );
+          expect(got).toEqual(nameParts(s));
+        },
+      ),
       { numRuns: 5000 },
     );
     expect(scanner.scan("Café", 0, 4)).toBe(false);
@@ -217,7 +321,30 @@ describe("embedded index internals", () => {
         expect(hyphenatedWords(s)).toEqual(hyphenatedWords(`${s} \u00a0`));
       }),
     );
-    const fragments = fc.array(fc.constantFrom("comfyui", "ComfyUI", "COMFYUI", "comfy", "UI", "Comfy", "ui", "X", "Vae", "VAE", "Decode", "v2", "3D", "-", "_", " ", "a", "B", "9"), { maxLength: 10 });
+    const fragments = fc.array(
+      fc.constantFrom(
+        "comfyui",
+        "ComfyUI",
+        "COMFYUI",
+        "comfy",
+        "UI",
+        "Comfy",
+        "ui",
+        "X",
+        "Vae",
+        "VAE",
+        "Decode",
+        "v2",
+        "3D",
+        "-",
+        "_",
+        " ",
+        "a",
+        "B",
+        "9",
+      ),
+      { maxLength: 10 },
+    );
     fc.assert(
       fc.property(fragments, (parts) => {
         expect(nameParts(parts.join(""))).toEqual(nameParts(`${parts.join("")}\u00a0`));
@@ -260,10 +387,16 @@ describe("embedded index internals", () => {
 
   it("a word being typed reaches past a mistyped prefix, but not into a common word's thousands of packs", async () => {
     const packs = (n: number) => [
-      ...Array.from({ length: n }, (_, i) => ({ id: `p${i}`, name: `Pack ${i}`, description: "commonplace", status: "NodeStatusActive" as const })),
+      ...Array.from({ length: n }, (_, i) => ({
+        id: `p${i}`,
+        name: `Pack ${i}`,
+        description: "commonplace",
+        status: "NodeStatusActive" as const,
+      })),
       { id: "cw", name: "Commonwealth Tools", status: "NodeStatusActive" as const },
     ];
-    const total = async (n: number, search: string) => new IndexSearcher(await buildIndex(packs(n))).search({ search, includeBanned: false, offset: 0, limit: 10 }).total;
+    const total = async (n: number, search: string) =>
+      new IndexSearcher(await buildIndex(packs(n))).search({ search, includeBanned: false, offset: 0, limit: 10 }).total;
     // `commonx`: `common`, one edit away, begins `commonplace` and `commonwealth`.
     expect(await total(20, "commonx")).toBe(21);
     expect(await total(4000, "commonx")).toBe(0);

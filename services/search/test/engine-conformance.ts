@@ -47,9 +47,12 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       it.each([["alpha"], ["beta"], ["gamma"], ["delta"], ["epsilon"], ["beta gamma"]])("splits on - _ . / and spaces: %s", async (s) => {
         expect(await ids({ search: s })).toEqual(["separators"]);
       });
-      it.each([["facedetailerpipe"], ["face"], ["detailer"], ["pipe"], ["sampler"], ["advanced"]])("indexes camelCase parts of app node names: %s", async (s) => {
-        expect(await ids({ search: s })).toEqual(["camel"]);
-      });
+      it.each([["facedetailerpipe"], ["face"], ["detailer"], ["pipe"], ["sampler"], ["advanced"]])(
+        "indexes camelCase parts of app node names: %s",
+        async (s) => {
+          expect(await ids({ search: s })).toEqual(["camel"]);
+        },
+      );
     });
 
     describe("fields searched", () => {
@@ -63,7 +66,12 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
           node("f", { publisher: { id: "x", name: "Pubnameword" } }),
           node("g", { tags: ["tagword"] }),
           node("h", { app_node_names: ["AppnodeWord"] }),
-          node("i", { name: "Nothing Here", repository: "https://github.com/someone/repoonlyword", license: "licenseword", category: "categoryword" }),
+          node("i", {
+            name: "Nothing Here",
+            repository: "https://github.com/someone/repoonlyword",
+            license: "licenseword",
+            category: "categoryword",
+          }),
         ]);
       });
       it.each([
@@ -211,7 +219,11 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       });
       it("(4c) a name written as one word or in CamelCase is found by its words, and its words by the joined form", async () => {
         await load([
-          node("vhs", { name: "ComfyUI-VideoHelperSuite", repository: "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite", repo_stars: 1772 }),
+          node("vhs", {
+            name: "ComfyUI-VideoHelperSuite",
+            repository: "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite",
+            repo_stars: 1772,
+          }),
           node("wan", { name: "ComfyUI-WanVideoWrapper", repo_stars: 6000 }),
           node("easy", { name: "ComfyUI Easy Use", repo_stars: 2000 }),
           node("helper-nodes", { name: "Smart Helper Nodes", description: "video tools", repo_stars: 3 }),
@@ -386,23 +398,30 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
 
     describe("paging and order", () => {
       const many = Array.from({ length: 57 }, (_, i) =>
-        node(`n${String(i).padStart(2, "0")}`, { name: `Common ${i % 3 === 0 ? "Special" : "Plain"}`, repo_stars: i % 7, description: i % 2 ? "common" : "" }),
+        node(`n${String(i).padStart(2, "0")}`, {
+          name: `Common ${i % 3 === 0 ? "Special" : "Plain"}`,
+          repo_stars: i % 7,
+          description: i % 2 ? "common" : "",
+        }),
       );
       beforeAll(async () => {
         await load(many);
       });
-      it.each([[{ search: "common" }], [{ search: "common special" }], [{}], [{ search: "plain" }]])("pages through %j: every match exactly once, in a stable order", async (query) => {
-        const all = await engine.search(q({ ...query, limit: 100 }));
-        const seen: string[] = [];
-        for (let offset = 0; offset < all.total + 7; offset += 7) {
-          const page = await engine.search(q({ ...query, offset, limit: 7 }));
-          expect(page.total).toBe(all.total);
-          seen.push(...page.nodes.map((n) => n.id));
-        }
-        expect(seen).toEqual(all.nodes.map((n) => n.id));
-        expect(new Set(seen).size).toBe(seen.length);
-        expect((await engine.search(q({ ...query, limit: 100 }))).nodes.map((n) => n.id)).toEqual(seen);
-      });
+      it.each([[{ search: "common" }], [{ search: "common special" }], [{}], [{ search: "plain" }]])(
+        "pages through %j: every match exactly once, in a stable order",
+        async (query) => {
+          const all = await engine.search(q({ ...query, limit: 100 }));
+          const seen: string[] = [];
+          for (let offset = 0; offset < all.total + 7; offset += 7) {
+            const page = await engine.search(q({ ...query, offset, limit: 7 }));
+            expect(page.total).toBe(all.total);
+            seen.push(...page.nodes.map((n) => n.id));
+          }
+          expect(seen).toEqual(all.nodes.map((n) => n.id));
+          expect(new Set(seen).size).toBe(seen.length);
+          expect((await engine.search(q({ ...query, limit: 100 }))).nodes.map((n) => n.id)).toEqual(seen);
+        },
+      );
       it("a page past the end is empty with the right total", async () => {
         const r = await engine.search(q({ search: "common", offset: 1000, limit: 10 }));
         expect(r.nodes).toEqual([]);
@@ -429,11 +448,15 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
 
     it("a rebuild swaps at once: every search meanwhile answers from the old index or the new one", async () => {
       const old = Array.from({ length: 300 }, (_, i) => node(`old-${i}`, { name: `Swap Old ${i}` }));
-      const fresh = Array.from({ length: 30_000 }, (_, i) => node(`new-${i}`, { name: `Swap New ${i}`, description: "lorem ipsum dolor sit amet ".repeat(3) }));
+      const fresh = Array.from({ length: 30_000 }, (_, i) =>
+        node(`new-${i}`, { name: `Swap New ${i}`, description: "lorem ipsum dolor sit amet ".repeat(3) }),
+      );
       await load(old);
       const before = await engine.search(q({ search: "swap", limit: 5 }));
       let done = false;
-      const rebuilding = engine.replaceAll(fresh).then(() => { done = true; });
+      const rebuilding = engine.replaceAll(fresh).then(() => {
+        done = true;
+      });
       const answers: number[] = [];
       while (!done) {
         const r = await engine.search(q({ search: "swap", limit: 5 }));
@@ -452,11 +475,32 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
     describe("the registry read routes' lookups", () => {
       beforeAll(async () => {
         await load([
-          node("ComfyUI-Mixed-Case", { name: "Mixed", downloads: 5, publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode", "OnlyMixed"] }),
+          node("ComfyUI-Mixed-Case", {
+            name: "Mixed",
+            downloads: 5,
+            publisher: { id: "pub-a", name: "A" },
+            app_node_names: ["SharedNode", "OnlyMixed"],
+          }),
           node("popular", { name: "Popular", downloads: 900, publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode"] }),
-          node("preempter", { name: "Preempter", downloads: 1, publisher: { id: "pub-b", name: "B" }, preempted_app_node_names: ["SharedNode"] }),
-          node("banned-one", { name: "Banned One", downloads: 1000, status: "NodeStatusBanned", publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode"] }),
-          node("gone", { name: "Gone", status: "NodeStatusDeleted", publisher: { id: "pub-a", name: "A" }, app_node_names: ["SharedNode"] }),
+          node("preempter", {
+            name: "Preempter",
+            downloads: 1,
+            publisher: { id: "pub-b", name: "B" },
+            preempted_app_node_names: ["SharedNode"],
+          }),
+          node("banned-one", {
+            name: "Banned One",
+            downloads: 1000,
+            status: "NodeStatusBanned",
+            publisher: { id: "pub-a", name: "A" },
+            app_node_names: ["SharedNode"],
+          }),
+          node("gone", {
+            name: "Gone",
+            status: "NodeStatusDeleted",
+            publisher: { id: "pub-a", name: "A" },
+            app_node_names: ["SharedNode"],
+          }),
           ...Array.from({ length: 12 }, (_, i) => node(`filler-${i}`, { name: `Filler ${i}`, downloads: 100 + i })),
         ]);
       });
@@ -464,7 +508,10 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
         const only = await engine.search(q({ ids: ["filler-1", "popular", "ComfyUI-Mixed-Case", "unknown", "gone", "banned-one"] }));
         expect(only.nodes.map((n) => n.id)).toEqual(["popular", "filler-1", "ComfyUI-Mixed-Case"]);
         expect(only.total).toBe(3);
-        expect((await engine.search(q({ ids: ["banned-one", "popular"], includeBanned: true }))).nodes.map((n) => n.id)).toEqual(["banned-one", "popular"]);
+        expect((await engine.search(q({ ids: ["banned-one", "popular"], includeBanned: true }))).nodes.map((n) => n.id)).toEqual([
+          "banned-one",
+          "popular",
+        ]);
         expect(await ids({ ids: ["filler-1", "popular", "ComfyUI-Mixed-Case"], offset: 1, limit: 1 })).toEqual(["filler-1"]);
         expect(await ids({ ids: ["filler-1", "popular"], search: "filler" })).toEqual(["filler-1"]);
         expect(await ids({ ids: ["filler-1", "popular"], appNode: "SharedNode" })).toEqual(["popular"]);
@@ -486,7 +533,11 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       });
       it("publishedBy: a publisher's packs, banned ones only when asked, deleted never", async () => {
         expect((await engine.publishedBy("pub-a", { includeBanned: false })).map((n) => n.id)).toEqual(["popular", "ComfyUI-Mixed-Case"]);
-        expect((await engine.publishedBy("pub-a", { includeBanned: true })).map((n) => n.id)).toEqual(["banned-one", "popular", "ComfyUI-Mixed-Case"]);
+        expect((await engine.publishedBy("pub-a", { includeBanned: true })).map((n) => n.id)).toEqual([
+          "banned-one",
+          "popular",
+          "ComfyUI-Mixed-Case",
+        ]);
         expect(await engine.publishedBy("PUB-A", { includeBanned: true })).toEqual([]);
         expect(await engine.publishedBy("nobody", { includeBanned: true })).toEqual([]);
       });
@@ -525,8 +576,18 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       beforeAll(async () => {
         const { records } = await loadCatalog(CATALOG.path);
         const traps: StoredNode[] = [
-          node("impactframes-videoprompts", { name: "IF_VideoPrompts", author: "impactframes", repository: "https://github.com/if-ai/ComfyUI-IF_VideoPrompts", repo_stars: 57 }),
-          node("impactframes-dreamtalk", { name: "IF_Dreamtalk", author: "impactframes", repository: "https://github.com/if-ai/ComfyUI-IF_AI_Dreamtalk", repo_stars: 25 }),
+          node("impactframes-videoprompts", {
+            name: "IF_VideoPrompts",
+            author: "impactframes",
+            repository: "https://github.com/if-ai/ComfyUI-IF_VideoPrompts",
+            repo_stars: 57,
+          }),
+          node("impactframes-dreamtalk", {
+            name: "IF_Dreamtalk",
+            author: "impactframes",
+            repository: "https://github.com/if-ai/ComfyUI-IF_AI_Dreamtalk",
+            repo_stars: 25,
+          }),
           node("comfyui-impact-bigdetector-bbox-segs", { name: "ComfyUI-Impact-BIGdetector-BBOX-SEGS", repo_stars: 0 }),
           node("aux-preprocessors-trap", { name: "Auxiliary Preprocessors", app_node_names: ["ImpactControlNetApply"], repo_stars: 4150 }),
         ].filter((t) => !records.some((r) => r.id === t.id));
@@ -535,7 +596,11 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
       }, 120_000);
       it("impact ranks every name or id match above every other match, and Impact Pack in the top three, whatever the download counts", async () => {
         const top = (await engine.search(q({ search: "impact", limit: 100 }))).nodes;
-        const repoName = (r: StoredNode) => (r.repository ?? "").replace(/(\.git)?\/*$/, "").split("/").pop() ?? "";
+        const repoName = (r: StoredNode) =>
+          (r.repository ?? "")
+            .replace(/(\.git)?\/*$/, "")
+            .split("/")
+            .pop() ?? "";
         const inIdentity = top.map((r) => /impact/i.test(`${r.id} ${r.name ?? ""} ${repoName(r)}`));
         expect(inIdentity.indexOf(false), "the first match outside the name or id").toBeGreaterThan(0);
         expect(inIdentity.slice(inIdentity.indexOf(false)), `${top.map((r) => r.id).join(", ")}`).not.toContain(true);
@@ -568,11 +633,12 @@ export function describeEngineConformance(name: string, makeEngine: () => Promis
         for (const n of top.nodes) expect(`${n.id} ${n.name} ${n.description}`.toLowerCase()).toMatch(/control\s*-?net|cnet/);
       });
       it("an app node name finds the pack that provides it", async () => {
-        expect((await ids({ search: "FaceDetailer", limit: 5 }))).toContain("comfyui-impact-pack");
+        expect(await ids({ search: "FaceDetailer", limit: 5 })).toContain("comfyui-impact-pack");
         const byName = await ids({ appNode: "FaceDetailer", limit: 100 });
         expect(byName).toContain("comfyui-impact-pack");
       });
-      if (CATALOG.kind !== "real") console.log(`skipped "counts the real catalog's 5,892 nodes": it needs the real catalog, and ${CATALOG.description}`);
+      if (CATALOG.kind !== "real")
+        console.log(`skipped "counts the real catalog's 5,892 nodes": it needs the real catalog, and ${CATALOG.description}`);
       it.skipIf(CATALOG.kind !== "real")("counts the real catalog's 5,892 nodes", async () => {
         expect(await engine.count()).toBe(5892);
         expect((await engine.search(q({ limit: 1 }))).total).toBe(5892);

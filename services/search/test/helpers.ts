@@ -64,10 +64,22 @@ export const FIXTURES: StoredNode[] = [
     translations: { fr: { name: "Pack Impact" } },
     app_node_names: ["FaceDetailer", "SAMLoader"],
   },
-  { id: "kjnodes", name: "KJNodes for ComfyUI", repository: "https://github.com/kijai/ComfyUI-KJNodes", repo_stars: 3000, status: "NodeStatusActive", app_node_names: ["GetNode"] },
+  {
+    id: "kjnodes",
+    name: "KJNodes for ComfyUI",
+    repository: "https://github.com/kijai/ComfyUI-KJNodes",
+    repo_stars: 3000,
+    status: "NodeStatusActive",
+    app_node_names: ["GetNode"],
+  },
   { id: "banned-pack", name: "Banned Pack", status: "NodeStatusBanned", repo_stars: 5, supported_os: ["MacOS"] },
   { id: "deleted-pack", name: "Deleted Pack", status: "NodeStatusDeleted", repo_stars: 6 },
-  ...Array.from({ length: 23 }, (_, i): StoredNode => ({ id: `filler-${String(i).padStart(2, "0")}`, name: `Filler Pack ${i}`, repo_stars: i, supported_os: i % 2 ? ["MacOS"] : ["POSIX :: Linux"] })),
+  ...Array.from({ length: 23 }, (_, i): StoredNode => ({
+    id: `filler-${String(i).padStart(2, "0")}`,
+    name: `Filler Pack ${i}`,
+    repo_stars: i,
+    supported_os: i % 2 ? ["MacOS"] : ["POSIX :: Linux"],
+  })),
 ];
 
 /**

@@ -18,14 +18,73 @@ beforeAll(async () => {
   ({ app } = await appWith(records));
 }, 120_000);
 
-const PARAMS = ["page", "limit", "search", "repository_url_search", "app_node_search", "comfy_node_search", "supported_os", "supported_accelerator", "include_banned", "x"];
+const PARAMS = [
+  "page",
+  "limit",
+  "search",
+  "repository_url_search",
+  "app_node_search",
+  "comfy_node_search",
+  "supported_os",
+  "supported_accelerator",
+  "include_banned",
+  "x",
+];
 const nasty = fc.constantFrom(
-  "", " ", "0", "-1", "1e3", "0x10", "1.0", "NaN", "Infinity", "99999999999999999999", "true", "TRUE", "null", "[]", "{}",
-  ".*", "(a+)+$", "[[:alpha:]]", "\\", "' OR 1=1 --", "\"; DROP TABLE nodes; --", "%", "_", "%%", "%00", "%ZZ", "%E0%A4%A", "\u0000", "\uFFFF", "\uD800",
-  "🚀🔥", "ﬁ", "Å", "İ", "ß", "ｆｕｌｌ", "a::b", " :: ", "::", "Microsoft :: Windows :: 11", "GPU :: ", "a".repeat(513), "a b ".repeat(200),
-  "x".repeat(10_000), "impact pack", "https://github.com/ltdrdata/ComfyUI-Impact-Pack.git", "FaceDetailer",
+  "",
+  " ",
+  "0",
+  "-1",
+  "1e3",
+  "0x10",
+  "1.0",
+  "NaN",
+  "Infinity",
+  "99999999999999999999",
+  "true",
+  "TRUE",
+  "null",
+  "[]",
+  "{}",
+  ".*",
+  "(a+)+$",
+  "[[:alpha:]]",
+  "\\",
+  "' OR 1=1 --",
+  '"; DROP TABLE nodes; --',
+  "%",
+  "_",
+  "%%",
+  "%00",
+  "%ZZ",
+  "%E0%A4%A",
+  "\u0000",
+  "\uFFFF",
+  "\uD800",
+  "🚀🔥",
+  "ﬁ",
+  "Å",
+  "İ",
+  "ß",
+  "ｆｕｌｌ",
+  "a::b",
+  " :: ",
+  "::",
+  "Microsoft :: Windows :: 11",
+  "GPU :: ",
+  "a".repeat(513),
+  "a b ".repeat(200),
+  "x".repeat(10_000),
+  "impact pack",
+  "https://github.com/ltdrdata/ComfyUI-Impact-Pack.git",
+  "FaceDetailer",
 );
-const anyText = fc.oneof(nasty, fc.string({ maxLength: 60 }), fc.string({ unit: "grapheme", maxLength: 30 }), fc.string({ unit: "binary", maxLength: 30 }));
+const anyText = fc.oneof(
+  nasty,
+  fc.string({ maxLength: 60 }),
+  fc.string({ unit: "grapheme", maxLength: 30 }),
+  fc.string({ unit: "binary", maxLength: 30 }),
+);
 const encode = (s: string) => {
   try {
     return encodeURIComponent(s);
@@ -50,27 +109,31 @@ describe("hostile query strings", () => {
     expect(ErrorResponse.parse(res.body).error).toBe("header_too_large");
   });
 
-  it.each([["/nodes/search"], ["/nodes"]])("%s: at least 1,000 generated cases, each a 200 page or a 4xx {error, message}", async (path) => {
-    let cases = 0;
-    await fc.assert(
-      fc.asyncProperty(queryString, async (qs) => {
-        cases++;
-        // Through the services' own HTTP server: a query string past Node's 16 KiB header limit is
-        // refused by its parser before any route, and must still answer in shape.
-        const res = await request(createHttpServer(app)).get(`${path}?${qs}`);
-        if (res.status === 200) {
-          SearchPage.parse(res.body);
-        } else {
-          expect(res.status, `${qs} → ${res.status} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
-          expect(res.status).toBeLessThan(500);
-          // The parser's answer carries the upload face's `code` beside `error`: no route was chosen.
-          (res.status === 431 ? ErrorResponse : ErrorResponse.strict()).parse(res.body);
-        }
-      }),
-      { numRuns: 1000 },
-    );
-    expect(cases).toBeGreaterThanOrEqual(1000);
-  }, 300_000);
+  it.each([["/nodes/search"], ["/nodes"]])(
+    "%s: at least 1,000 generated cases, each a 200 page or a 4xx {error, message}",
+    async (path) => {
+      let cases = 0;
+      await fc.assert(
+        fc.asyncProperty(queryString, async (qs) => {
+          cases++;
+          // Through the services' own HTTP server: a query string past Node's 16 KiB header limit is
+          // refused by its parser before any route, and must still answer in shape.
+          const res = await request(createHttpServer(app)).get(`${path}?${qs}`);
+          if (res.status === 200) {
+            SearchPage.parse(res.body);
+          } else {
+            expect(res.status, `${qs} → ${res.status} ${res.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+            expect(res.status).toBeLessThan(500);
+            // The parser's answer carries the upload face's `code` beside `error`: no route was chosen.
+            (res.status === 431 ? ErrorResponse : ErrorResponse.strict()).parse(res.body);
+          }
+        }),
+        { numRuns: 1000 },
+      );
+      expect(cases).toBeGreaterThanOrEqual(1000);
+    },
+    300_000,
+  );
 
   it("node ids of every kind: 200, 404 or 400, never 500", async () => {
     await fc.assert(

@@ -113,7 +113,16 @@ describe("Meilisearch query translation", () => {
 
   it("the path filter's translation agrees with the embedded rule on every pair of a value set", () => {
     const values = ["Microsoft :: Windows", "Microsoft :: Windows :: 10", "POSIX :: Linux", "MacOS", "OS Independent", "Windows", "Linux"];
-    const filters = ["Windows", "Microsoft", "Microsoft :: Windows :: 11", "Microsoft :: Windows :: 10", "Linux", "POSIX", "macOS", "Solaris"];
+    const filters = [
+      "Windows",
+      "Microsoft",
+      "Microsoft :: Windows :: 11",
+      "Microsoft :: Windows :: 10",
+      "Linux",
+      "POSIX",
+      "macOS",
+      "Solaris",
+    ];
     for (const v of values) {
       const doc = toMeiliDocument({ id: "x", supported_os: [v] }, 0);
       for (const f of filters) {
@@ -131,8 +140,16 @@ describe("Meilisearch query translation", () => {
 
 describe("the registry read routes' lookups on Meilisearch", () => {
   it("documents carry the lower-cased id and exact keys of the id, the class names (provided and preempted) and the publisher", () => {
-    const doc = toMeiliDocument({ id: "ComfyUI-X", app_node_names: ["A", "B"], preempted_app_node_names: ["B", "C"], publisher: { id: "pub" } }, 0);
-    expect(doc).toMatchObject({ id_lower: "comfyui-x", id_key: exactKey("ComfyUI-X"), class_keys: ["A", "B", "C"].map(exactKey), publisher_key: exactKey("pub") });
+    const doc = toMeiliDocument(
+      { id: "ComfyUI-X", app_node_names: ["A", "B"], preempted_app_node_names: ["B", "C"], publisher: { id: "pub" } },
+      0,
+    );
+    expect(doc).toMatchObject({
+      id_lower: "comfyui-x",
+      id_key: exactKey("ComfyUI-X"),
+      class_keys: ["A", "B", "C"].map(exactKey),
+      publisher_key: exactKey("pub"),
+    });
     expect(toMeiliDocument({ id: "bare" }, 0)).toMatchObject({ id_lower: "bare", class_keys: [], publisher_key: "" });
   });
   it("exact keys tell apart what differs only by case, and are what a case-blind comparison cannot confuse", () => {
@@ -155,9 +172,25 @@ describe("the registry read routes' lookups on Meilisearch", () => {
 
 describe("paging across segments", () => {
   it.each([
-    [[5, 20], 0, 10, [{ segment: 0, offset: 0, limit: 5 }, { segment: 1, offset: 0, limit: 5 }]],
+    [
+      [5, 20],
+      0,
+      10,
+      [
+        { segment: 0, offset: 0, limit: 5 },
+        { segment: 1, offset: 0, limit: 5 },
+      ],
+    ],
     [[5, 20], 10, 10, [{ segment: 1, offset: 5, limit: 10 }]],
-    [[0, 3, 4], 2, 3, [{ segment: 1, offset: 2, limit: 1 }, { segment: 2, offset: 0, limit: 2 }]],
+    [
+      [0, 3, 4],
+      2,
+      3,
+      [
+        { segment: 1, offset: 2, limit: 1 },
+        { segment: 2, offset: 0, limit: 2 },
+      ],
+    ],
     [[5, 20], 30, 10, []],
   ])("totals %j, offset %i, limit %i", (totals, offset, limit, expected) => {
     expect(sliceSegments(totals, offset, limit)).toEqual(expected);
@@ -167,12 +200,19 @@ describe("paging across segments", () => {
 describe("Meilisearch documents carry the words names are written in", () => {
   it("split by case and digits, joined runs of the name, hyphenated words of the description, and the popularity figure", () => {
     const doc = toMeiliDocument(
-      { id: "vhs", name: "ComfyUI-VideoHelperSuite", repository: "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite", description: "Lip-sync and video tools", author: "Kosinkadink" },
+      {
+        id: "vhs",
+        name: "ComfyUI-VideoHelperSuite",
+        repository: "https://github.com/Kosinkadink/ComfyUI-VideoHelperSuite",
+        description: "Lip-sync and video tools",
+        author: "Kosinkadink",
+      },
       3,
       0.8,
     );
     const words = doc.identity_text.split(" ");
-    for (const w of ["vhs", "comfyui", "videohelpersuite", "video", "helper", "suite", "videohelper", "helpersuite"]) expect(words).toContain(w);
+    for (const w of ["vhs", "comfyui", "videohelpersuite", "video", "helper", "suite", "videohelper", "helpersuite"])
+      expect(words).toContain(w);
     expect(doc.description_text.split(" ")).toEqual(["lip", "sync", "and", "video", "tools", "lipsync"]);
     expect(doc).toMatchObject({ rank: 3, popularity: 0.8, author_text: "kosinkadink" });
   });
@@ -187,11 +227,31 @@ describe("Meilisearch settings", () => {
 
   it("search the four fields in their order of meaning, with our typo thresholds, exactness before popularity and popularity order last", () => {
     expect(MEILI_SETTINGS.searchableAttributes).toEqual(["identity_text", "nodes_tags_text", "description_text", "author_text"]);
-    expect(MEILI_SETTINGS.rankingRules).toEqual(["words", "typo", "proximity", "attribute", "exactness", "popularity:desc", "sort", "rank:asc"]);
+    expect(MEILI_SETTINGS.rankingRules).toEqual([
+      "words",
+      "typo",
+      "proximity",
+      "attribute",
+      "exactness",
+      "popularity:desc",
+      "sort",
+      "rank:asc",
+    ]);
     expect(MEILI_SETTINGS.typoTolerance).toMatchObject({ enabled: true, minWordSizeForTypos: { oneTypo: 5, twoTypos: 9 } });
     expect(MEILI_SETTINGS.rankingRules?.at(-1)).toBe("rank:asc");
     expect(MEILI_SETTINGS.sortableAttributes).toContain("rank");
-    for (const f of ["banned", "identity", "app_names_lower", "repo_norm", "os_any", "os_prefixes", "os_values", "acc_any", "acc_prefixes", "acc_values"]) {
+    for (const f of [
+      "banned",
+      "identity",
+      "app_names_lower",
+      "repo_norm",
+      "os_any",
+      "os_prefixes",
+      "os_values",
+      "acc_any",
+      "acc_prefixes",
+      "acc_values",
+    ]) {
       expect(MEILI_SETTINGS.filterableAttributes).toContain(f);
     }
   });

@@ -19,7 +19,11 @@ describe("serialised pages", () => {
     const { records } = await loadCatalog(testCatalog().path);
     const multiByte = FIXTURES.map((r, i) => ({ ...r, description: `${"é日🎉\u2028".repeat(i + 1)} ${r.description ?? ""}` }));
     for (const nodes of [FIXTURES, multiByte, records.slice(0, 100), [], records.slice(5000, 5001)]) {
-      for (const [page, limit, total] of [[1, 10, 0], [3, 20, 1234], [600, 1, 99_999]] as const) {
+      for (const [page, limit, total] of [
+        [1, 10, 0],
+        [3, 20, 1234],
+        [600, 1, 99_999],
+      ] as const) {
         const text = resultPage({ nodes, total }, page, limit);
         expect(text.json).toBe(JSON.stringify(toPage(nodes, total, page, limit)));
         expect(text.bytes).toBe(Buffer.byteLength(text.json));

@@ -4,7 +4,12 @@ import { toMeiliDocument } from "../src/adapters/meilisearch/documents.ts";
 import { detailsStale, withDetails } from "../src/adapters/registry/pack-details.ts";
 import { installPathVersion } from "../src/domain/versions.ts";
 
-const v = (version: string, status: NodeVersion["status"], createdAt: string): NodeVersion => ({ version, status, createdAt, downloadUrl: `https://cdn.example/${version}.zip` });
+const v = (version: string, status: NodeVersion["status"], createdAt: string): NodeVersion => ({
+  version,
+  status,
+  createdAt,
+  downloadUrl: `https://cdn.example/${version}.zip`,
+});
 const VERSIONS = [
   v("2.0.0", "NodeVersionStatusBanned", "2024-06-01T00:00:00Z"),
   v("1.9.0", "NodeVersionStatusActive", "2024-05-01T00:00:00Z"),

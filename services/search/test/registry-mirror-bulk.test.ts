@@ -29,13 +29,17 @@ const NODES: RegistryNode[] = [
   },
 ];
 const harness = mirrorHarness("search-bulk", { pageSize: 50, retryDelayMs: 10, headersTimeoutMs: 30_000, attempts: 2 });
-const mirrored = async (d: SearchRuntime) => waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", { tries: 1200 });
+const mirrored = async (d: SearchRuntime) =>
+  waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", {
+    tries: 1200,
+  });
 const readable = NODES.filter((n) => n.status !== "NodeStatusBanned" && n.status !== "NodeStatusDeleted");
 
 /** What the mirror holds of each readable pack's versions, and what upstream has. */
 async function versionsHeld(d: SearchRuntime): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
-  for (const n of readable) out[n.id] = ((await d.engine.get(n.id, { includeBanned: false }))?.versions ?? []).map((v) => `${v.version}:${v.status}`);
+  for (const n of readable)
+    out[n.id] = ((await d.engine.get(n.id, { includeBanned: false }))?.versions ?? []).map((v) => `${v.version}:${v.status}`);
   return out;
 }
 
@@ -59,9 +63,23 @@ describe("a first mirror's versions", () => {
     const r = await harness.registry(NODES);
     const d = await harness.deps({ DATA_DIR: harness.path("definitions"), CATALOG_SOURCE: r.url, CATALOG_REFRESH: "off" });
     await mirrored(d);
-    const page = ComfyNodesPage.strict().parse((await request(createApp(d)).get("/nodes/many-versions/versions/1.1.0/comfy-nodes").expect(200)).body);
+    const page = ComfyNodesPage.strict().parse(
+      (await request(createApp(d)).get("/nodes/many-versions/versions/1.1.0/comfy-nodes").expect(200)).body,
+    );
     expect(page.comfy_nodes).toEqual([comfyNodeDefinition("ManyElevenClass")]);
-    expect(Object.keys(page.comfy_nodes[0]!).sort()).toEqual(["category", "comfy_node_name", "deprecated", "description", "experimental", "function", "input_types", "output_is_list", "policy", "return_names", "return_types"]);
+    expect(Object.keys(page.comfy_nodes[0]!).sort()).toEqual([
+      "category",
+      "comfy_node_name",
+      "deprecated",
+      "description",
+      "experimental",
+      "function",
+      "input_types",
+      "output_is_list",
+      "policy",
+      "return_names",
+      "return_types",
+    ]);
     // Every pack with classes: the definitions upstream gives for its install-path version.
     for (const n of readable.slice(0, 40)) {
       const install = r.installVersion(n.id);

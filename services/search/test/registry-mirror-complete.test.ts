@@ -26,7 +26,10 @@ const harness = mirrorHarness("search-complete", mirror);
 const registry = (nodes: RegistryNode[] = NODES) => harness.registry(nodes);
 /** A service mirroring `url` that reads only when told (CATALOG_REFRESH=off reads once, at start). */
 const deps = (env: Record<string, string>, extra: MirrorOptions = {}) => harness.deps({ CATALOG_REFRESH: "off", ...env }, extra);
-const mirrored = async (d: SearchRuntime) => waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", { tries: 1200 });
+const mirrored = async (d: SearchRuntime) =>
+  waitUntil(() => d.catalogStatus().mirror?.phase === "done" && d.catalogStatus().state === "fresh", "the first mirror pass", {
+    tries: 1200,
+  });
 const get = (d: SearchRuntime, path: string) => request(createApp(d)).get(path);
 
 /**
@@ -52,7 +55,11 @@ describe("a registry whose rows move between page requests", () => {
     const seen = new Set<string>();
     let total = 0;
     for (let page = 1, pages = 1; page <= pages; page++) {
-      const body = (await (await fetch(`${r.url}/nodes?page=${page}&limit=25&include_banned=true&latest=true`)).json()) as { nodes: { id: string }[]; total: number; totalPages: number };
+      const body = (await (await fetch(`${r.url}/nodes?page=${page}&limit=25&include_banned=true&latest=true`)).json()) as {
+        nodes: { id: string }[];
+        total: number;
+        totalPages: number;
+      };
       for (const n of body.nodes) seen.add(n.id);
       total = body.total;
       pages = body.totalPages;
@@ -69,7 +76,9 @@ describe("a registry whose rows move between page requests", () => {
     expect(new Set(records.map((n) => n.id)).size).toBe(NODES.length);
     expect(reports).toEqual([{ total: NODES.length, distinct: NODES.length, passes: 1, missing: 0, sorted: true }]);
     const lists = r.requests(/^\/nodes$/);
-    expect(lists.every((q) => q.query.get("sort") === "id" && q.query.get("include_banned") === "true" && q.query.get("latest") === "true")).toBe(true);
+    expect(
+      lists.every((q) => q.query.get("sort") === "id" && q.query.get("include_banned") === "true" && q.query.get("latest") === "true"),
+    ).toBe(true);
   });
 
   it("against a registry that ignores sort, reads the list again, and reports what is still missing while serving the packs it knew", async () => {
@@ -86,7 +95,10 @@ describe("a registry whose rows move between page requests", () => {
     // Nothing silently lost: the packs the list did not return are still served.
     expect(status.nodes).toBe(NODES.length);
     const ready = await get(d, "/readyz");
-    expect(ready.body.catalog.missing).toMatchObject({ count: status.missing!.count, kept: expect.arrayContaining([status.missing!.kept[0]]) });
+    expect(ready.body.catalog.missing).toMatchObject({
+      count: status.missing!.count,
+      kept: expect.arrayContaining([status.missing!.kept[0]]),
+    });
 
     // With re-reads (the default), the passes together find every pack again.
     const reports: PackListReport[] = [];
@@ -123,7 +135,9 @@ describe("classes and versions", () => {
     const d = await deps({ DATA_DIR: harness.path("classes"), CATALOG_SOURCE: r.url });
     await mirrored(d);
     // The list itself carries no class names and the newest version (banned) without a download URL.
-    const listed = (await (await fetch(`${r.url}/nodes/picky-pack`)).json()) as { latest_version: { version: string; downloadUrl: string } };
+    const listed = (await (await fetch(`${r.url}/nodes/picky-pack`)).json()) as {
+      latest_version: { version: string; downloadUrl: string };
+    };
     expect(listed.latest_version).toMatchObject({ version: "2.0.0", downloadUrl: "" });
 
     const found = await get(d, "/nodes/search?comfy_node_search=PickyNineClass");
@@ -134,7 +148,10 @@ describe("classes and versions", () => {
     expect(install.downloadUrl).not.toBe("");
     // Classes of other versions are not the pack's: search does not find them.
     expect((await get(d, "/nodes/search?comfy_node_search=PickyTenClass")).body.total).toBe(0);
-    expect((await get(d, "/nodes/picky-pack/versions/latest/comfy-nodes")).body.comfy_nodes).toEqual([comfyNodeDefinition("PickyNineClass"), comfyNodeDefinition("PickySampler")]);
+    expect((await get(d, "/nodes/picky-pack/versions/latest/comfy-nodes")).body.comfy_nodes).toEqual([
+      comfyNodeDefinition("PickyNineClass"),
+      comfyNodeDefinition("PickySampler"),
+    ]);
 
     const stored = await d.engine.get("picky-pack", { includeBanned: false });
     expect(stored?.versions?.map((v) => [v.version, v.status])).toEqual([
@@ -144,7 +161,9 @@ describe("classes and versions", () => {
     ]);
     expect(stored?.app_node_names_version).toBe("1.9.0");
     // A generated pack's classes came through the registry's routes too.
-    const withClasses = NODES.find((n) => n.status === "NodeStatusActive" && Array.isArray(n.app_node_names) && (n.app_node_names as string[]).length > 0)!;
+    const withClasses = NODES.find(
+      (n) => n.status === "NodeStatusActive" && Array.isArray(n.app_node_names) && (n.app_node_names as string[]).length > 0,
+    )!;
     const cls = (withClasses.app_node_names as string[])[0]!;
     const hit = await get(d, `/nodes/search?comfy_node_search=${encodeURIComponent(cls)}&limit=100`);
     expect(hit.body.nodes.map((n: { id: string }) => n.id)).toContain(withClasses.id);
@@ -173,9 +192,16 @@ describe("classes and versions", () => {
     // Its versions come from the list of every version; its classes fail.
     r.fault(new RegExp(`^/nodes/${failing}/versions/[^/]+/comfy-nodes$`), "500", 2);
     const d = await deps({ DATA_DIR: harness.path("progress"), CATALOG_SOURCE: r.url }, { attempts: 2 });
-    await waitUntil(() => d.catalogStatus().mirror?.phase === "details" && d.catalogStatus().state === "fresh", "the pack list to be served");
+    await waitUntil(
+      () => d.catalogStatus().mirror?.phase === "details" && d.catalogStatus().state === "fresh",
+      "the pack list to be served",
+    );
     const during = (await get(d, "/readyz")).body.catalog;
-    expect(during).toMatchObject({ state: "fresh", nodes: NODES.length, mirror: { pass: "full", phase: "details", packs: { read: NODES.length, total: NODES.length } } });
+    expect(during).toMatchObject({
+      state: "fresh",
+      nodes: NODES.length,
+      mirror: { pass: "full", phase: "details", packs: { read: NODES.length, total: NODES.length } },
+    });
     expect(during.mirror.versions.done).toBeLessThan(during.mirror.versions.of);
     await mirrored(d);
     const after = (await get(d, "/readyz")).body.catalog;
@@ -205,7 +231,9 @@ describe("faults on the per-pack routes", () => {
   it("a pack's class list that never answers is abandoned, tried again, and the pass completes with every class", async () => {
     const nodes = NODES.slice(0, 40);
     const r = await registry(nodes);
-    const pack = nodes.find((n) => n.status === "NodeStatusActive" && Array.isArray(n.app_node_names) && (n.app_node_names as string[]).length > 0)!;
+    const pack = nodes.find(
+      (n) => n.status === "NodeStatusActive" && Array.isArray(n.app_node_names) && (n.app_node_names as string[]).length > 0,
+    )!;
     r.fault(new RegExp(`^/nodes/${pack.id}/versions/[^/]+/comfy-nodes$`), "stall", 1);
     // The only short timeout here: every other answer comes well within it, the stalled one never does.
     const d = await deps({ DATA_DIR: harness.path("stall"), CATALOG_SOURCE: r.url }, { headersTimeoutMs: 2000 });
@@ -232,7 +260,12 @@ describe("kept in step", () => {
     const asked = r.log.slice(before);
     expect(asked.filter((q) => q.path === "/nodes").every((q) => q.query.has("timestamp"))).toBe(true);
     // Versions asked for only the packs that changed (the banned one is not asked: the registry keeps its versions to itself).
-    expect(asked.filter((q) => q.path.endsWith("/versions")).map((q) => q.path).sort()).toEqual([`/nodes/${published}/versions`, "/nodes/brand-new-pack/versions"].sort());
+    expect(
+      asked
+        .filter((q) => q.path.endsWith("/versions"))
+        .map((q) => q.path)
+        .sort(),
+    ).toEqual([`/nodes/${published}/versions`, "/nodes/brand-new-pack/versions"].sort());
     expect(d.catalogStatus().mirror).toMatchObject({ pass: "incremental", errors: 0 });
     expect((await get(d, "/nodes/search?comfy_node_search=BrandNewClass")).body.nodes[0]?.id).toBe("brand-new-pack");
     const fresh = await get(d, "/nodes/search?comfy_node_search=FreshlyPublishedClass");
@@ -266,7 +299,10 @@ describe("kept in step", () => {
       const listed = NODES.filter((n) => n.status !== "NodeStatusDeleted").length + 1;
       expect(second.catalogStatus()).toMatchObject({ nodes: listed, missing: null, mirror: { pass: "full", errors: 0 } });
       const found = await get(second, "/nodes/search?comfy_node_search=PickySampler");
-      expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) } });
+      expect(found.body.nodes[0]).toMatchObject({
+        id: "picky-pack",
+        latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) },
+      });
       expect((await second.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
     } finally {
       upstream.closeAllConnections();
@@ -280,7 +316,11 @@ describe("kept in step", () => {
     const inner = new EmbeddedSearchEngine();
     const shared = new Proxy(inner, { get: (t, k) => (k === "kind" ? "meilisearch" : Reflect.get(t, k)) }) as SearchEngine;
     const worker = (name: string) =>
-      createSearchRuntime(loadConfig({ LOG_LEVEL: "silent", DATA_DIR: harness.path(name), CATALOG_SOURCE: "none" }), silentLogger, { role: "writer", engine: shared, mirror });
+      createSearchRuntime(loadConfig({ LOG_LEVEL: "silent", DATA_DIR: harness.path(name), CATALOG_SOURCE: "none" }), silentLogger, {
+        role: "writer",
+        engine: shared,
+        mirror,
+      });
     const a = await worker("worker-a");
     const b = await worker("worker-b");
     try {
@@ -316,7 +356,10 @@ describe("kept in step", () => {
     await offline.started;
     expect(offline.catalogStatus()).toMatchObject({ state: "stale", nodes: NODES.length + 1 });
     const found = await get(offline, "/nodes/search?comfy_node_search=PickySampler");
-    expect(found.body.nodes[0]).toMatchObject({ id: "picky-pack", latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) } });
+    expect(found.body.nodes[0]).toMatchObject({
+      id: "picky-pack",
+      latest_version: { version: "1.9.0", downloadUrl: expect.stringMatching(/^https?:\/\/./) },
+    });
     expect((await offline.engine.get("picky-pack", { includeBanned: false }))?.versions).toHaveLength(3);
   });
 });

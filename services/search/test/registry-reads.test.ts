@@ -2,7 +2,16 @@ import request from "supertest";
 import type { RequestListener } from "node:http";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BulkNodeVersionsResponse, ComfyNodesPage, ErrorResponse, Node, NodeVersion, Publisher, SearchPage, VersionsPage } from "@app/contracts";
+import {
+  BulkNodeVersionsResponse,
+  ComfyNodesPage,
+  ErrorResponse,
+  Node,
+  NodeVersion,
+  Publisher,
+  SearchPage,
+  VersionsPage,
+} from "@app/contracts";
 import { VERSIONED_CATALOG, VERSIONED_CATALOG_LISTED } from "@app/testkit/registry-versions-catalog";
 import { parseCatalogRecord, type StoredNode } from "../src/domain/catalog-record.ts";
 import { appWith } from "./helpers.ts";
@@ -38,7 +47,9 @@ describe("GET /nodes?node_id=…", () => {
     expect(page).toMatchObject({ total: 3, page: 1, limit: 3, totalPages: 1 });
   });
   it("unknown, banned and deleted ids are left out; include_banned brings the banned one", async () => {
-    expect((await get("/nodes?node_id=nope&node_id=banned-pack&node_id=deleted-pack&node_id=legacy-pack")).body.nodes.map((n: Node) => n.id)).toEqual(["legacy-pack"]);
+    expect(
+      (await get("/nodes?node_id=nope&node_id=banned-pack&node_id=deleted-pack&node_id=legacy-pack")).body.nodes.map((n: Node) => n.id),
+    ).toEqual(["legacy-pack"]);
     expect((await get("/nodes?node_id=banned-pack&include_banned=true")).body.nodes.map((n: Node) => n.id)).toEqual(["banned-pack"]);
     expect((await get("/nodes?node_id=nope")).body).toMatchObject({ nodes: [], total: 0 });
   });
@@ -52,7 +63,9 @@ describe("GET /nodes?node_id=…", () => {
     const ids = VERSIONED_CATALOG_LISTED.map((id) => `node_id=${encodeURIComponent(id)}`).join("&");
     const first = SearchPage.parse((await get(`/nodes?${ids}&limit=10`)).body);
     expect(first).toMatchObject({ total: VERSIONED_CATALOG_LISTED.length, totalPages: Math.ceil(VERSIONED_CATALOG_LISTED.length / 10) });
-    expect((await get("/nodes/search?node_id=comfyui-impact-pack&node_id=sam-tools&search=detailer")).body.nodes.map((n: Node) => n.id)).toEqual(["comfyui-impact-pack"]);
+    expect(
+      (await get("/nodes/search?node_id=comfyui-impact-pack&node_id=sam-tools&search=detailer")).body.nodes.map((n: Node) => n.id),
+    ).toEqual(["comfyui-impact-pack"]);
   });
   it.each([
     ["sort=downloads", "sort is not supported"],
@@ -63,8 +76,17 @@ describe("GET /nodes?node_id=…", () => {
     await expectError(`/nodes?${qs}`, 400, "invalid_parameter", says);
   });
   it("refuses more than 500 ids, also past the query parser's 1,000-key cap, rather than answer a cut list", async () => {
-    for (const n of [501, 1200]) await expectError(`/nodes?${Array.from({ length: n }, (_, i) => `node_id=${i}`).join("&")}`, 400, "invalid_parameter", "node_id takes at most 500");
-    expect((await get(`/nodes?${Array.from({ length: 500 }, (_, i) => `node_id=${i}`).join("&")}`)).body).toMatchObject({ limit: 500, total: 0 });
+    for (const n of [501, 1200])
+      await expectError(
+        `/nodes?${Array.from({ length: n }, (_, i) => `node_id=${i}`).join("&")}`,
+        400,
+        "invalid_parameter",
+        "node_id takes at most 500",
+      );
+    expect((await get(`/nodes?${Array.from({ length: 500 }, (_, i) => `node_id=${i}`).join("&")}`)).body).toMatchObject({
+      limit: 500,
+      total: 0,
+    });
   });
   it("takes ComfyUI-Manager's comfyui_version and form_factor, and latest=true, answering what it answers without them", async () => {
     const plain = await get("/nodes?page=2&limit=30");
@@ -77,11 +99,19 @@ describe("GET /nodes?node_id=…", () => {
 describe("GET /nodes/{id}/install", () => {
   it("answers the install-path version (not the newest, which is banned), with its download URL", async () => {
     const v = NodeVersion.parse((await get("/nodes/comfyui-impact-pack/install")).body);
-    expect(v).toMatchObject({ id: "comfyui-impact-pack-8.8.1-uuid", node_id: "comfyui-impact-pack", version: "8.8.1", downloadUrl: "https://cdn.comfy.org/comfyui-impact-pack/8.8.1/node.zip" });
+    expect(v).toMatchObject({
+      id: "comfyui-impact-pack-8.8.1-uuid",
+      node_id: "comfyui-impact-pack",
+      version: "8.8.1",
+      downloadUrl: "https://cdn.comfy.org/comfyui-impact-pack/8.8.1/node.zip",
+    });
   });
   it("answers a named version whatever its status, as the registry does", async () => {
     expect((await get("/nodes/comfyui-impact-pack/install?version=8.7.0")).body).toMatchObject({ version: "8.7.0", deprecated: true });
-    expect((await get("/nodes/comfyui-impact-pack/install?version=8.9.0")).body).toMatchObject({ version: "8.9.0", status: "NodeVersionStatusBanned" });
+    expect((await get("/nodes/comfyui-impact-pack/install?version=8.9.0")).body).toMatchObject({
+      version: "8.9.0",
+      status: "NodeVersionStatusBanned",
+    });
   });
   it("a pack known by latest_version alone installs that, with a stable UUID for the id the clients require", async () => {
     const a = (await get("/nodes/legacy-pack/install")).body;
@@ -132,14 +162,17 @@ describe("a pack whose every version is deleted or banned", () => {
 });
 
 describe("a banned pack", () => {
-  it.each(["/nodes/banned-pack", "/nodes/banned-pack/install", "/nodes/banned-pack/versions", "/nodes/banned-pack/versions/1.0.0", "/versions?nodeId=banned-pack"])(
-    "%s answers 403 with the registry's message, \"Node Banned\"",
-    async (url) => {
-      const res = await get(url);
-      expect(res.status).toBe(403);
-      expect(ErrorResponse.strict().parse(res.body)).toEqual({ error: "forbidden", message: "Node Banned" });
-    },
-  );
+  it.each([
+    "/nodes/banned-pack",
+    "/nodes/banned-pack/install",
+    "/nodes/banned-pack/versions",
+    "/nodes/banned-pack/versions/1.0.0",
+    "/versions?nodeId=banned-pack",
+  ])('%s answers 403 with the registry\'s message, "Node Banned"', async (url) => {
+    const res = await get(url);
+    expect(res.status).toBe(403);
+    expect(ErrorResponse.strict().parse(res.body)).toEqual({ error: "forbidden", message: "Node Banned" });
+  });
 });
 
 describe("an id in other capitals", () => {
@@ -172,7 +205,10 @@ describe("GET /nodes/{id}/versions and /versions/{version}", () => {
     expect((res.body as NodeVersion[]).map((v) => v.version)).toEqual(["8.8.1", "8.8.0", "8.7.0"]);
   });
   it("one version by number, or `latest` for the install-path one", async () => {
-    expect(NodeVersion.parse((await get("/nodes/sam-tools/versions/1.0.0")).body)).toMatchObject({ version: "1.0.0", node_id: "sam-tools" });
+    expect(NodeVersion.parse((await get("/nodes/sam-tools/versions/1.0.0")).body)).toMatchObject({
+      version: "1.0.0",
+      node_id: "sam-tools",
+    });
     expect((await get("/nodes/comfyui-impact-pack/versions/latest")).body).toMatchObject({ version: "8.8.1" });
     expect((await get("/nodes/unversioned-pack/versions/latest")).status).toBe(404);
   });
@@ -192,17 +228,26 @@ describe("GET /versions", () => {
   it("pages every version of every listed pack, newest first", async () => {
     const first = VersionsPage.strict().parse((await get("/versions?pageSize=3")).body);
     expect(first).toMatchObject({ page: 1, pageSize: 3 });
-    expect(first.versions.map((v) => `${v.node_id}@${v.version}`)).toEqual(["comfyui-impact-pack@8.9.0", "ComfyUI-KJNodes@1.1.0", "comfyui-impact-pack@8.8.1"]);
+    expect(first.versions.map((v) => `${v.node_id}@${v.version}`)).toEqual([
+      "comfyui-impact-pack@8.9.0",
+      "ComfyUI-KJNodes@1.1.0",
+      "comfyui-impact-pack@8.8.1",
+    ]);
     expect(first.totalPages).toBe(Math.ceil(first.total / 3));
     const seen: string[] = [];
-    for (let page = 1; page <= first.totalPages; page++) seen.push(...(await get(`/versions?pageSize=3&page=${page}`)).body.versions.map((v: NodeVersion) => `${v.node_id}@${v.version}`));
+    for (let page = 1; page <= first.totalPages; page++)
+      seen.push(...(await get(`/versions?pageSize=3&page=${page}`)).body.versions.map((v: NodeVersion) => `${v.node_id}@${v.version}`));
     expect(seen).toHaveLength(first.total);
     expect(new Set(seen).size).toBe(first.total);
     expect(seen).not.toContain("banned-pack@1.0.0");
   });
   it("nodeId, statuses and status_reason filter", async () => {
     expect((await get("/versions?nodeId=sam-tools")).body).toMatchObject({ total: 3, totalPages: 1, pageSize: 10 });
-    expect((await get("/versions?nodeId=comfyui-impact-pack&statuses=NodeVersionStatusDeleted")).body.versions.map((v: NodeVersion) => v.version)).toEqual(["8.0.0"]);
+    expect(
+      (await get("/versions?nodeId=comfyui-impact-pack&statuses=NodeVersionStatusDeleted")).body.versions.map(
+        (v: NodeVersion) => v.version,
+      ),
+    ).toEqual(["8.0.0"]);
     const byReason = (await get("/versions?status_reason=MALWARE&include_status_reason=true")).body;
     expect(byReason.versions.map((v: NodeVersion) => `${v.node_id}@${v.version}`)).toEqual(["comfyui-impact-pack@8.9.0"]);
     expect((await get("/versions?nodeId=no-such-pack")).body).toMatchObject({ total: 0, versions: [], totalPages: 0 });
@@ -221,12 +266,14 @@ describe("GET /nodes/{id}/versions/{version}/comfy-nodes", () => {
   it("pages the classes of the version the catalog holds them for, as the registry pages them", async () => {
     const p1 = ComfyNodesPage.parse((await get("/nodes/comfyui-impact-pack/versions/8.8.1/comfy-nodes?limit=2")).body);
     expect(p1).toEqual({ comfy_nodes: [{ comfy_node_name: "FaceDetailer" }, { comfy_node_name: "SAMLoader" }], totalNumberOfPages: 2 });
-    expect((await get("/nodes/comfyui-impact-pack/versions/8.8.1/comfy-nodes?limit=2&page=2")).body.comfy_nodes).toEqual([{ comfy_node_name: "DetailerForEach" }]);
+    expect((await get("/nodes/comfyui-impact-pack/versions/8.8.1/comfy-nodes?limit=2&page=2")).body.comfy_nodes).toEqual([
+      { comfy_node_name: "DetailerForEach" },
+    ]);
     expect((await get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?page=1&limit=8192")).body.comfy_nodes).toHaveLength(3);
     expect((await get("/nodes/comfyui-impact-pack/versions/8.8.1/comfy-nodes")).body.totalNumberOfPages).toBe(1);
   });
   it("another known version answers 404 saying the classes are held for one version only", async () => {
-    await expectError("/nodes/comfyui-impact-pack/versions/8.7.0/comfy-nodes", 404, "not_found", "version \"8.7.0\" exists");
+    await expectError("/nodes/comfyui-impact-pack/versions/8.7.0/comfy-nodes", 404, "not_found", 'version "8.7.0" exists');
     await expectError("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes?limit=0", 400, "invalid_parameter", "limit");
   });
 });
@@ -247,19 +294,24 @@ describe("GET /comfy-nodes/{name}/node", () => {
 
 describe("POST /bulk/nodes/versions", () => {
   it("answers each identifier in order: success with the version, or not_found", async () => {
-    const res = await request(app).post("/bulk/nodes/versions").send({
-      node_versions: [
-        { node_id: "comfyui-impact-pack", version: "8.7.0" },
-        { node_id: "sam-tools", version: "9.9.9" },
-        { node_id: "banned-pack", version: "1.0.0" },
-        { node_id: "no-such-pack", version: "1.0.0" },
-        { node_id: "legacy-pack", version: "0.9.0" },
-      ],
-    });
+    const res = await request(app)
+      .post("/bulk/nodes/versions")
+      .send({
+        node_versions: [
+          { node_id: "comfyui-impact-pack", version: "8.7.0" },
+          { node_id: "sam-tools", version: "9.9.9" },
+          { node_id: "banned-pack", version: "1.0.0" },
+          { node_id: "no-such-pack", version: "1.0.0" },
+          { node_id: "legacy-pack", version: "0.9.0" },
+        ],
+      });
     expect(res.status).toBe(200);
     const body = BulkNodeVersionsResponse.parse(res.body);
     expect(body.node_versions.map((r) => r.status)).toEqual(["success", "not_found", "not_found", "not_found", "success"]);
-    expect(body.node_versions[0]).toMatchObject({ identifier: { node_id: "comfyui-impact-pack", version: "8.7.0" }, node_version: { version: "8.7.0", deprecated: true } });
+    expect(body.node_versions[0]).toMatchObject({
+      identifier: { node_id: "comfyui-impact-pack", version: "8.7.0" },
+      node_version: { version: "8.7.0", deprecated: true },
+    });
   });
   it.each([
     ["not json", "{nope"],
@@ -275,8 +327,15 @@ describe("POST /bulk/nodes/versions", () => {
 describe("GET /publishers/{id} and /publishers/{id}/nodes", () => {
   it("a publisher as its packs embed it, and its packs", async () => {
     expect(Publisher.parse((await get("/publishers/ltdrdata")).body)).toEqual({ id: "ltdrdata", name: "Dr.Lt.Data" });
-    expect((await get("/publishers/ltdrdata/nodes")).body.map((n: Node) => n.id)).toEqual(["comfyui-impact-pack", "comfyui-impact-subpack"]);
-    expect((await get("/publishers/ltdrdata/nodes?include_banned=true")).body.map((n: Node) => n.id)).toEqual(["comfyui-impact-pack", "comfyui-impact-subpack", "banned-pack"]);
+    expect((await get("/publishers/ltdrdata/nodes")).body.map((n: Node) => n.id)).toEqual([
+      "comfyui-impact-pack",
+      "comfyui-impact-subpack",
+    ]);
+    expect((await get("/publishers/ltdrdata/nodes?include_banned=true")).body.map((n: Node) => n.id)).toEqual([
+      "comfyui-impact-pack",
+      "comfyui-impact-subpack",
+      "banned-pack",
+    ]);
   });
   it("an unknown publisher: 404 for itself, an empty list for its packs", async () => {
     await expectError("/publishers/nobody", 404, "not_found", "nobody");

@@ -49,7 +49,18 @@ describe("the judged set's examples (issue 26) on the repository's fixture", () 
   });
   const examples = JUDGED_QUERIES.filter((q) => q.popular && fixtureCatalog().some((n) => n.id === q.popular));
   it("the fixture carries the examples", () => {
-    expect(examples.map((q) => q.q)).toEqual(expect.arrayContaining(["video helper", "video helper suite", "wanvideo", "remove background", "video upscale", "image to 3d", "lip sync", "text to speech"]));
+    expect(examples.map((q) => q.q)).toEqual(
+      expect.arrayContaining([
+        "video helper",
+        "video helper suite",
+        "wanvideo",
+        "remove background",
+        "video upscale",
+        "image to 3d",
+        "lip sync",
+        "text to speech",
+      ]),
+    );
   });
   it.each(examples.map((q) => [q.q, q.popular!] as const))("%s puts %s in the top three", async (q, pack) => {
     const top = (await engine.search({ search: q, includeBanned: false, offset: 0, limit: 10 })).nodes.map((n) => n.id);

@@ -231,7 +231,12 @@ describe("the direct route (ahead of Express) and Express's route answer alike",
     const logged = vi.spyOn(logger, "error");
     const { engine } = await appWith(FIXTURES);
     let fail = true;
-    const flaky = { ...engine, kind: engine.kind, get: engine.get.bind(engine), search: (q: Parameters<typeof engine.search>[0]) => (fail ? Promise.reject(new Error("disk on fire")) : engine.search(q)) };
+    const flaky = {
+      ...engine,
+      kind: engine.kind,
+      get: engine.get.bind(engine),
+      search: (q: Parameters<typeof engine.search>[0]) => (fail ? Promise.reject(new Error("disk on fire")) : engine.search(q)),
+    };
     const a = createApp({ engine: flaky as unknown as typeof engine, logger, isReady: () => true });
     for (const path of ["/nodes/search?search=impact", "/nodes/search/?search=impact", "/nodes?search=impact"]) {
       const res = await request(a).get(path);
@@ -253,12 +258,15 @@ describe("GET /nodes/:nodeId", () => {
     expect(one.body).toEqual(inPage);
     Node.strict().parse(one.body);
   });
-  it.each([["/nodes/unknown-pack"], ["/nodes/deleted-pack"], ["/nodes/deleted-pack?include_banned=true"], ["/nodes/comfyui-kjnodes"]])("404 {error, message} for %s", async (url) => {
-    const res = await get(url);
-    expect(res.status).toBe(404);
-    expect(ErrorResponse.strict().parse(res.body).error).toBe("not_found");
-  });
-  it("a banned node answers 403 \"Node Banned\" as the registry's GetNode, and the pack only with our include_banned=true", async () => {
+  it.each([["/nodes/unknown-pack"], ["/nodes/deleted-pack"], ["/nodes/deleted-pack?include_banned=true"], ["/nodes/comfyui-kjnodes"]])(
+    "404 {error, message} for %s",
+    async (url) => {
+      const res = await get(url);
+      expect(res.status).toBe(404);
+      expect(ErrorResponse.strict().parse(res.body).error).toBe("not_found");
+    },
+  );
+  it('a banned node answers 403 "Node Banned" as the registry\'s GetNode, and the pack only with our include_banned=true', async () => {
     const res = await get("/nodes/banned-pack");
     expect(res.status).toBe(403);
     expect(ErrorResponse.strict().parse(res.body)).toEqual({ error: "forbidden", message: "Node Banned" });
@@ -275,23 +283,32 @@ describe("GET /nodes/:nodeId/versions/:version/comfy-nodes", () => {
   it("lists the node's classes for `latest` and for its latest version's number", async () => {
     const byWord = await get("/nodes/comfyui-impact-pack/versions/latest/comfy-nodes");
     expect(byWord.status).toBe(200);
-    expect(ComfyNodesPage.strict().parse(byWord.body)).toEqual({ comfy_nodes: [{ comfy_node_name: "FaceDetailer" }, { comfy_node_name: "SAMLoader" }], totalNumberOfPages: 1 });
+    expect(ComfyNodesPage.strict().parse(byWord.body)).toEqual({
+      comfy_nodes: [{ comfy_node_name: "FaceDetailer" }, { comfy_node_name: "SAMLoader" }],
+      totalNumberOfPages: 1,
+    });
     const version = (await get("/nodes/comfyui-impact-pack")).body.latest_version.version;
     expect((await get(`/nodes/comfyui-impact-pack/versions/${version}/comfy-nodes`)).body).toEqual(byWord.body);
   });
   it("a node with no class names answers an empty list, on no pages", async () => {
-    expect((await get("/nodes/banned-pack/versions/latest/comfy-nodes?include_banned=true")).body).toEqual({ comfy_nodes: [], totalNumberOfPages: 0 });
+    expect((await get("/nodes/banned-pack/versions/latest/comfy-nodes?include_banned=true")).body).toEqual({
+      comfy_nodes: [],
+      totalNumberOfPages: 0,
+    });
   });
   it("a banned node answers 403 {error: forbidden}, as the registry's version routes do", async () => {
     const res = await get("/nodes/banned-pack/versions/latest/comfy-nodes");
     expect(res.status).toBe(403);
     expect(ErrorResponse.strict().parse(res.body).error).toBe("forbidden");
   });
-  it.each([["/nodes/unknown-pack/versions/latest/comfy-nodes"], ["/nodes/comfyui-impact-pack/versions/0.0.0-old/comfy-nodes"]])("404 {error, message} for %s", async (url) => {
-    const res = await get(url);
-    expect(res.status).toBe(404);
-    expect(ErrorResponse.strict().parse(res.body).error).toBe("not_found");
-  });
+  it.each([["/nodes/unknown-pack/versions/latest/comfy-nodes"], ["/nodes/comfyui-impact-pack/versions/0.0.0-old/comfy-nodes"]])(
+    "404 {error, message} for %s",
+    async (url) => {
+      const res = await get(url);
+      expect(res.status).toBe(404);
+      expect(ErrorResponse.strict().parse(res.body).error).toBe("not_found");
+    },
+  );
 });
 
 describe("the standalone app", () => {
@@ -310,7 +327,12 @@ describe("the standalone app", () => {
       const text = (await get("/metrics")).text;
       const count = (memo: string, outcome: string) =>
         Number(new RegExp(`^search_memo_lookups_total\\{memo="${memo}",outcome="${outcome}"\\} (\\d+)$`, "m").exec(text)?.[1] ?? NaN);
-      return { parseHit: count("parse", "hit"), parseMiss: count("parse", "miss"), resultHit: count("result", "hit"), resultMiss: count("result", "miss") };
+      return {
+        parseHit: count("parse", "hit"),
+        parseMiss: count("parse", "miss"),
+        resultHit: count("result", "hit"),
+        resultMiss: count("result", "miss"),
+      };
     };
     const unique = `search=metricsprobe${Date.now()}`;
     const before = await lookups();

@@ -36,7 +36,9 @@ export async function createReferenceStore(config: Pick<Config, "DATABASE_URL" |
  * reference store. One per process (its data store holds the hashers of the bytes this process
  * received); built here, and by the tests for the apps they make by hand.
  */
-export function createTusServer(parts: Pick<UploadDeps, "blobs" | "references" | "logger"> & { settings: Pick<UploadDeps["settings"], "tusExpiryMs" | "assetMaxBytes"> }): TusServer {
+export function createTusServer(
+  parts: Pick<UploadDeps, "blobs" | "references" | "logger"> & { settings: Pick<UploadDeps["settings"], "tusExpiryMs" | "assetMaxBytes"> },
+): TusServer {
   return new TusServer({
     data: new BlobDataStore(parts.blobs.partials, parts.settings.tusExpiryMs),
     library: new AssetLibrary(parts.blobs, parts.references),
@@ -68,12 +70,16 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
   await references.init();
   if (config.ASSET_LEGACY_OWNER) {
     const adopted = await references.adoptUnowned(config.ASSET_LEGACY_OWNER);
-    if (adopted > 0) logger.info({ adopted, owner: config.ASSET_LEGACY_OWNER }, "asset records from before owners handed to ASSET_LEGACY_OWNER");
+    if (adopted > 0)
+      logger.info({ adopted, owner: config.ASSET_LEGACY_OWNER }, "asset records from before owners handed to ASSET_LEGACY_OWNER");
   }
 
   const keys = await ReloadingApiKeys.open({ file: keyFilePath(config), plaintext: config.API_KEYS, logger });
   if (keys.count === 0) {
-    logger.warn({ keyFile: keyFilePath(config) }, "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)");
+    logger.warn(
+      { keyFile: keyFilePath(config) },
+      "no API keys configured: every upload request will be refused (pnpm apikey create --label NAME)",
+    );
   }
 
   const ownQueue = !opts.queue;
@@ -85,7 +91,12 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
   }
 
   const limiter = await createRateLimiter(config, logger);
-  const tus = createTusServer({ blobs, references, logger, settings: { tusExpiryMs: config.TUS_EXPIRY, assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES } });
+  const tus = createTusServer({
+    blobs,
+    references,
+    logger,
+    settings: { tusExpiryMs: config.TUS_EXPIRY, assetMaxBytes: config.ASSET_UPLOAD_MAX_BYTES },
+  });
 
   const runtime: UploadRuntime = {
     blobs,
@@ -107,12 +118,15 @@ export async function createUploadRuntime(config: Config, logger: Logger, opts: 
     },
   };
   // Resumable uploads past TUS_EXPIRY (0s: never), finished or not; every replica sweeps (removing one twice is harmless).
-  const sweeper = setInterval(() => {
-    tus.sweepExpired().then(
-      (removed) => removed > 0 && logger.info({ removed }, "expired resumable uploads removed"),
-      (err: unknown) => logger.warn({ err }, "resumable upload sweep failed"),
-    );
-  }, Math.max(1_000, Math.min(config.TUS_EXPIRY, 15 * 60_000)));
+  const sweeper = setInterval(
+    () => {
+      tus.sweepExpired().then(
+        (removed) => removed > 0 && logger.info({ removed }, "expired resumable uploads removed"),
+        (err: unknown) => logger.warn({ err }, "resumable upload sweep failed"),
+      );
+    },
+    Math.max(1_000, Math.min(config.TUS_EXPIRY, 15 * 60_000)),
+  );
   sweeper.unref();
   return runtime;
 }

@@ -50,7 +50,11 @@ describe("recorded names", () => {
     opened.push(t);
     const png = await noisePng(3, 3);
     const hex = blake3Hex(png);
-    const plain = await keyedClient(t.app, KEY).post("/api/assets").field("tags", "input").attach("file", png, { filename: "untitled" }).expect(201);
+    const plain = await keyedClient(t.app, KEY)
+      .post("/api/assets")
+      .field("tags", "input")
+      .attach("file", png, { filename: "untitled" })
+      .expect(201);
     expect([plain.body.name, plain.body.user_metadata.filename]).toEqual(["untitled", `${hex}.png`]);
     const own = await keyedClient(t.app, KEY)
       .post("/api/assets")
@@ -66,8 +70,16 @@ describe("recorded names", () => {
     const base = await apps.serve(t);
     const bytes = randomBytes(70_000);
     const hex = blake3Hex(bytes);
-    const done = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, metadata: { filename: "my_model.safetensors", tags: MODEL_TAGS.join(",") } });
+    const done = await tusUpload(bytes, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      metadata: { filename: "my_model.safetensors", tags: MODEL_TAGS.join(",") },
+    });
     const asset = (await keyedClient(t.app, KEY).get(`/api/assets/${done.assetId}`).expect(200)).body;
-    expect([asset.loader_path, asset.display_name, asset.user_metadata.filename]).toEqual([`${hex}.safetensors`, `checkpoints/${hex}.safetensors`, `${hex}.safetensors`]);
+    expect([asset.loader_path, asset.display_name, asset.user_metadata.filename]).toEqual([
+      `${hex}.safetensors`,
+      `checkpoints/${hex}.safetensors`,
+      `${hex}.safetensors`,
+    ]);
   });
 });

@@ -31,7 +31,11 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
       t = await makeTestApp(refs ? { references: refs } : {});
       const png = await noisePng(4, 4);
       await key(request(t.app).post("/api/upload/image")).attach("image", png, { filename: "o.png" }).expect(200);
-      const created = await json(request(t.app).post("/api/assets/from-hash"), { hash: `blake3:${blake3Hex(png)}`, tags: ["keep"], name: "n.png" }).expect(201);
+      const created = await json(request(t.app).post("/api/assets/from-hash"), {
+        hash: `blake3:${blake3Hex(png)}`,
+        tags: ["keep"],
+        name: "n.png",
+      }).expect(201);
       id = created.body.id as string;
     });
     afterEach(async () => {
@@ -72,7 +76,12 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
       // A query string is decoded as UTF-8, which cannot carry an unpaired surrogate: U+0000 is what can arrive.
       for (const bad of UNSTORABLE.filter((b) => b.includes("\u0000"))) {
         const q = encodeURIComponent(`keep${bad}`);
-        for (const path of [`/api/assets?include_tags=${q}`, `/api/assets?exclude_tags=x,${q}`, `/api/assets?name_contains=${q}`, `/api/tags?prefix=${q}`]) {
+        for (const path of [
+          `/api/assets?include_tags=${q}`,
+          `/api/assets?exclude_tags=x,${q}`,
+          `/api/assets?name_contains=${q}`,
+          `/api/tags?prefix=${q}`,
+        ]) {
           const res = await key(request(t.app).get(path));
           expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(400);
           expect(res.body).toMatchObject({ error: { code: "INVALID_QUERY" } });
@@ -80,7 +89,9 @@ function suite(label: string, makeRefs: () => Promise<ReferenceStore | undefined
       }
       // A cursor is JSON, which can: a forged one carrying either is refused like any cursor this service did not make.
       for (const bad of UNSTORABLE) {
-        const after = Buffer.from(JSON.stringify({ s: "name", o: "asc", v: bad, id: "00000000-0000-4000-8000-000000000000" })).toString("base64url");
+        const after = Buffer.from(JSON.stringify({ s: "name", o: "asc", v: bad, id: "00000000-0000-4000-8000-000000000000" })).toString(
+          "base64url",
+        );
         const res = await key(request(t.app).get(`/api/assets?sort=name&order=asc&after=${after}`));
         expect(res.status, `${JSON.stringify(bad)} ${JSON.stringify(res.body)}`).toBe(400);
         expect(res.body).toMatchObject({ error: { code: "INVALID_CURSOR" } });

@@ -34,18 +34,28 @@ async function streamed(app: TestApp, write: (chunk: (b: Buffer | string) => boo
   server = app.app.listen(0);
   const port = (server.address() as AddressInfo).port;
   return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/api/assets", headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd", "transfer-encoding": "chunked" } });
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/api/assets",
+      headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd", "transfer-encoding": "chunked" },
+    });
     req.on("response", (res) => {
       let text = "";
       res.on("data", (d) => (text += d));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
     req.on("error", reject);
-    void write((b) => req.write(b), () => req.end());
+    void write(
+      (b) => req.write(b),
+      () => req.end(),
+    );
   });
 }
 
-const head = '--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\n["input"]\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
+const head =
+  '--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\n["input"]\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
 const tail = "\r\n--bnd--\r\n";
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -111,9 +121,15 @@ describe("POST /api/assets limits", () => {
     t = await makeTestApp();
     const tagged = (count: number) => {
       const parts = [{ name: "tags", body: "input" }, ...Array.from({ length: count - 1 }, (_, i) => ({ name: "tags", body: `t${i}` }))];
-      return multipart([...parts, { name: "name", body: "many.bin" }, { name: "user_metadata", body: "{}" }, { name: "file", filename: "many.bin", contentType: "application/octet-stream", body: Buffer.from(`tags ${count}`) }]);
+      return multipart([
+        ...parts,
+        { name: "name", body: "many.bin" },
+        { name: "user_metadata", body: "{}" },
+        { name: "file", filename: "many.bin", contentType: "application/octet-stream", body: Buffer.from(`tags ${count}`) },
+      ]);
     };
-    const send = (body: { body: Buffer; contentType: string }) => keyedClient(t!.app, KEY).post("/api/assets").set("Content-Type", body.contentType).send(body.body);
+    const send = (body: { body: Buffer; contentType: string }) =>
+      keyedClient(t!.app, KEY).post("/api/assets").set("Content-Type", body.contentType).send(body.body);
     const full = await send(tagged(MAX_TAGS_PER_ASSET));
     expect(full.status, JSON.stringify(full.body)).toBe(201);
     expect(full.body.tags).toHaveLength(MAX_TAGS_PER_ASSET);
@@ -123,7 +139,10 @@ describe("POST /api/assets limits", () => {
     const flood = await send(tagged(200));
     expect([flood.status, flood.body.error?.code]).toEqual([400, "MALFORMED_MULTIPART"]);
     // /api/upload/image keeps its own small form.
-    const image = multipart([...Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, body: "x" })), { name: "image", filename: "a.png", contentType: "image/png", body: await noisePng(2, 2) }]);
+    const image = multipart([
+      ...Array.from({ length: 17 }, (_, i) => ({ name: `f${i}`, body: "x" })),
+      { name: "image", filename: "a.png", contentType: "image/png", body: await noisePng(2, 2) },
+    ]);
     const refused = await keyedClient(t.app, KEY).post("/api/upload/image").set("Content-Type", image.contentType).send(image.body);
     expect([refused.status, refused.body.code]).toEqual([400, "malformed_multipart"]);
   });

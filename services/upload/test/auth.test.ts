@@ -32,7 +32,10 @@ describe("API keys on the upload routes", () => {
     ["Authorization: Bearer", (k: string) => ({ Authorization: `Bearer ${k}` })],
   ])("accepts a key from API_KEYS or the key file as %s", async (_label, header) => {
     for (const key of [KEY, OTHER_KEY, FILE_KEY]) {
-      const res = await request(t.app).post("/api/upload/image").set(header(key)).attach("image", await noisePng(4, 4), { filename: "a.png" });
+      const res = await request(t.app)
+        .post("/api/upload/image")
+        .set(header(key))
+        .attach("image", await noisePng(4, 4), { filename: "a.png" });
       expect(res.status).toBe(200);
     }
   });
@@ -55,27 +58,41 @@ describe("API keys on the upload routes", () => {
       ["get", "/api/view?filename=x.png"],
       ["get", "/view?filename=x.png"],
     ] as const) {
-      const res = await request(t.app)[method](path).set(headers as Record<string, string>);
+      const res = await request(t.app)
+        [method](path)
+        .set(headers as Record<string, string>);
       expect(res.status, `${method} ${path}`).toBe(401);
       expectUploadError(res.body, "unauthorized");
     }
   });
 
-  it.each(["api_key", "apikey", "key", "token", "X-API-Key"])("a key in the query string (%s) is refused, even a valid one", async (param) => {
-    const noHeader = await request(t.app).post(`/api/upload/image?${param}=${KEY}`).attach("image", await noisePng(4, 4), { filename: "a.png" });
-    expect(noHeader.status).toBe(401);
-    expectUploadError(noHeader.body, "unauthorized");
-    const withHeader = await keyedClient(t.app, KEY).get(`/api/view?filename=x.png&${param}=${KEY}`);
-    expect(withHeader.status).toBe(401);
-  });
+  it.each(["api_key", "apikey", "key", "token", "X-API-Key"])(
+    "a key in the query string (%s) is refused, even a valid one",
+    async (param) => {
+      const noHeader = await request(t.app)
+        .post(`/api/upload/image?${param}=${KEY}`)
+        .attach("image", await noisePng(4, 4), { filename: "a.png" });
+      expect(noHeader.status).toBe(401);
+      expectUploadError(noHeader.body, "unauthorized");
+      const withHeader = await keyedClient(t.app, KEY).get(`/api/view?filename=x.png&${param}=${KEY}`);
+      expect(withHeader.status).toBe(401);
+    },
+  );
 
   it("never writes a key to the log, accepted or refused, in a header or the query string", async () => {
     t.logs.length = 0;
-    await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", await noisePng(4, 4), { filename: "a.png" });
-    await request(t.app).post("/api/upload/image").set("Authorization", `Bearer ${FILE_KEY}`).attach("image", Buffer.from("x"), { filename: "a.png" });
+    await keyedClient(t.app, KEY)
+      .post("/api/upload/image")
+      .attach("image", await noisePng(4, 4), { filename: "a.png" });
+    await request(t.app)
+      .post("/api/upload/image")
+      .set("Authorization", `Bearer ${FILE_KEY}`)
+      .attach("image", Buffer.from("x"), { filename: "a.png" });
     await request(t.app).post("/api/upload/image").set("X-API-Key", oneOff(KEY));
     await request(t.app).get(`/api/view?api_key=${OTHER_KEY}&filename=a.png`);
-    await request(t.app).get(`/view?filename=${"d".repeat(64)}.png`).set("Authorization", `Bearer ${OTHER_KEY}`);
+    await request(t.app)
+      .get(`/view?filename=${"d".repeat(64)}.png`)
+      .set("Authorization", `Bearer ${OTHER_KEY}`);
     const all = t.logs.join("");
     expect(t.logs.length).toBeGreaterThanOrEqual(5); // the requests were logged
     for (const secret of [KEY, FILE_KEY, OTHER_KEY, oneOff(KEY)]) expect(all).not.toContain(secret);

@@ -16,7 +16,10 @@ afterEach(async () => {
   t = undefined;
   // Leave nothing behind in the shared Redis.
   const port = new URL(REDIS_URL).port || "6379";
-  const keys = execFileSync("redis-cli", ["-p", port, "--scan", "--pattern", `${prefix}*`]).toString().split("\n").filter(Boolean);
+  const keys = execFileSync("redis-cli", ["-p", port, "--scan", "--pattern", `${prefix}*`])
+    .toString()
+    .split("\n")
+    .filter(Boolean);
   if (keys.length > 0) execFileSync("redis-cli", ["-p", port, "del", ...keys]);
 });
 
@@ -24,12 +27,20 @@ describe("mask upload with the BullMQ queue", () => {
   it("derives through a BullMQ job and answers the retry with the same result", async () => {
     prefix = `upload-test-${randomUUID()}`;
     t = await makeTestApp({ queue: new BullMqJobQueue({ redisUrl: REDIS_URL, prefix }) });
-    const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", await noisePng(32, 32), { filename: "o.png" });
+    const up = await keyedClient(t.app, KEY)
+      .post("/api/upload/image")
+      .attach("image", await noisePng(32, 32), { filename: "o.png" });
     const mask = await noisePng(32, 32);
-    const first = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const first = await keyedClient(t.app, KEY)
+      .post("/api/upload/mask")
+      .attach("image", mask, { filename: "m.png" })
+      .field("original_ref", up.body.name);
     expect(first.status).toBe(200);
     expect(first.body.metadata.mask_type).toBe("luminance");
-    const again = await keyedClient(t.app, KEY).post("/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const again = await keyedClient(t.app, KEY)
+      .post("/upload/mask")
+      .attach("image", mask, { filename: "m.png" })
+      .field("original_ref", up.body.name);
     expect(again.body).toEqual(first.body);
     expect(await t.blobs.list()).toHaveLength(4);
   });
@@ -42,7 +53,10 @@ describe("mask upload with the BullMQ queue", () => {
     const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", bad, { filename: "o.png" });
     expect(up.status).toBe(200);
     const mask = await noisePng(8, 8);
-    const res = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const res = await keyedClient(t.app, KEY)
+      .post("/api/upload/mask")
+      .attach("image", mask, { filename: "m.png" })
+      .field("original_ref", up.body.name);
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_image");
     const jobId = jobIds.maskDerive({ originalHash: blake3Hex(bad), maskHash: blake3Hex(mask) });
@@ -52,8 +66,13 @@ describe("mask upload with the BullMQ queue", () => {
   it("answers 503 unavailable at once when Redis does not answer, keeping what was stored", async () => {
     prefix = `upload-test-${randomUUID()}`;
     t = await makeTestApp({ queue: new BullMqJobQueue({ redisUrl: "redis://127.0.0.1:1", prefix, unavailableAfterMs: 500 }) });
-    const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", await noisePng(8, 8), { filename: "o.png" });
-    const res = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", await noisePng(8, 8), { filename: "m.png" }).field("original_ref", up.body.name);
+    const up = await keyedClient(t.app, KEY)
+      .post("/api/upload/image")
+      .attach("image", await noisePng(8, 8), { filename: "o.png" });
+    const res = await keyedClient(t.app, KEY)
+      .post("/api/upload/mask")
+      .attach("image", await noisePng(8, 8), { filename: "m.png" })
+      .field("original_ref", up.body.name);
     expect(res.status).toBe(503);
     expectUploadError(res.body, "unavailable");
     expect(await t.blobs.list()).toHaveLength(2);

@@ -24,7 +24,10 @@ const MODEL = ["models", "model_type:checkpoints", "unit-tests"];
 
 type Json = Record<string, any>;
 
-function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void): void {
+function binary(
+  res: { on(event: string, listener: (chunk: Buffer) => void): unknown },
+  cb: (err: Error | null, body: Buffer) => void,
+): void {
   const chunks: Buffer[] = [];
   res.on("data", (d: Buffer) => chunks.push(d));
   res.on("end", () => cb(null, Buffer.concat(chunks)));
@@ -62,7 +65,11 @@ export function describeComfyAssetApi(mode: Mode): void {
       return Buffer.from(out);
     };
     const get = (path: string, key = KEY) => keyedClient(app, key).get(path);
-    const json = (method: "post" | "put" | "delete", path: string, body: unknown, key = KEY) => request(app)[method](path).set("x-api-key", key).send(body as object);
+    const json = (method: "post" | "put" | "delete", path: string, body: unknown, key = KEY) =>
+      request(app)
+        [method](path)
+        .set("x-api-key", key)
+        .send(body as object);
     const post = (fields: [string, string][], file?: { name: string; data: Buffer }, key = KEY) => {
       let r = keyedClient(app, key).post("/api/assets");
       for (const [k, v] of fields) r = r.field(k, v);
@@ -88,7 +95,12 @@ export function describeComfyAssetApi(mode: Mode): void {
       const objects = async () => (await store.list()).length;
       const first = await upload("dup_a.safetensors", [...MODEL, scope], { purpose: "dup" }, data);
       expect(first.status, JSON.stringify(first.body)).toBe(201);
-      expect(first.body).toMatchObject({ created_new: true, hash: `blake3:${blake3Hex(data)}`, asset_hash: `blake3:${blake3Hex(data)}`, name: "dup_a.safetensors" });
+      expect(first.body).toMatchObject({
+        created_new: true,
+        hash: `blake3:${blake3Hex(data)}`,
+        asset_hash: `blake3:${blake3Hex(data)}`,
+        name: "dup_a.safetensors",
+      });
       expect(first.body.mime_type).toBe("application/octet-stream");
       // As ComfyUI's upload_from_temp_path records it: the hash and the uploaded name's extension.
       expect(first.body.user_metadata).toEqual({ purpose: "dup", filename: `${blake3Hex(data)}.safetensors` });
@@ -96,7 +108,10 @@ export function describeComfyAssetApi(mode: Mode): void {
       const loader = { loader_path: `${blake3Hex(data)}.safetensors`, display_name: `checkpoints/${blake3Hex(data)}.safetensors` };
       expect(first.body).toMatchObject(loader);
       expect((await get(`/api/assets/${first.body.id}`)).body).toMatchObject(loader);
-      expect((await get(`/api/assets?include_tags=${scope}&sort=created_at&order=asc&limit=1`)).body.assets[0]).toMatchObject({ id: first.body.id, ...loader });
+      expect((await get(`/api/assets?include_tags=${scope}&sort=created_at&order=asc&limit=1`)).body.assets[0]).toMatchObject({
+        id: first.body.id,
+        ...loader,
+      });
       const png = await create(`${scope}.png`, ["input", scope], {}, bytes("input-png", 1024));
       expect([png.loader_path, png.display_name]).toEqual([`${png.asset_hash.slice(7)}.png`, `${png.asset_hash.slice(7)}.png`]);
       const before = await objects();
@@ -111,45 +126,98 @@ export function describeComfyAssetApi(mode: Mode): void {
       expect(await objects()).toBe(before); // re-uploads wrote nothing
 
       // The shortcut: a known hash and no file; a known hash sent before a file (the file is read and dropped).
-      const hashOnly = await post([["hash", first.body.asset_hash], ["tags", JSON.stringify(["models", "checkpoints", scope])], ["name", "fastpath_copy.safetensors"], ["user_metadata", '{"purpose":"copy"}']]);
+      const hashOnly = await post([
+        ["hash", first.body.asset_hash],
+        ["tags", JSON.stringify(["models", "checkpoints", scope])],
+        ["name", "fastpath_copy.safetensors"],
+        ["user_metadata", '{"purpose":"copy"}'],
+      ]);
       expect(hashOnly.status, JSON.stringify(hashOnly.body)).toBe(200);
-      expect(hashOnly.body).toMatchObject({ created_new: false, asset_hash: first.body.asset_hash, tags: ["models", "checkpoints", scope], user_metadata: { purpose: "copy" } });
+      expect(hashOnly.body).toMatchObject({
+        created_new: false,
+        asset_hash: first.body.asset_hash,
+        tags: ["models", "checkpoints", scope],
+        user_metadata: { purpose: "copy" },
+      });
       expect((await get(`/api/assets/${hashOnly.body.id}`)).status).toBe(200);
       expect(hashOnly.body.loader_path).toBeUndefined();
       // One hash rule (ComfyUI's strip().lower()): upper case names the same content on every route that takes a hash.
-      const upperField = await post([["hash", ` ${first.body.asset_hash.toUpperCase()} `], ["tags", JSON.stringify([scope])], ["name", "upper-field.bin"]]);
+      const upperField = await post([
+        ["hash", ` ${first.body.asset_hash.toUpperCase()} `],
+        ["tags", JSON.stringify([scope])],
+        ["name", "upper-field.bin"],
+      ]);
       expect([upperField.status, upperField.body.asset_hash]).toEqual([200, first.body.asset_hash]);
       expect((await keyedClient(app, KEY).head(`/api/assets/hash/${first.body.asset_hash.toUpperCase()}`)).status).toBe(200);
       expect((await keyedClient(app, KEY).head(`/api/assets/hash/BLAKE3:${"F".repeat(64)}`)).status).toBe(404);
       expect((await keyedClient(app, KEY).head(`/api/assets/hash/blake3:${"g".repeat(64)}`)).status).toBe(400);
-      const withFile = await post([["hash", first.body.asset_hash], ["tags", JSON.stringify(["models", "checkpoints", scope, "fp"])], ["name", "copy.safetensors"]], { name: "ignored.bin", data: Buffer.from("ignored".repeat(10)) });
+      const withFile = await post(
+        [
+          ["hash", first.body.asset_hash],
+          ["tags", JSON.stringify(["models", "checkpoints", scope, "fp"])],
+          ["name", "copy.safetensors"],
+        ],
+        { name: "ignored.bin", data: Buffer.from("ignored".repeat(10)) },
+      );
       expect(withFile.status, JSON.stringify(withFile.body)).toBe(200);
       expect(withFile.body).toMatchObject({ created_new: false, asset_hash: first.body.asset_hash, size: data.length });
       expect(await objects()).toBe(before);
-      const fromHash = await json("post", "/api/assets/from-hash", { hash: first.body.asset_hash, name: "from_hash_copy.safetensors", tags: [...MODEL, "spoofed", "models:foo", "temporary:true"] });
+      const fromHash = await json("post", "/api/assets/from-hash", {
+        hash: first.body.asset_hash,
+        name: "from_hash_copy.safetensors",
+        tags: [...MODEL, "spoofed", "models:foo", "temporary:true"],
+      });
       expect(fromHash.status).toBe(201);
       expect(fromHash.body).toMatchObject({ created_new: false, tags: [...MODEL, "spoofed", "models:foo", "temporary:true"] });
       expect([fromHash.body.loader_path, fromHash.body.display_name]).toEqual([undefined, undefined]);
       const upper = await json("post", "/api/assets/from-hash", { hash: ` ${first.body.asset_hash.toUpperCase()} `, name: "upper.bin" });
       expect([upper.status, upper.body.asset_hash]).toEqual([201, first.body.asset_hash]);
-      const missing = await json("post", "/api/assets/from-hash", { hash: `blake3:${"0".repeat(64)}`, name: "nonexistent.bin", tags: ["models"] });
+      const missing = await json("post", "/api/assets/from-hash", {
+        hash: `blake3:${"0".repeat(64)}`,
+        name: "nonexistent.bin",
+        tags: ["models"],
+      });
       expect([missing.status, errorCode(missing)]).toEqual([404, "ASSET_NOT_FOUND"]);
 
       // Known bytes need no destination; new bytes need exactly one (and models one model_type).
       const dup = await upload("duplicate-copy.bin", ["not-a-destination", scope], {}, data);
       expect([dup.status, dup.body.created_new]).toEqual([200, false]);
       // A model_type must be one of ComfyUI's model folders: not `configs` or `custom_nodes`, nor an unknown one.
-      const notModels = [["models", "model_type:configs"], ["models", "model_type:custom_nodes"], ["models", "model_type:no_such_category"]];
-      for (const tags of [["not-a-root", "whatever"], ["input", "output", scope], ["models"], ["models", "model_type:checkpoints", "model_type:loras"], [], ...notModels]) {
+      const notModels = [
+        ["models", "model_type:configs"],
+        ["models", "model_type:custom_nodes"],
+        ["models", "model_type:no_such_category"],
+      ];
+      for (const tags of [
+        ["not-a-root", "whatever"],
+        ["input", "output", scope],
+        ["models"],
+        ["models", "model_type:checkpoints", "model_type:loras"],
+        [],
+        ...notModels,
+      ]) {
         const res = await upload("badroot.bin", tags, {}, bytes(`bad-${tags.join()}`, 64));
         expect([res.status, errorCode(res)], JSON.stringify(tags)).toEqual([400, "INVALID_BODY"]);
       }
-      const labels = await upload("evil.safetensors", [...MODEL, "..", "zzz", "model:true", "uploaded:true", scope], {}, bytes("evil", 256));
+      const labels = await upload(
+        "evil.safetensors",
+        [...MODEL, "..", "zzz", "model:true", "uploaded:true", scope],
+        {},
+        bytes("evil", 256),
+      );
       expect(labels.status).toBe(201);
       expect(labels.body.tags).toEqual([...MODEL, "..", "zzz", "model:true", "uploaded:true", scope]);
 
       // Several tags fields merge (JSON arrays and comma lists), duplicates dropped.
-      const merged = await post([["tags", "models,model_type:checkpoints"], ["tags", JSON.stringify(["unit-tests", scope, "models"])], ["name", "merge.safetensors"], ["user_metadata", '{"u":1}']], { name: "merge.safetensors", data: bytes("merge", 256) });
+      const merged = await post(
+        [
+          ["tags", "models,model_type:checkpoints"],
+          ["tags", JSON.stringify(["unit-tests", scope, "models"])],
+          ["name", "merge.safetensors"],
+          ["user_metadata", '{"u":1}'],
+        ],
+        { name: "merge.safetensors", data: bytes("merge", 256) },
+      );
       expect(merged.status).toBe(201);
       expect(merged.body.tags).toEqual([...MODEL, scope]);
 
@@ -171,31 +239,81 @@ export function describeComfyAssetApi(mode: Mode): void {
       const stored = await objects();
       const empty = await upload("empty.safetensors", MODEL, {}, Buffer.alloc(0));
       expect([empty.status, errorCode(empty)]).toEqual([400, "EMPTY_UPLOAD"]);
-      const badMeta = await post([["tags", JSON.stringify(MODEL)], ["name", "badmeta.bin"], ["user_metadata", "{not json}"]], { name: "badmeta.bin", data: bytes("badmeta", 128) });
+      const badMeta = await post(
+        [
+          ["tags", JSON.stringify(MODEL)],
+          ["name", "badmeta.bin"],
+          ["user_metadata", "{not json}"],
+        ],
+        { name: "badmeta.bin", data: bytes("badmeta", 128) },
+      );
       expect([badMeta.status, errorCode(badMeta)]).toEqual([400, "INVALID_BODY"]);
       const notMultipart = await json("post", "/api/assets", { foo: "bar" });
       expect([notMultipart.status, errorCode(notMultipart)]).toEqual([415, "UNSUPPORTED_MEDIA_TYPE"]);
-      const noFile = await post([["tags", JSON.stringify(MODEL)], ["name", "x.safetensors"]]);
+      const noFile = await post([
+        ["tags", JSON.stringify(MODEL)],
+        ["name", "x.safetensors"],
+      ]);
       expect([noFile.status, errorCode(noFile)]).toEqual([400, "MISSING_FILE"]);
-      const unknownHash = await post([["hash", `blake3:${"1".repeat(64)}`], ["tags", JSON.stringify(MODEL)]]);
+      const unknownHash = await post([
+        ["hash", `blake3:${"1".repeat(64)}`],
+        ["tags", JSON.stringify(MODEL)],
+      ]);
       expect([unknownHash.status, errorCode(unknownHash)]).toEqual([400, "MISSING_FILE"]);
-      const badHash = await post([["hash", "sha256:abc"], ["tags", JSON.stringify(MODEL)]], { name: "x.bin", data: bytes("x") });
-      expect([badHash.status, errorCode(badHash), (badHash.body as Json).error?.message]).toEqual([400, "INVALID_HASH", "hash must be like 'blake3:<hex>'"]);
-      const mismatch = await post([["hash", `blake3:${"2".repeat(64)}`], ["tags", JSON.stringify(MODEL)]], { name: "m.bin", data: bytes("mismatch") });
+      const badHash = await post(
+        [
+          ["hash", "sha256:abc"],
+          ["tags", JSON.stringify(MODEL)],
+        ],
+        { name: "x.bin", data: bytes("x") },
+      );
+      expect([badHash.status, errorCode(badHash), (badHash.body as Json).error?.message]).toEqual([
+        400,
+        "INVALID_HASH",
+        "hash must be like 'blake3:<hex>'",
+      ]);
+      const mismatch = await post(
+        [
+          ["hash", `blake3:${"2".repeat(64)}`],
+          ["tags", JSON.stringify(MODEL)],
+        ],
+        { name: "m.bin", data: bytes("mismatch") },
+      );
       expect([mismatch.status, errorCode(mismatch)]).toEqual([400, "HASH_MISMATCH"]);
       expect(await objects()).toBe(stored);
     });
 
     it("any file type: sniffed from the bytes (never the declared type or name), images with their dimensions", async () => {
       const png = await solidPng(7, 3, { r: 9, g: salt[0]!, b: salt[1]!, alpha: 1 });
-      const image = await post([["tags", JSON.stringify(["input", scope])], ["mime_type", "application/x-nothing"]], { name: "photo.safetensors", data: png });
+      const image = await post(
+        [
+          ["tags", JSON.stringify(["input", scope])],
+          ["mime_type", "application/x-nothing"],
+        ],
+        { name: "photo.safetensors", data: png },
+      );
       expect(image.status, JSON.stringify(image.body)).toBe(201);
-      expect(image.body).toMatchObject({ mime_type: "image/png", name: "photo.safetensors", user_metadata: { filename: `${blake3Hex(png)}.safetensors` } });
+      expect(image.body).toMatchObject({
+        mime_type: "image/png",
+        name: "photo.safetensors",
+        user_metadata: { filename: `${blake3Hex(png)}.safetensors` },
+      });
       const text = await create("notes.png", ["output", scope], {}, Buffer.from(`${salt.toString("hex")}\nline one\nline two\n`));
       expect(text.mime_type).toBe("text/plain");
-      const declared = await post([["tags", JSON.stringify(["input", scope])], ["mime_type", "audio/x-custom"]], { name: "clip.raw", data: Buffer.concat([Buffer.from([0, 1, 2, 255]), salt]) });
+      const declared = await post(
+        [
+          ["tags", JSON.stringify(["input", scope])],
+          ["mime_type", "audio/x-custom"],
+        ],
+        { name: "clip.raw", data: Buffer.concat([Buffer.from([0, 1, 2, 255]), salt]) },
+      );
       expect(declared.body.mime_type).toBe("audio/x-custom"); // the bytes said nothing: the declared type stands
-      const svg = await create("logo.svg", ["input", scope], {}, Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg"><!--${salt.toString("hex")}--></svg>`));
+      const svg = await create(
+        "logo.svg",
+        ["input", scope],
+        {},
+        Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg"><!--${salt.toString("hex")}--></svg>`),
+      );
       expect(svg.mime_type).toBe("image/svg+xml");
     });
 
@@ -209,25 +327,49 @@ export function describeComfyAssetApi(mode: Mode): void {
 
       // test_update_asset_fields: a rename with new user_metadata keeps the tags, and user_metadata keeps its filename.
       const seeded = await create("unit_1.safetensors", [...MODEL, scope], { purpose: "seed" });
-      const renamed = await json("put", `/api/assets/${seeded.id}`, { name: "unit_1_renamed.safetensors", user_metadata: { purpose: "updated", epoch: 2 } });
+      const renamed = await json("put", `/api/assets/${seeded.id}`, {
+        name: "unit_1_renamed.safetensors",
+        user_metadata: { purpose: "updated", epoch: 2 },
+      });
       expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
-      expect(renamed.body).toMatchObject({ name: "unit_1_renamed.safetensors", tags: seeded.tags, user_metadata: { purpose: "updated", epoch: 2, filename: seeded.user_metadata.filename } });
+      expect(renamed.body).toMatchObject({
+        name: "unit_1_renamed.safetensors",
+        tags: seeded.tags,
+        user_metadata: { purpose: "updated", epoch: 2, filename: seeded.user_metadata.filename },
+      });
       const own = await json("put", `/api/assets/${seeded.id}`, { user_metadata: { filename: "mine.safetensors" } });
       expect(own.body.user_metadata).toEqual({ filename: "mine.safetensors" });
     });
 
     it("test_list_filter.py: paging, sorts, include/exclude, name_contains, tags_all/any/none and their conflicts, refine", async () => {
       const t = [...MODEL, scope];
-      for (const [n, size] of [["a1_u.safetensors", 1024], ["a2_u.safetensors", 3072], ["a3_u.safetensors", 2048]] as const) await create(n, t, { epoch: 1 }, bytes(n, size));
+      for (const [n, size] of [
+        ["a1_u.safetensors", 1024],
+        ["a2_u.safetensors", 3072],
+        ["a3_u.safetensors", 2048],
+      ] as const)
+        await create(n, t, { epoch: 1 }, bytes(n, size));
       const p1 = (await get(`/api/assets?include_tags=unit-tests,${scope}&sort=name&order=asc&limit=2&offset=0`)).body;
       expect(p1.assets.map((a: Json) => a.name)).toEqual(["a1_u.safetensors", "a2_u.safetensors"]);
       expect(p1.has_more).toBe(true);
       for (const a of p1.assets) expect(a.hash).toBe(a.asset_hash);
       const p2 = (await get(`/api/assets?include_tags=unit-tests,${scope}&sort=name&order=asc&limit=2&offset=2`)).body;
       expect([p2.assets.map((a: Json) => a.name), p2.has_more]).toEqual([["a3_u.safetensors"], false]);
-      expect(await names(`include_tags=${scope}&sort=size&order=asc`)).toEqual(["a1_u.safetensors", "a3_u.safetensors", "a2_u.safetensors"]);
-      expect(await names(`include_tags=${scope}&sort=size&order=desc`)).toEqual(["a2_u.safetensors", "a3_u.safetensors", "a1_u.safetensors"]);
-      expect((await get(`/api/assets?include_tags=${scope}&limit=2&offset=10`)).body).toMatchObject({ assets: [], has_more: false, total: 3 });
+      expect(await names(`include_tags=${scope}&sort=size&order=asc`)).toEqual([
+        "a1_u.safetensors",
+        "a3_u.safetensors",
+        "a2_u.safetensors",
+      ]);
+      expect(await names(`include_tags=${scope}&sort=size&order=desc`)).toEqual([
+        "a2_u.safetensors",
+        "a3_u.safetensors",
+        "a1_u.safetensors",
+      ]);
+      expect((await get(`/api/assets?include_tags=${scope}&limit=2&offset=10`)).body).toMatchObject({
+        assets: [],
+        has_more: false,
+        total: 3,
+      });
       expect((await get(`/api/assets?include_tags=${scope}&limit=500`)).body.assets).toHaveLength(3);
 
       // updated_at moves on a rename; last_access_time on a download.
@@ -240,12 +382,18 @@ export function describeComfyAssetApi(mode: Mode): void {
       // Tag filters: CSV trimmed, repeated, duplicated; case-sensitive.
       const alpha = await create("incvar_alpha.safetensors", [...t, "alpha", "Mixed"]);
       await create("incvar_beta.safetensors", [...t, "beta"]);
-      for (const q of [`include_tags=unit-tests,${scope},alpha`, `include_tags=unit-tests&include_tags=${scope}&include_tags=alpha`, `include_tags=${encodeURIComponent(` unit-tests , ${scope} , alpha , alpha `)}`]) {
+      for (const q of [
+        `include_tags=unit-tests,${scope},alpha`,
+        `include_tags=unit-tests&include_tags=${scope}&include_tags=alpha`,
+        `include_tags=${encodeURIComponent(` unit-tests , ${scope} , alpha , alpha `)}`,
+      ]) {
         expect(await names(q)).toEqual([alpha.name]);
       }
       expect(await names(`include_tags=${scope},mixed`)).toEqual([]);
       expect(await names(`include_tags=${scope},Mixed`)).toEqual([alpha.name]);
-      expect(await names(`include_tags=${scope}&exclude_tags=beta&exclude_tags=beta&sort=name&order=asc`)).not.toContain("incvar_beta.safetensors");
+      expect(await names(`include_tags=${scope}&exclude_tags=beta&exclude_tags=beta&sort=name&order=asc`)).not.toContain(
+        "incvar_beta.safetensors",
+      );
       expect(await names("include_tags=non-existing-tag")).toEqual([]);
 
       // name_contains: case-insensitive, literal (no wildcards), with total.
@@ -261,12 +409,23 @@ export function describeComfyAssetApi(mode: Mode): void {
       await create("aa_y.safetensors", [...t, y]);
       await create("aa_xy.safetensors", [...t, x, y]);
       await create("aa_d.safetensors", [...MODEL, x]);
-      expect(await names(`tags_any=${x},${y}&tags_all=${scope}&sort=name&order=asc`)).toEqual(["aa_x.safetensors", "aa_xy.safetensors", "aa_y.safetensors"]);
+      expect(await names(`tags_any=${x},${y}&tags_all=${scope}&sort=name&order=asc`)).toEqual([
+        "aa_x.safetensors",
+        "aa_xy.safetensors",
+        "aa_y.safetensors",
+      ]);
       expect(await names(`tags_any=${x}&tags_none=${y}&sort=name&order=asc`)).toEqual(["aa_d.safetensors", "aa_x.safetensors"]);
       expect(await names(`tags_any=${x},${y}&tags_none=${x}`)).toEqual(["aa_y.safetensors"]); // a dead term is not an error
-      expect(await names(`tags_all=${scope},${x}&tags_any=&tags_none=&sort=name&order=asc`)).toEqual(["aa_x.safetensors", "aa_xy.safetensors"]);
-      expect(await names(`include_tags=${scope},${x}&tags_all=&sort=name&order=asc`)).toEqual(await names(`tags_all=${scope},${x}&sort=name&order=asc`));
-      expect(await names(`include_tags=${scope}&tags_none=${x}&sort=name&order=asc`)).toEqual(await names(`tags_all=${scope}&exclude_tags=${x}&sort=name&order=asc`));
+      expect(await names(`tags_all=${scope},${x}&tags_any=&tags_none=&sort=name&order=asc`)).toEqual([
+        "aa_x.safetensors",
+        "aa_xy.safetensors",
+      ]);
+      expect(await names(`include_tags=${scope},${x}&tags_all=&sort=name&order=asc`)).toEqual(
+        await names(`tags_all=${scope},${x}&sort=name&order=asc`),
+      );
+      expect(await names(`include_tags=${scope}&tags_none=${x}&sort=name&order=asc`)).toEqual(
+        await names(`tags_all=${scope}&exclude_tags=${x}&sort=name&order=asc`),
+      );
       expect(await names(`include_tags=${scope}&exclude_tags=${scope}`)).toEqual([]); // old names alone: an empty 200
 
       const rejected: [string, Json][] = [
@@ -286,7 +445,12 @@ export function describeComfyAssetApi(mode: Mode): void {
       const tagsOf = (n: number, tag = (i: number) => `cap-${i}`) => Array.from({ length: n }, (_, i) => tag(i)).join(",");
       for (const param of ["tags_any", "include_tags", "tags_all", "tags_none", "exclude_tags"]) {
         const res = await get(`/api/assets?${param}=${tagsOf(101)}`);
-        expect([res.status, errorCode(res), res.body.error.details.parameter, res.body.error.details.max], param).toEqual([400, "INVALID_TAG_FILTER", param, 100]);
+        expect([res.status, errorCode(res), res.body.error.details.parameter, res.body.error.details.max], param).toEqual([
+          400,
+          "INVALID_TAG_FILTER",
+          param,
+          100,
+        ]);
       }
       expect((await get(`/api/assets?tags_any=${tagsOf(100)}`)).status).toBe(200);
       expect((await get(`/api/assets?tags_any=${tagsOf(150, () => "cap-dup")}`)).status).toBe(200); // distinct tags count
@@ -329,12 +493,18 @@ export function describeComfyAssetApi(mode: Mode): void {
       }
       const first = (await get(`/api/assets?include_tags=${scope}&sort=name&order=asc&limit=1`)).body;
       expect(first.next_cursor).toBeTruthy();
-      expect((await names(`include_tags=${scope}&sort=name&order=asc&limit=1&after=${first.next_cursor}&offset=999`))).toEqual(["cursor_01"]);
-      for (const q of [`after=${first.next_cursor}&sort=created_at`, `after=${first.next_cursor}&sort=name&order=desc`, "after=not-a-real-cursor"]) {
+      expect(await names(`include_tags=${scope}&sort=name&order=asc&limit=1&after=${first.next_cursor}&offset=999`)).toEqual(["cursor_01"]);
+      for (const q of [
+        `after=${first.next_cursor}&sort=created_at`,
+        `after=${first.next_cursor}&sort=name&order=desc`,
+        "after=not-a-real-cursor",
+      ]) {
         const res = await get(`/api/assets?${q}`);
         expect([res.status, errorCode(res)], q).toEqual([400, "INVALID_CURSOR"]);
       }
-      const overflow = Buffer.from(JSON.stringify({ s: "created_at", o: "desc", v: "999999999999999999999", id: "asset-x" })).toString("base64url");
+      const overflow = Buffer.from(JSON.stringify({ s: "created_at", o: "desc", v: "999999999999999999999", id: "asset-x" })).toString(
+        "base64url",
+      );
       expect(errorCode(await get(`/api/assets?after=${overflow}&sort=created_at&order=desc`))).toBe("INVALID_CURSOR");
       // Exactly a multiple of the limit: no cursor to a phantom page; a deleted row does not shift the next page.
       const four = (await get(`/api/assets?include_tags=${scope}&sort=name&order=asc&limit=2&offset=1`)).body;
@@ -349,19 +519,30 @@ export function describeComfyAssetApi(mode: Mode): void {
 
     it("test_metadata_filters.py: every key must match, type-strict; lists any-of; null is missing or null; objects by content", async () => {
       const t = [...MODEL, scope];
-      const a = await create("mf_and_mix.safetensors", t, { purpose: "mix", epoch: 1, active: true, score: 1.23, flags: ["red", "green"], count: 0 });
+      const a = await create("mf_and_mix.safetensors", t, {
+        purpose: "mix",
+        epoch: 1,
+        active: true,
+        score: 1.23,
+        flags: ["red", "green"],
+        count: 0,
+      });
       const b = await create("mf_null.safetensors", t, { maybe: null, epoch: 2, choices: [true, false] });
       const c = await create("mf_value.safetensors", t, {
         maybe: "x",
         config: { optimizer: "adam", lr: 0.001, schedule: { type: "cosine", warmup: 100 } },
-        transforms: [{ type: "crop", size: 128 }, { type: "flip", p: 0.5 }],
+        transforms: [
+          { type: "crop", size: 128 },
+          { type: "flip", p: 0.5 },
+        ],
         mix: ["1", 1, true, null],
         "weird.key": "v1",
         "path/like": 7,
         ключ: "значение",
         emoji: "🐍",
       });
-      const q = (filter: Json, extra = "") => names(`include_tags=${scope}&sort=name&order=asc&metadata_filter=${encodeURIComponent(JSON.stringify(filter))}${extra}`);
+      const q = (filter: Json, extra = "") =>
+        names(`include_tags=${scope}&sort=name&order=asc&metadata_filter=${encodeURIComponent(JSON.stringify(filter))}${extra}`);
       expect(await q({ purpose: "mix", epoch: 1, active: true, score: 1.23 })).toEqual([a.name]);
       expect(await q({ purpose: "mix", epoch: 2, active: true })).toEqual([]);
       expect(await q({ epoch: "1" })).toEqual([]);
@@ -385,17 +566,34 @@ export function describeComfyAssetApi(mode: Mode): void {
       expect(await q({ unknown: "x" })).toEqual([]);
       expect(await q({ epoch: 1 }, `&exclude_tags=beta&name_contains=mf_and`)).toEqual([a.name]);
       // Sort and page under a filter.
-      for (const [n, size] of [["mf_sort_1", 1024], ["mf_sort_2", 2048], ["mf_sort_3", 3072]] as const) await create(n, [...t, "mf-sort"], { group: "g" }, bytes(n, size));
-      const page = (await get(`/api/assets?include_tags=mf-sort,${scope}&metadata_filter=${encodeURIComponent('{"group":"g"}')}&sort=size&order=asc&limit=2`)).body;
+      for (const [n, size] of [
+        ["mf_sort_1", 1024],
+        ["mf_sort_2", 2048],
+        ["mf_sort_3", 3072],
+      ] as const)
+        await create(n, [...t, "mf-sort"], { group: "g" }, bytes(n, size));
+      const page = (
+        await get(
+          `/api/assets?include_tags=mf-sort,${scope}&metadata_filter=${encodeURIComponent('{"group":"g"}')}&sort=size&order=asc&limit=2`,
+        )
+      ).body;
       expect([page.assets.map((x: Json) => x.name), page.has_more, page.total]).toEqual([["mf_sort_1", "mf_sort_2"], true, 3]);
-      const rest = (await get(`/api/assets?include_tags=mf-sort,${scope}&metadata_filter=${encodeURIComponent('{"group":"g"}')}&sort=size&order=asc&limit=2&offset=2`)).body;
+      const rest = (
+        await get(
+          `/api/assets?include_tags=mf-sort,${scope}&metadata_filter=${encodeURIComponent('{"group":"g"}')}&sort=size&order=asc&limit=2&offset=2`,
+        )
+      ).body;
       expect([rest.assets.map((x: Json) => x.name), rest.has_more]).toEqual([["mf_sort_3"], false]);
       const array = await get(`/api/assets?metadata_filter=${encodeURIComponent('[{"x":1}]')}`);
       expect([array.status, errorCode(array)]).toEqual([400, "INVALID_QUERY"]);
     });
 
     it("test_tags_api.py: counts (include_zero, prefix, orders), adding keeps case, removing, bad bodies", async () => {
-      const seeded = await create("unit_1_example.safetensors", [...MODEL, "alpha", scope], { purpose: "test", flags: ["x", "y"], nullable: null });
+      const seeded = await create("unit_1_example.safetensors", [...MODEL, "alpha", scope], {
+        purpose: "test",
+        flags: ["x", "y"],
+        nullable: null,
+      });
       const used = (await get("/api/tags?include_zero=false&limit=1000")).body.tags.map((t: Json) => t.name);
       expect(used).toEqual(expect.arrayContaining(["models", "model_type:checkpoints", scope]));
       const prefixed = (await get("/api/tags?include_zero=false&prefix=uni")).body.tags.map((t: Json) => t.name);
@@ -404,24 +602,40 @@ export function describeComfyAssetApi(mode: Mode): void {
       const byName = (await get("/api/tags?include_zero=false&order=name_asc&limit=1000")).body.tags.map((t: Json) => t.name);
       expect(byName).toEqual([...byName].sort());
 
-      const added = (await json("post", `/api/assets/${seeded.id}/tags`, { tags: ["NewTag", "unit-tests", "NewTag", "BETA"] }).expect(200)).body;
+      const added = (await json("post", `/api/assets/${seeded.id}/tags`, { tags: ["NewTag", "unit-tests", "NewTag", "BETA"] }).expect(200))
+        .body;
       expect(added).toMatchObject({ added: ["NewTag", "BETA"], already_present: ["unit-tests"] });
       const removed = (await json("delete", `/api/assets/${seeded.id}/tags`, { tags: ["NewTag", "does-not-exist"] }).expect(200)).body;
       expect(removed).toMatchObject({ removed: ["NewTag"], not_present: ["does-not-exist"] });
       expect((await get(`/api/assets/${seeded.id}`)).body.tags).toContain("BETA");
       const system = ["models", "model_type:manual", "model:true", "input:true", "uploaded:true", "temporary"];
-      expect((await json("post", `/api/assets/${seeded.id}/tags`, { tags: system }).expect(200)).body.total_tags).toEqual(expect.arrayContaining(system));
+      expect((await json("post", `/api/assets/${seeded.id}/tags`, { tags: system }).expect(200)).body.total_tags).toEqual(
+        expect.arrayContaining(system),
+      );
 
       // count_desc and name_asc under a prefix; a tag whose last record goes keeps a zero count only with include_zero.
       const [aaa, bbb] = [`${scope}-orderaaa`, `${scope}-orderbbb`];
       await json("post", `/api/assets/${seeded.id}/tags`, { tags: [aaa, bbb] }).expect(200);
-      const copy = await json("post", "/api/assets/from-hash", { hash: seeded.asset_hash, name: "order_only_bbb.safetensors", tags: ["input", bbb] }).expect(201);
-      expect((await get(`/api/tags?prefix=${scope}-order&include_zero=false`)).body.tags).toEqual([{ name: bbb, count: 2 }, { name: aaa, count: 1 }]);
-      expect((await get(`/api/tags?prefix=${scope}-order&include_zero=false&order=name_asc`)).body.tags.map((t: Json) => t.name)).toEqual([aaa, bbb]);
+      const copy = await json("post", "/api/assets/from-hash", {
+        hash: seeded.asset_hash,
+        name: "order_only_bbb.safetensors",
+        tags: ["input", bbb],
+      }).expect(201);
+      expect((await get(`/api/tags?prefix=${scope}-order&include_zero=false`)).body.tags).toEqual([
+        { name: bbb, count: 2 },
+        { name: aaa, count: 1 },
+      ]);
+      expect((await get(`/api/tags?prefix=${scope}-order&include_zero=false&order=name_asc`)).body.tags.map((t: Json) => t.name)).toEqual([
+        aaa,
+        bbb,
+      ]);
       await json("delete", `/api/assets/${copy.body.id}`, undefined).expect(204);
       await json("delete", `/api/assets/${seeded.id}`, undefined).expect(204);
       expect((await get(`/api/tags?prefix=${scope}-order&include_zero=false`)).body).toEqual({ tags: [], total: 0, has_more: false });
-      expect((await get(`/api/tags?prefix=${scope}-order`)).body.tags).toEqual([{ name: aaa, count: 0 }, { name: bbb, count: 0 }]);
+      expect((await get(`/api/tags?prefix=${scope}-order`)).body.tags).toEqual([
+        { name: aaa, count: 0 },
+        { name: bbb, count: 0 },
+      ]);
 
       // '_' in a prefix is literal.
       await create("t1.bin", ["input", `pref_${scope}_ok`]);
@@ -430,7 +644,10 @@ export function describeComfyAssetApi(mode: Mode): void {
       expect([under.tags.map((t: Json) => t.name), under.total]).toEqual([[`pref_${scope}_ok`], 1]);
 
       const target = await create("bodies.bin", ["input", scope]);
-      for (const [method, body] of [["post", { tags: [] }], ["delete", { tags: [123] }]] as const) {
+      for (const [method, body] of [
+        ["post", { tags: [] }],
+        ["delete", { tags: [123] }],
+      ] as const) {
         const res = await json(method, `/api/assets/${target.id}/tags`, body);
         expect([res.status, errorCode(res)]).toEqual([400, "INVALID_BODY"]);
       }
@@ -441,7 +658,9 @@ export function describeComfyAssetApi(mode: Mode): void {
       const png = await solidPng(4, 4, { r: salt[2]!, g: salt[3]!, b: 7 });
       const image = await create(`${scope}.png`, ["output", scope], {}, png);
       // A signed, expiring /api/view URL that needs no key (an <img> sends none), byte ranges included.
-      expect(image.preview_url).toMatch(new RegExp(`^/api/view\\?asset=${image.asset_hash}&mime=image%2Fpng&expires=\\d+&signature=[\\w-]{43}$`));
+      expect(image.preview_url).toMatch(
+        new RegExp(`^/api/view\\?asset=${image.asset_hash}&mime=image%2Fpng&expires=\\d+&signature=[\\w-]{43}$`),
+      );
       const anonymous = (path: string) => request(app).get(path).buffer(true).parse(binary);
       const shown = await anonymous(image.preview_url).expect(200);
       expect(Buffer.compare(shown.body as Buffer, png)).toBe(0);
@@ -481,7 +700,10 @@ export function describeComfyAssetApi(mode: Mode): void {
       // Text previews; HTML and SVG never render here, whatever disposition asks.
       const text = await create(`${scope}.txt`, ["output", scope], {}, Buffer.from(`line one\nline two\n${scope}`));
       expect((await content(text.preview_url).expect(200)).headers["content-type"]).toMatch(/^text\/plain/);
-      for (const [name, data] of [[`${scope}.html`, `<html><script>alert('${scope}')</script></html>`], [`${scope}.svg`, `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('${scope}')</script></svg>`]]) {
+      for (const [name, data] of [
+        [`${scope}.html`, `<html><script>alert('${scope}')</script></html>`],
+        [`${scope}.svg`, `<svg xmlns="http://www.w3.org/2000/svg"><script>alert('${scope}')</script></svg>`],
+      ]) {
         const dangerous = await create(name!, ["output", scope], {}, Buffer.from(data!));
         for (const url of [dangerous.preview_url, `/api/assets/${dangerous.id}/content`]) {
           const res = await content(url).expect(200);
@@ -520,7 +742,12 @@ export function describeComfyAssetApi(mode: Mode): void {
       // HEAD by hash is global (content is shared): either key may ask.
       for (const key of [KEY, KEY2]) expect((await keyedClient(app, key).head(`/api/assets/hash/${mine.asset_hash}`)).status).toBe(200);
       // ComfyUI's folder scans have no counterpart here.
-      for (const [method, path] of [["post", "/api/assets/seed"], ["get", "/api/assets/seed/status"], ["post", "/api/assets/seed/cancel"], ["post", "/api/assets/prune"]] as const) {
+      for (const [method, path] of [
+        ["post", "/api/assets/seed"],
+        ["get", "/api/assets/seed/status"],
+        ["post", "/api/assets/seed/cancel"],
+        ["post", "/api/assets/prune"],
+      ] as const) {
         const res = await request(app)[method](path).set("x-api-key", KEY);
         expect([res.status, errorCode(res)], path).toEqual([501, "NOT_SUPPORTED"]);
       }

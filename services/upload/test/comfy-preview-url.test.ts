@@ -24,7 +24,10 @@ const makeAssetBytes = (name: string, size = 8192): Buffer => {
   return Buffer.concat([Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + seed) % 256)), Buffer.from(name)]);
 };
 
-function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void): void {
+function binary(
+  res: { on(event: string, listener: (chunk: Buffer) => void): unknown },
+  cb: (err: Error | null, body: Buffer) => void,
+): void {
   const chunks: Buffer[] = [];
   res.on("data", (d: Buffer) => chunks.push(d));
   res.on("end", () => cb(null, Buffer.concat(chunks)));
@@ -88,7 +91,9 @@ describe("test_preview_url.py", () => {
     const name = `preview-tags-${scope}.png`;
     const body = await assetFactory(name, ["input", "unit-tests", scope], makeAssetBytes(name, 2048));
     expect(body.preview_url).toBeTruthy();
-    const r = await http().delete(`/api/assets/${body.id}/tags`).send({ tags: ["input"] });
+    const r = await http()
+      .delete(`/api/assets/${body.id}/tags`)
+      .send({ tags: ["input"] });
     expect(r.status).toBe(200);
     const after = (await http().get(`/api/assets/${body.id}`)).body as Json;
     expect(after.tags).not.toContain("input");
@@ -101,7 +106,12 @@ describe("test_preview_url.py", () => {
     const thumbData = makeAssetBytes(thumbName, 1024);
     const thumb = await assetFactory(thumbName, ["input", "unit-tests", scope], thumbData);
     const modelName = `preview-id-${scope}.safetensors`;
-    const model = await assetFactory(modelName, ["models", "model_type:checkpoints", "unit-tests", scope], makeAssetBytes(modelName, 2048), { preview_id: thumb.id });
+    const model = await assetFactory(
+      modelName,
+      ["models", "model_type:checkpoints", "unit-tests", scope],
+      makeAssetBytes(modelName, 2048),
+      { preview_id: thumb.id },
+    );
     expect(model.preview_id).toBe(thumb.id);
     expect(model.preview_url).toBe(thumb.preview_url);
     const got = await http().get(model.preview_url).buffer(true).parse(binary);

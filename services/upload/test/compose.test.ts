@@ -40,7 +40,10 @@ describe("createUploadRuntime", () => {
     const png = await noisePng(6, 6);
     const res = await request(app).post("/upload/image").set("Authorization", "Bearer k2").attach("image", png, { filename: "a.png" });
     expect(res.body.name).toBe(`${blake3Hex(png)}.png`);
-    const mask = await keyedClient(app, "k1").post("/upload/mask").attach("image", await noisePng(6, 6), { filename: "m.png" }).field("original_ref", res.body.name);
+    const mask = await keyedClient(app, "k1")
+      .post("/upload/mask")
+      .attach("image", await noisePng(6, 6), { filename: "m.png" })
+      .field("original_ref", res.body.name);
     expect(mask.status).toBe(200); // the in-process queue runs this service's own mask handler
     const metrics = await request(app).get("/metrics");
     expect(metrics.text).toMatch(/upload_objects_created_total/);
@@ -74,7 +77,14 @@ describe("createUploadRuntime", () => {
     cleanup.push(() => s3.stop());
     const dataDir = await mkdtemp(join(tmpdir(), "compose-s3-"));
     cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
-    const config = loadConfig({ DATA_DIR: dataDir, API_KEYS: "k", S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: "composed" });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      API_KEYS: "k",
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      S3_BUCKET: "composed",
+    });
     const deps = await createUploadRuntime(config, silent);
     cleanup.push(() => deps.close());
     expect(deps.blobs.kind).toBe("s3");

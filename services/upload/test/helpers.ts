@@ -35,7 +35,14 @@ export interface TestApp {
 
 /** The upload service over a fresh temporary DATA_DIR, real filesystem and real sharp, logs captured. */
 export async function makeTestApp(
-  opts: { settings?: Partial<UploadSettings>; queue?: JobQueue; keys?: string; keyFile?: string; blobs?: InspectableStore; references?: ReferenceStore } = {},
+  opts: {
+    settings?: Partial<UploadSettings>;
+    queue?: JobQueue;
+    keys?: string;
+    keyFile?: string;
+    blobs?: InspectableStore;
+    references?: ReferenceStore;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(join(tmpdir(), "upload-test-"));
   const blobs: InspectableStore = opts.blobs ?? new FsBlobStore(join(dataDir, "blobs"));
@@ -54,7 +61,15 @@ export async function makeTestApp(
   await queue.work({ "mask.derive": createMaskDeriveHandler({ store: blobs, logger }) });
   const keys = await loadApiKeys({ plaintext: opts.keys ?? `${KEY},${OTHER_KEY}`, ...(opts.keyFile && { file: opts.keyFile }) });
   const settings = { ...DEFAULT_SETTINGS, ...opts.settings };
-  const deps: UploadDeps = { blobs, references, keys, queue, logger, settings, tus: createTusServer({ blobs, references, logger, settings }) };
+  const deps: UploadDeps = {
+    blobs,
+    references,
+    keys,
+    queue,
+    logger,
+    settings,
+    tus: createTusServer({ blobs, references, logger, settings }),
+  };
   return {
     app: createApp(deps),
     deps,

@@ -18,10 +18,17 @@ const h = hostileService(400);
 
 describe("hostile input to the asset API", () => {
   it("ids, hashes, JSON bodies and queries of every wrong kind: a 4xx in shape, or a 2xx when valid after all", async () => {
-    const created = await keyedClient(h.server, KEY).post("/api/assets/from-hash").send({ hash: `blake3:${blake3Hex(h.validPng)}`, tags: ["keep"] });
+    const created = await keyedClient(h.server, KEY)
+      .post("/api/assets/from-hash")
+      .send({ hash: `blake3:${blake3Hex(h.validPng)}`, tags: ["keep"] });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    const target = fc.oneof(fc.constant(id), fc.constant(id.toUpperCase()), nasty.map((n) => encodeURIComponent(n)), fc.uuid().map(String));
+    const target = fc.oneof(
+      fc.constant(id),
+      fc.constant(id.toUpperCase()),
+      nasty.map((n) => encodeURIComponent(n)),
+      fc.uuid().map(String),
+    );
     const requests = assetApiRequests({
       id: target,
       hashRef: target.map((r) => encodeURIComponent(r)),
@@ -58,13 +65,20 @@ describe("hostile input to the asset API", () => {
   });
 
   it("a JSON body trickling in on each JSON route: 408 request_timeout once BODY_TIMEOUT_MS has passed, the connection closed", async () => {
-    const created = await keyedClient(h.server, KEY).post("/api/assets/from-hash").send({ hash: `blake3:${blake3Hex(h.validPng)}`, name: "slow target" });
+    const created = await keyedClient(h.server, KEY)
+      .post("/api/assets/from-hash")
+      .send({ hash: `blake3:${blake3Hex(h.validPng)}`, name: "slow target" });
     expect(created.status).toBe(201);
     const { bodyTimeoutMs } = h.t.deps.settings;
     h.t.deps.settings.bodyTimeoutMs = 500;
     try {
       const port = (h.server.address() as AddressInfo).port;
-      for (const a of await trickleJsonBodies(`http://127.0.0.1:${port}`, { key: KEY, id: created.body.id, everyMs: 200, timeoutMs: 10_000 })) {
+      for (const a of await trickleJsonBodies(`http://127.0.0.1:${port}`, {
+        key: KEY,
+        id: created.body.id,
+        everyMs: 200,
+        timeoutMs: 10_000,
+      })) {
         h.cases++;
         expect(a.status, `${a.route}: ${a.text}`).toBe(408);
         expect(errorCodeOf(a.json), a.route).toBe("request_timeout");
@@ -81,7 +95,10 @@ describe("fixed hostile cases of the asset API (issue 20, section 2)", () => {
     const bytes = await noisePng(3, 3);
     await keyedClient(h.server, KEY).post("/api/upload/image").attach("image", bytes, { filename: "f.png" }).expect(200);
     const storedHash = `blake3:${blake3Hex(bytes)}`;
-    const created = await keyedClient(h.server, KEY).post("/api/assets/from-hash").send({ hash: storedHash, tags: ["fixed"] }).expect(201);
+    const created = await keyedClient(h.server, KEY)
+      .post("/api/assets/from-hash")
+      .send({ hash: storedHash, tags: ["fixed"] })
+      .expect(201);
     const id = created.body.id as string;
     const stored = (await h.t.blobs.list()).length;
     const verb = { GET: "get", POST: "post", PUT: "put" } as const;
@@ -104,4 +121,3 @@ describe("fixed hostile cases of the asset API (issue 20, section 2)", () => {
     expect(await h.t.blobs.temporaries()).toEqual([]);
   });
 });
-

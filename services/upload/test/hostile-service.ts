@@ -63,7 +63,20 @@ export function assertAssetRefused(status: number, body: unknown): void {
 
 /** Text of every wrong kind for names, paths, tags and ids. */
 export const nasty = fc.oneof(
-  fc.constantFrom("..", "../..", "/etc/passwd", "a/../../b", "\0", "a\0b", "C:\\Windows", "\\\\host\\share", "~/x", "%2e%2e/", "\u202e\u0000", "clipspace"),
+  fc.constantFrom(
+    "..",
+    "../..",
+    "/etc/passwd",
+    "a/../../b",
+    "\0",
+    "a\0b",
+    "C:\\Windows",
+    "\\\\host\\share",
+    "~/x",
+    "%2e%2e/",
+    "\u202e\u0000",
+    "clipspace",
+  ),
   fc.string({ unit: "binary", maxLength: 60 }),
   fc.string({ unit: "grapheme", maxLength: 30 }),
   fc.string({ unit: fc.constantFrom(".", "/", "\\", "a", "\0", ":"), maxLength: 12 }),

@@ -41,9 +41,9 @@ describe("hostile input corpus", () => {
         fc.oneof(
           fc.integer({ min: 0, max: valid.body.length - 1 }).map((n) => valid.body.subarray(0, n)),
           fc.uint8Array({ maxLength: 2000 }).map((a) => Buffer.from(a)),
-          fc.tuple(fc.integer({ min: 0, max: valid.body.length - 1 }), fc.uint8Array({ minLength: 1, maxLength: 50 })).map(([at, junk]) =>
-            Buffer.concat([valid.body.subarray(0, at), Buffer.from(junk), valid.body.subarray(at)]),
-          ),
+          fc
+            .tuple(fc.integer({ min: 0, max: valid.body.length - 1 }), fc.uint8Array({ minLength: 1, maxLength: 50 }))
+            .map(([at, junk]) => Buffer.concat([valid.body.subarray(0, at), Buffer.from(junk), valid.body.subarray(at)])),
         ),
         async (path, contentType, body) => {
           const res = await keyedClient(h.server, KEY).post(path).set("Content-Type", contentType).send(body);
@@ -89,7 +89,17 @@ describe("hostile input corpus", () => {
           fc.string({ unit: hexDigit, minLength: 0, maxLength: 70 }).map((h) => `blake3:${h}`),
           fc.string({ unit: hexDigit, minLength: 64, maxLength: 64 }).map((h) => `${h}.png`),
           fc.record({ filename: fc.oneof(nasty, fc.integer(), fc.constant(null)), name: fc.anything() }).map((o) => JSON.stringify(o)),
-          fc.constantFrom("{", "[]", "null", "true", '{"filename":{}}', `${h.originalName} [evil]`, `${h.originalName}/..`, "blake3:", "{}".repeat(1000)),
+          fc.constantFrom(
+            "{",
+            "[]",
+            "null",
+            "true",
+            '{"filename":{}}',
+            `${h.originalName} [evil]`,
+            `${h.originalName}/..`,
+            "blake3:",
+            "{}".repeat(1000),
+          ),
         ),
         async (ref) => {
           const { body, contentType } = multipart([
@@ -120,7 +130,9 @@ describe("hostile input corpus", () => {
       fc.asyncProperty(
         fc.oneof(
           fc.tuple(fc.constantFrom(...magic), fc.uint8Array({ maxLength: 3000 })).map(([m, rest]) => Buffer.concat([m, Buffer.from(rest)])),
-          fc.tuple(fc.integer({ min: 16_385, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 2 ** 31 - 1 })).map(([w, h]) => pngClaiming(w, h)),
+          fc
+            .tuple(fc.integer({ min: 16_385, max: 2 ** 31 - 1 }), fc.integer({ min: 1, max: 2 ** 31 - 1 }))
+            .map(([w, h]) => pngClaiming(w, h)),
           fc.tuple(fc.integer({ min: 8193, max: 16_384 }), fc.integer({ min: 8193, max: 16_384 })).map(([w, h]) => pngClaiming(w, h)),
           // Cut inside the signature or IHDR. (The probe reads headers only: a body cut after a
           // valid header is accepted at upload and refused by the mask job; see the README.)
@@ -129,7 +141,10 @@ describe("hostile input corpus", () => {
         fc.constantFrom("image/png", "image/jpeg", "application/octet-stream", "text/html"),
         fc.constantFrom("/api/upload/image", "/api/upload/mask"),
         async (bytes, declared, path) => {
-          const parts = [{ name: "image", filename: "cat.png", contentType: declared, body: bytes }, { name: "original_ref", body: h.originalName }];
+          const parts = [
+            { name: "image", filename: "cat.png", contentType: declared, body: bytes },
+            { name: "original_ref", body: h.originalName },
+          ];
           const { body, contentType } = multipart(parts);
           const res = await keyedClient(h.server, KEY).post(path).set("Content-Type", contentType).send(body);
           h.assertRefusedOrOk(res.status, res.body, false);
@@ -147,12 +162,17 @@ describe("fixed hostile cases", () => {
     const body = Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="${"a".repeat(200_000)}"\r\n\r\nxx\r\n--${boundary}--\r\n`,
     );
-    const res = await keyedClient(h.server, KEY).post("/api/upload/image").set("Content-Type", `multipart/form-data; boundary=${boundary}`).send(body);
+    const res = await keyedClient(h.server, KEY)
+      .post("/api/upload/image")
+      .set("Content-Type", `multipart/form-data; boundary=${boundary}`)
+      .send(body);
     h.assertRefusedOrOk(res.status, res.body, false);
   });
 
   it("5,000 parts", async () => {
-    const { body, contentType } = multipart(Array.from({ length: 5000 }, (_, i) => ({ name: `p${i}`, filename: i % 2 ? "f.png" : undefined, body: "v" })));
+    const { body, contentType } = multipart(
+      Array.from({ length: 5000 }, (_, i) => ({ name: `p${i}`, filename: i % 2 ? "f.png" : undefined, body: "v" })),
+    );
     const res = await keyedClient(h.server, KEY).post("/api/upload/image").set("Content-Type", contentType).send(body);
     h.assertRefusedOrOk(res.status, res.body, false);
     expect(res.body.code).toBe("malformed_multipart");

@@ -23,8 +23,12 @@ beforeAll(async () => {
   server = t.app.listen(0, "127.0.0.1");
   await new Promise((r) => server.once("listening", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const up = await keyedClient(server, KEY).post("/api/upload/image").attach("image", await noisePng(8, 8), { filename: "a.png" });
-  const made = await keyedClient(server, KEY).post("/api/assets/from-hash").send({ hash: `blake3:${up.body.name.slice(0, 64)}`, name: "kept" });
+  const up = await keyedClient(server, KEY)
+    .post("/api/upload/image")
+    .attach("image", await noisePng(8, 8), { filename: "a.png" });
+  const made = await keyedClient(server, KEY)
+    .post("/api/assets/from-hash")
+    .send({ hash: `blake3:${up.body.name.slice(0, 64)}`, name: "kept" });
   expect(made.status).toBe(201);
   id = made.body.id;
 });
@@ -51,7 +55,9 @@ describe("JSON bodies and BODY_TIMEOUT_MS", () => {
   });
 
   it("a body that arrives in time is read as before", async () => {
-    const res = await keyedClient(server, KEY).put(`/api/assets/${id}`).send({ user_metadata: { ok: true } });
+    const res = await keyedClient(server, KEY)
+      .put(`/api/assets/${id}`)
+      .send({ user_metadata: { ok: true } });
     expect(res.status).toBe(200);
     expect(res.body.user_metadata).toEqual({ ok: true });
   });

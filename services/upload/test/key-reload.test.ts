@@ -48,7 +48,9 @@ describe("the key file is read again while the server runs", () => {
 
     const logged = svc.output.length;
     await appendFile(keyFile, "sha256:not-a-digest half written\n");
-    await eventually("the malformed file is reported", async () => svc.output.slice(logged).some((l) => l.includes("key file not reloaded (malformed)")));
+    await eventually("the malformed file is reported", async () =>
+      svc.output.slice(logged).some((l) => l.includes("key file not reloaded (malformed)")),
+    );
     expect(await status(second)).toBe(404);
     expect(await status(first)).toBe(401);
     const all = svc.output.join("\n");

@@ -16,7 +16,8 @@ const apps = servedApps();
 let t: TestApp | undefined;
 afterEach(() => apps.closeAll());
 
-const head = '--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\ninput\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
+const head =
+  '--bnd\r\nContent-Disposition: form-data; name="tags"\r\n\r\ninput\r\n--bnd\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n';
 const tail = "\r\n--bnd--\r\n";
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -24,14 +25,23 @@ async function post(write: (chunk: (b: Buffer | string) => void, end: () => void
   t = await makeTestApp({ settings: { bodyTimeoutMs: BODY_TIMEOUT_MS } });
   const port = new URL(await apps.serve(t, createHttpServer(t.app, { headersTimeoutMs: 250, connectionsCheckingIntervalMs: 50 }))).port;
   return new Promise<{ status: number; body: Record<string, any> }>((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/api/assets", headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd" } });
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/api/assets",
+      headers: { "x-api-key": KEY, "content-type": "multipart/form-data; boundary=bnd" },
+    });
     req.on("response", (res) => {
       let text = "";
       res.on("data", (d) => (text += d));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
     });
     req.on("error", reject);
-    void write((b) => void req.write(b), () => req.end());
+    void write(
+      (b) => void req.write(b),
+      () => req.end(),
+    );
   });
 }
 

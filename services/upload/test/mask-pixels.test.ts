@@ -76,15 +76,21 @@ async function reference(original: Buffer, mask: Buffer): Promise<{ painted: Buf
   const plane = { raw: { width, height, channels: 1 as const } };
   return {
     maskType,
-    painted: await sharp(rgb, { raw: { width, height, channels: 3 } }).joinChannel(alpha, plane).png({ compressionLevel: 6 }).toBuffer(),
-    paint: await sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } }).joinChannel(paintAlpha, plane).png({ compressionLevel: 6 }).toBuffer(),
+    painted: await sharp(rgb, { raw: { width, height, channels: 3 } })
+      .joinChannel(alpha, plane)
+      .png({ compressionLevel: 6 })
+      .toBuffer(),
+    paint: await sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 } } })
+      .joinChannel(paintAlpha, plane)
+      .png({ compressionLevel: 6 })
+      .toBuffer(),
   };
 }
 
 /** A PNG without its chunks of one type. */
 function withoutChunk(png: Buffer, type: string): Buffer {
   const kept = [png.subarray(0, 8)];
-  for (let at = 8; at < png.length; ) {
+  for (let at = 8; at < png.length;) {
     const end = at + 12 + png.readUInt32BE(at);
     if (png.toString("latin1", at + 4, at + 8) !== type) kept.push(png.subarray(at, end));
     at = end;
@@ -118,7 +124,8 @@ describe("derivePaintLayers", () => {
         // The one deliberate change: painted keeps the original's resolution (pHYs); everything else is the same bytes.
         expect(withoutChunk(painted, "pHYs").equals(withoutChunk(want.painted, "pHYs")), `painted bytes, ${maskKind}`).toBe(true);
         // An original without a resolution of its own (or with 1 px/mm) gives exactly the earlier bytes.
-        if (((await sharp(original).metadata()).density ?? 25.4).toFixed(1) === "25.4") expect(painted.equals(want.painted), `painted bytes, ${maskKind}`).toBe(true);
+        if (((await sharp(original).metadata()).density ?? 25.4).toFixed(1) === "25.4")
+          expect(painted.equals(want.painted), `painted bytes, ${maskKind}`).toBe(true);
         expect(paint.equals(want.paint), `paint bytes, ${maskKind}`).toBe(true);
       }
     });

@@ -37,7 +37,10 @@ const alphaOf = (rgba: Buffer) => Array.from({ length: rgba.length / 4 }, (_, i)
 const rgbOf = (rgba: Buffer) => Array.from({ length: rgba.length / 4 }, (_, i) => [rgba[i * 4], rgba[i * 4 + 1], rgba[i * 4 + 2]]);
 
 async function uploadOriginal(bytes: Buffer): Promise<string> {
-  const res = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", bytes, { filename: "orig.png" }).field("type", "input");
+  const res = await keyedClient(t.app, KEY)
+    .post("/api/upload/image")
+    .attach("image", bytes, { filename: "orig.png" })
+    .field("type", "input");
   expect(res.status).toBe(200);
   return res.body.name;
 }
@@ -57,7 +60,12 @@ describe("POST /api/upload/mask", () => {
     const name = await uploadOriginal(orig);
     // left half transparent (masked), right half opaque; RGB deliberately noisy
     const alpha = [0, 0, 255, 255, 0, 0, 255, 255];
-    const mask = await pixelPng(alpha.flatMap((a, i) => [i * 30, 255 - i * 30, 99, a]), W, H, 4);
+    const mask = await pixelPng(
+      alpha.flatMap((a, i) => [i * 30, 255 - i * 30, 99, a]),
+      W,
+      H,
+      4,
+    );
     const res = await postMask(mask, JSON.stringify({ filename: name, subfolder: "", type: "input" }));
     expect(res.status).toBe(200);
     const { metadata } = res.body;
@@ -91,7 +99,12 @@ describe("POST /api/upload/mask", () => {
   it("treats an RGB black-and-white mask by luminance too", async () => {
     const name = await uploadOriginal(await original());
     const lum = [255, 0, 255, 0, 0, 255, 0, 255];
-    const mask = await pixelPng(lum.flatMap((l) => [l, l, l]), W, H, 3);
+    const mask = await pixelPng(
+      lum.flatMap((l) => [l, l, l]),
+      W,
+      H,
+      3,
+    );
     const res = await postMask(mask, name);
     expect(res.body.metadata.mask_type).toBe("luminance");
     expect(alphaOf(await pixelsOf(res.body.name))).toEqual(lum.map((l) => 255 - l));
@@ -113,9 +126,20 @@ describe("POST /api/upload/mask", () => {
 
   it("derives from an EXIF-rotated JPEG at its displayed size", async () => {
     // stored 6×4, shown 4×6 (orientation 6 = rotate 90° clockwise)
-    const jpeg = await sharp({ create: { width: 6, height: 4, channels: 3, background: "#808080" } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const jpeg = await sharp({ create: { width: 6, height: 4, channels: 3, background: "#808080" } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
     const name = await uploadOriginal(jpeg);
-    const res = await postMask(await pixelPng(Array.from({ length: 24 }, () => 255), 4, 6, 1), name);
+    const res = await postMask(
+      await pixelPng(
+        Array.from({ length: 24 }, () => 255),
+        4,
+        6,
+        1,
+      ),
+      name,
+    );
     expect(res.status).toBe(200);
     const chunks: Buffer[] = [];
     for await (const c of await t.blobs.read(res.body.name.split(".")[0])) chunks.push(c as Buffer);
@@ -135,7 +159,10 @@ describe("POST /api/upload/mask", () => {
     const oh = blake3Hex(orig);
     const mh = blake3Hex(mask);
     expect((await t.blobs.getSidecar(mh))?.tags).toEqual(expect.arrayContaining(["mask", "input", `original:${oh}`]));
-    for (const [file, role] of [[first.body.metadata.related_files.painted, "painted"], [first.body.metadata.related_files.paint, "paint"]] as const) {
+    for (const [file, role] of [
+      [first.body.metadata.related_files.painted, "painted"],
+      [first.body.metadata.related_files.paint, "paint"],
+    ] as const) {
       const rec = await t.blobs.getSidecar(h(file));
       expect(rec).toMatchObject({ ext: "png", mime: "image/png", width: W, height: H });
       expect(rec?.tags).toEqual(expect.arrayContaining(["derived", `original:${oh}`, `mask:${mh}`, role]));
@@ -152,7 +179,10 @@ describe("POST /api/upload/mask", () => {
     ["JSON with the suffix", (n: string) => JSON.stringify({ filename: `${n} [output]`, subfolder: "clipspace", type: "output" })],
     ["blake3:<hex>", (n: string) => `blake3:${n.split(".")[0]}`],
     ["a whole upload result with name only", (n: string) => JSON.stringify({ name: n, subfolder: "", type: "input" })],
-    ["filename winning over a wrong name", (n: string) => JSON.stringify({ name: "nonsense", filename: n, subfolder: "", type: "input", extra: [1] })],
+    [
+      "filename winning over a wrong name",
+      (n: string) => JSON.stringify({ name: "nonsense", filename: n, subfolder: "", type: "input", extra: [1] }),
+    ],
   ])("finds the original from %s", async (_label, ref) => {
     const orig = await original();
     const name = await uploadOriginal(orig);
@@ -213,14 +243,20 @@ describe("POST /api/upload/mask", () => {
     };
     for (const fields of [
       [["originalRef", name]],
-      [["originalRef", JSON.stringify({ filename: name, subfolder: "", type: "input" })], ["original_ref", `blake3:${blake3Hex(orig)}`]],
+      [
+        ["originalRef", JSON.stringify({ filename: name, subfolder: "", type: "input" })],
+        ["original_ref", `blake3:${blake3Hex(orig)}`],
+      ],
     ] as [string, string][][]) {
       const res = await send(fields);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.metadata.original_hash).toBe(`blake3:${blake3Hex(orig)}`);
     }
     const other = await uploadOriginal(await noisePng(W, H));
-    const differ = await send([["original_ref", name], ["originalRef", other]]);
+    const differ = await send([
+      ["original_ref", name],
+      ["originalRef", other],
+    ]);
     expect(differ.status).toBe(400);
     expectUploadError(differ.body, "invalid_original_ref");
     expect(differ.body.message).toMatch(/originalRef/);
@@ -231,7 +267,12 @@ describe("POST /api/upload/mask", () => {
 
   it("a job slower than MASK_JOB_TIMEOUT_MS: 503 unavailable, the job finishes, the retry gets the result", async () => {
     const name = await uploadOriginal(await noisePng(1024, 1024));
-    const mask = await pixelPng(Array.from({ length: 64 * 64 }, (_, i) => (i % 3 ? 255 : 0)), 64, 64, 1);
+    const mask = await pixelPng(
+      Array.from({ length: 64 * 64 }, (_, i) => (i % 3 ? 255 : 0)),
+      64,
+      64,
+      1,
+    );
     t.deps.settings.maskJobTimeoutMs = 1;
     const slow = await postMask(mask, name);
     expect(slow.status).toBe(503);

@@ -33,7 +33,10 @@ afterAll(async () => {
  * then), `block` bytes at a time, every `everyMs` when paced; resolves with what came back and
  * any socket error.
  */
-function sendAllThenRead(path: string, opts: { declared: number; block: number; everyMs?: number }): Promise<{ received: string; error: string | null; wrote: number }> {
+function sendAllThenRead(
+  path: string,
+  opts: { declared: number; block: number; everyMs?: number },
+): Promise<{ received: string; error: string | null; wrote: number }> {
   const DECLARED = opts.declared;
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");

@@ -51,10 +51,16 @@ async function eventually(check: () => Promise<boolean>, deadlineMs = 20_000): P
 }
 
 const upload = async (key: string, bytes?: Buffer) =>
-  keyedClient(t.app, key).post("/api/upload/image").attach("image", bytes ?? (await noisePng(4, 4)), { filename: "a.png" });
+  keyedClient(t.app, key)
+    .post("/api/upload/image")
+    .attach("image", bytes ?? (await noisePng(4, 4)), { filename: "a.png" });
 
 /** 429 with Retry-After; the asset routes say it in ComfyUI's envelope (`asset: true`), the others as `{code, message, error}`. */
-function expectRateLimited(res: { status: number; body: unknown; headers: Record<string, string> }, limitName: string, asset = false): void {
+function expectRateLimited(
+  res: { status: number; body: unknown; headers: Record<string, string> },
+  limitName: string,
+  asset = false,
+): void {
   expect(res.status).toBe(429);
   if (asset) expect(res.body).toMatchObject({ error: { code: "RATE_LIMITED", details: {} } });
   else expectUploadError(res.body, "rate_limited");
@@ -93,7 +99,10 @@ describe("per-key rate limits (in memory)", () => {
   it("assets_rpm counts the routes without an upload body; uploads do not spend it", async () => {
     await appWith({ assets_rpm: 2 });
     for (let i = 0; i < 3; i++) expect((await upload(KEY)).status).toBe(200);
-    const view = () => request(t.app).get(`/api/view?filename=${"c".repeat(64)}.png`).set("Authorization", `Bearer ${KEY}`);
+    const view = () =>
+      request(t.app)
+        .get(`/api/view?filename=${"c".repeat(64)}.png`)
+        .set("Authorization", `Bearer ${KEY}`);
     expect((await view()).status).toBe(404);
     expect((await view()).status).toBe(404);
     expectRateLimited(await view(), "assets_rpm");
@@ -167,8 +176,15 @@ describe("per-key rate limits (in memory)", () => {
     try {
       const chunked = async (image: Buffer) => {
         const { body, contentType } = multipart([{ name: "image", filename: "a.png", contentType: "image/png", body: image }]);
-        const chunks = Array.from({ length: Math.ceil(body.length / (64 * KiB)) }, (_, i) => body.subarray(i * 64 * KiB, (i + 1) * 64 * KiB));
-        return rawRequest(base, { method: "POST", path: "/api/upload/image", headers: { "X-API-Key": KEY, "Content-Type": contentType }, body: chunks });
+        const chunks = Array.from({ length: Math.ceil(body.length / (64 * KiB)) }, (_, i) =>
+          body.subarray(i * 64 * KiB, (i + 1) * 64 * KiB),
+        );
+        return rawRequest(base, {
+          method: "POST",
+          path: "/api/upload/image",
+          headers: { "X-API-Key": KEY, "Content-Type": contentType },
+          body: chunks,
+        });
       };
       const first = await chunked(await noisePng(400, 400));
       expect(first.status, first.text).toBe(200);

@@ -41,7 +41,14 @@ export function describePostgresConformance([paging, options]: (typeof PAGINGS)[
 /** A record holding a tag the database folded onto `folded`: adding, replacing and removing around it (see the test files). */
 export async function addsTheFoldedTag(store: ReferenceStore, kept: string, folded: string) {
   await store.init();
-  const { reference } = await store.create({ owner: OWNER, hash: "e".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: ["keep", kept] });
+  const { reference } = await store.create({
+    owner: OWNER,
+    hash: "e".repeat(64),
+    name: "x.png",
+    size: 1,
+    mimeType: "image/png",
+    tags: ["keep", kept],
+  });
   const added = await store.addTags(reference.id, OWNER, [folded]);
   expect(added).toMatchObject({ added: [folded], alreadyPresent: [] });
   expect(added!.reference.tags).toEqual(["keep", kept, folded]);
@@ -51,8 +58,15 @@ export async function addsTheFoldedTag(store: ReferenceStore, kept: string, fold
   expect(removed!.reference.tags).toEqual([folded, "other"]);
   const counts = await store.tagCounts({ owner: OWNER, includeZero: false, order: "name_asc", limit: 10, offset: 0 });
   expect(counts.total).toBe(2);
-  expect(counts.tags).toEqual(expect.arrayContaining([{ name: folded, count: 1 }, { name: "other", count: 1 }]));
-  expect((await store.list({ ...NO_FILTER, tagsAll: [folded], tagsNone: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(1);
+  expect(counts.tags).toEqual(
+    expect.arrayContaining([
+      { name: folded, count: 1 },
+      { name: "other", count: 1 },
+    ]),
+  );
+  expect(
+    (await store.list({ ...NO_FILTER, tagsAll: [folded], tagsNone: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total,
+  ).toBe(1);
 }
 
 /** The tables of a store made before owners, previews, last access and the metadata index, with one record. */
@@ -78,17 +92,45 @@ export async function upgrades(store: ReferenceStore) {
   expect(await store.get(OLD_ID, OWNER)).toBeNull();
   expect(await store.adoptUnowned(OWNER)).toBe(1);
   const old = (await store.get(OLD_ID, OWNER))!;
-  expect(old).toMatchObject({ name: "old.png", tags: ["input", "old"], userMetadata: { epoch: 3 }, previewId: null, lastAccessTime: "2025-01-01T00:00:00.000Z" });
+  expect(old).toMatchObject({
+    name: "old.png",
+    tags: ["input", "old"],
+    userMetadata: { epoch: 3 },
+    previewId: null,
+    lastAccessTime: "2025-01-01T00:00:00.000Z",
+  });
   const metadata = metadataConditions({ epoch: 3 });
-  expect((await store.list({ ...NO_FILTER, tagsAll: ["old"], metadata, sort: "last_access_time", order: "desc", limit: 10, offset: 0 })).total).toBe(1);
+  expect(
+    (await store.list({ ...NO_FILTER, tagsAll: ["old"], metadata, sort: "last_access_time", order: "desc", limit: 10, offset: 0 })).total,
+  ).toBe(1);
   expect((await store.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([
     { name: "input", count: 1 },
     { name: "old", count: 1 },
   ]);
   // The (owner, hash, origin) rule replaced (hash, origin): the same upload by another owner gets its own record.
-  const again = await store.create({ owner: "other", hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" });
+  const again = await store.create({
+    owner: "other",
+    hash: "a".repeat(64),
+    name: "x",
+    size: 5,
+    mimeType: "image/png",
+    tags: [],
+    origin: "upload:input:",
+  });
   expect(again.created).toBe(true);
-  expect((await store.create({ owner: OWNER, hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" })).reference.id).toBe(OLD_ID);
+  expect(
+    (
+      await store.create({
+        owner: OWNER,
+        hash: "a".repeat(64),
+        name: "x",
+        size: 5,
+        mimeType: "image/png",
+        tags: [],
+        origin: "upload:input:",
+      })
+    ).reference.id,
+  ).toBe(OLD_ID);
 }
 
 /**
@@ -127,9 +169,24 @@ export function unversionedSchema(kind: "sqlite" | "postgres"): string[] {
 export async function adoptsUnversioned(store: ReferenceStore) {
   await store.init();
   await store.init();
-  expect(await store.get(OLD_ID, OWNER)).toMatchObject({ name: "kept.png", tags: ["input"], userMetadata: { epoch: 3 }, lastAccessTime: "2025-01-02T00:00:00.000Z" });
+  expect(await store.get(OLD_ID, OWNER)).toMatchObject({
+    name: "kept.png",
+    tags: ["input"],
+    userMetadata: { epoch: 3 },
+    lastAccessTime: "2025-01-02T00:00:00.000Z",
+  });
   const page = { sort: "name", order: "asc", limit: 10, offset: 0 } as const;
-  expect((await store.list({ ...NO_FILTER, ...page, tagsAll: ["input"], metadata: metadataConditions({ epoch: 3 }) })).items.map((r) => r.id)).toEqual([OLD_ID]);
-  const again = await store.create({ owner: OWNER, hash: "a".repeat(64), name: "x", size: 5, mimeType: "image/png", tags: [], origin: "upload:input:" });
+  expect(
+    (await store.list({ ...NO_FILTER, ...page, tagsAll: ["input"], metadata: metadataConditions({ epoch: 3 }) })).items.map((r) => r.id),
+  ).toEqual([OLD_ID]);
+  const again = await store.create({
+    owner: OWNER,
+    hash: "a".repeat(64),
+    name: "x",
+    size: 5,
+    mimeType: "image/png",
+    tags: [],
+    origin: "upload:input:",
+  });
   expect(again).toMatchObject({ created: false, reference: { id: OLD_ID } });
 }

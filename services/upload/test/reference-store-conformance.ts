@@ -54,7 +54,17 @@ async function walk(
   const seen: string[] = [];
   let after: { value: string | number; id: string } | undefined;
   for (let page = 0; page < 100; page++) {
-    const result = await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], ...filter, sort, order, limit, offset: 0, ...(after && { after }) });
+    const result = await store.list({
+      ...NO_FILTER,
+      tagsAll: [],
+      tagsNone: [],
+      ...filter,
+      sort,
+      order,
+      limit,
+      offset: 0,
+      ...(after && { after }),
+    });
     seen.push(...result.items.map((r) => r.id));
     if (!result.hasMore) return seen;
     const last = result.items.at(-1)!;
@@ -81,10 +91,20 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
     });
 
     it("creates a record and reads it back whole", async () => {
-      const input = ref({ tags: ["input", "clipspace", "input"], userMetadata: { a: 1, nested: { b: ["x"] } }, systemMetadata: { is_mask: true } });
+      const input = ref({
+        tags: ["input", "clipspace", "input"],
+        userMetadata: { a: 1, nested: { b: ["x"] } },
+        systemMetadata: { is_mask: true },
+      });
       const { reference, created } = await store.create(input);
       expect(created).toBe(true);
-      expect(reference).toMatchObject({ hash: input.hash, name: "cat.png", size: 100, mimeType: "image/png", tags: ["input", "clipspace"] });
+      expect(reference).toMatchObject({
+        hash: input.hash,
+        name: "cat.png",
+        size: 100,
+        mimeType: "image/png",
+        tags: ["input", "clipspace"],
+      });
       expect(reference.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(reference.createdAt).toBe(reference.updatedAt);
       expect(await store.get(reference.id, OWNER)).toEqual(reference);
@@ -117,9 +137,19 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(renamed!.createdAt).toBe(reference.createdAt);
       const retagged = await store.update(reference.id, OWNER, { tags: ["b", "c"], userMetadata: { k: "v" } });
       expect(retagged).toMatchObject({ name: "Renamed Cat.PNG", tags: ["b", "c"], userMetadata: { k: "v" } });
-      const list = await store.list({ ...NO_FILTER, tagsAll: ["b"], tagsNone: [], sort: "created_at", order: "desc", limit: 10, offset: 0 });
+      const list = await store.list({
+        ...NO_FILTER,
+        tagsAll: ["b"],
+        tagsNone: [],
+        sort: "created_at",
+        order: "desc",
+        limit: 10,
+        offset: 0,
+      });
       expect(list.items.map((r) => r.id)).toEqual([reference.id]);
-      expect((await store.list({ ...NO_FILTER, tagsAll: ["a"], tagsNone: [], sort: "created_at", order: "desc", limit: 10, offset: 0 })).total).toBe(0);
+      expect(
+        (await store.list({ ...NO_FILTER, tagsAll: ["a"], tagsNone: [], sort: "created_at", order: "desc", limit: 10, offset: 0 })).total,
+      ).toBe(0);
       expect(await store.update("00000000-0000-4000-8000-000000000000", OWNER, { name: "x" })).toBeNull();
     });
 
@@ -149,8 +179,14 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(await store.delete(a.reference.id, OWNER)).toBe(false);
       expect(await recordsNaming(store, hash)).toBe(1);
       expect(await store.delete(b.reference.id, OWNER)).toBe(true);
-      expect(await store.tagCounts({ owner: OWNER, includeZero: false, order: "count_desc", limit: 10, offset: 0 })).toEqual({ tags: [], total: 0 });
-      expect(await store.tagCounts({ owner: OWNER, includeZero: true, order: "count_desc", limit: 10, offset: 0 })).toEqual({ tags: [{ name: "t", count: 0 }], total: 1 });
+      expect(await store.tagCounts({ owner: OWNER, includeZero: false, order: "count_desc", limit: 10, offset: 0 })).toEqual({
+        tags: [],
+        total: 0,
+      });
+      expect(await store.tagCounts({ owner: OWNER, includeZero: true, order: "count_desc", limit: 10, offset: 0 })).toEqual({
+        tags: [{ name: "t", count: 0 }],
+        total: 1,
+      });
       expect((await store.list({ ...NO_FILTER, ...page, metadata: metadataConditions({ k: 1 }) })).total).toBe(0);
     });
 
@@ -166,7 +202,9 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(noMask.items.map((r) => r.id)).toEqual([a.reference.id]);
       const sun = await store.list({ ...q, ...NO_FILTER, tagsAll: [], tagsNone: [], nameContains: "sun" });
       expect(sun.items.map((r) => r.id)).toEqual([a.reference.id, b.reference.id]);
-      expect((await store.list({ ...q, ...NO_FILTER, tagsAll: [], tagsNone: [], nameContains: "SET BEA" })).items.map((r) => r.id)).toEqual([a.reference.id]);
+      expect((await store.list({ ...q, ...NO_FILTER, tagsAll: [], tagsNone: [], nameContains: "SET BEA" })).items.map((r) => r.id)).toEqual(
+        [a.reference.id],
+      );
       expect((await store.list({ ...q, ...NO_FILTER, tagsAll: [], tagsNone: [], nameContains: "%" })).total).toBe(0);
       expect((await store.list({ ...q, ...NO_FILTER, tagsAll: ["nope"], tagsNone: [] })).items).toEqual([]);
       const offset = await store.list({ ...q, ...NO_FILTER, tagsAll: [], tagsNone: [], limit: 1, offset: 1 });
@@ -177,11 +215,15 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
     it("sorts by each field in both orders, ties broken by id, and pages by key to the same order", async () => {
       const names = ["b", "a", "B", "é", "a", "z z", "A"];
       const made: AssetReference[] = [];
-      for (const [i, name] of names.entries()) made.push((await store.create(ref({ name, size: [5, 1, 5, 3, 1, 9, 2][i]!, tags: ["x"] }))).reference);
+      for (const [i, name] of names.entries())
+        made.push((await store.create(ref({ name, size: [5, 1, 5, 3, 1, 9, 2][i]!, tags: ["x"] }))).reference);
       for (const sort of ["created_at", "updated_at", "name", "size", "last_access_time"] as const) {
         for (const order of ["asc", "desc"] as const) {
           const all = await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], sort, order, limit: 500, offset: 0 });
-          expect(all.items.map((r) => r.id), `${sort} ${order}`).toEqual(expectedOrder(made, sort, order));
+          expect(
+            all.items.map((r) => r.id),
+            `${sort} ${order}`,
+          ).toEqual(expectedOrder(made, sort, order));
           expect(await walk(store, sort, order, 2), `${sort} ${order} by key`).toEqual(expectedOrder(made, sort, order));
         }
       }
@@ -191,7 +233,14 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       const names = ["b", "a", "B", "é", "a", "z z", "A", "c"];
       const matching: AssetReference[] = [];
       for (const [i, name] of names.entries()) {
-        const made = await store.create(ref({ name, size: [5, 1, 5, 3, 1, 9, 2, 4][i]!, tags: i % 4 !== 3 ? ["x", "keep"] : ["x"], userMetadata: { k: i % 3 === 0 ? "no" : "yes" } }));
+        const made = await store.create(
+          ref({
+            name,
+            size: [5, 1, 5, 3, 1, 9, 2, 4][i]!,
+            tags: i % 4 !== 3 ? ["x", "keep"] : ["x"],
+            userMetadata: { k: i % 3 === 0 ? "no" : "yes" },
+          }),
+        );
         if (i % 4 !== 3 && i % 3 !== 0) matching.push(made.reference);
       }
       const filter = { tagsAll: ["keep"], metadata: metadataConditions({ k: "yes" }) };
@@ -202,7 +251,11 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
           expect([all.items.map((r) => r.id), all.total, all.hasMore], `${sort} ${order}`).toEqual([expected, matching.length, false]);
           expect(await walk(store, sort, order, 1, undefined, filter), `${sort} ${order} by key`).toEqual(expected);
           const second = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 1, offset: 1 });
-          expect([second.items.map((r) => r.id), second.total, second.hasMore], `${sort} ${order} offset 1`).toEqual([[expected[1]], matching.length, true]);
+          expect([second.items.map((r) => r.id), second.total, second.hasMore], `${sort} ${order} offset 1`).toEqual([
+            [expected[1]],
+            matching.length,
+            true,
+          ]);
           const past = await store.list({ ...NO_FILTER, ...filter, sort, order, limit: 5, offset: 10 });
           expect([past.items, past.total, past.hasMore], `${sort} ${order} past the end`).toEqual([[], matching.length, false]);
         }
@@ -234,17 +287,40 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
         ],
         total: 4,
       });
-      expect(await store.tagCounts({ owner: OWNER, includeZero: false, prefix: "p", order: "name_asc", limit: 1, offset: 1 })).toEqual({ tags: [{ name: "photos", count: 2 }], total: 2 });
+      expect(await store.tagCounts({ owner: OWNER, includeZero: false, prefix: "p", order: "name_asc", limit: 1, offset: 1 })).toEqual({
+        tags: [{ name: "photos", count: 2 }],
+        total: 2,
+      });
     });
 
     it("keeps unusual text intact (quotes, placeholders, unicode)", async () => {
       const odd = ["it's", 'say "hi"', "a?b", "$1", "%_", "ünï ☃ 𝄞", "back\\slash", "x".repeat(1024)];
       const { reference } = await store.create(ref({ name: odd.join(" "), tags: odd, userMetadata: { "?": "$2", quote: "'" } }));
-      expect(await store.get(reference.id, OWNER)).toMatchObject({ name: odd.join(" "), tags: odd, userMetadata: { "?": "$2", quote: "'" } });
+      expect(await store.get(reference.id, OWNER)).toMatchObject({
+        name: odd.join(" "),
+        tags: odd,
+        userMetadata: { "?": "$2", quote: "'" },
+      });
       for (const tag of odd) {
-        expect((await store.list({ ...NO_FILTER, tagsAll: [tag], tagsNone: [], sort: "name", order: "asc", limit: 5, offset: 0 })).total, tag).toBe(1);
+        expect(
+          (await store.list({ ...NO_FILTER, tagsAll: [tag], tagsNone: [], sort: "name", order: "asc", limit: 5, offset: 0 })).total,
+          tag,
+        ).toBe(1);
       }
-      expect((await store.list({ ...NO_FILTER, tagsAll: [], tagsNone: [], nameContains: "?b $1", sort: "name", order: "asc", limit: 5, offset: 0 })).total).toBe(1);
+      expect(
+        (
+          await store.list({
+            ...NO_FILTER,
+            tagsAll: [],
+            tagsNone: [],
+            nameContains: "?b $1",
+            sort: "name",
+            order: "asc",
+            limit: 5,
+            offset: 0,
+          })
+        ).total,
+      ).toBe(1);
     });
 
     it("keeps each owner's records to that owner; the same bytes are shared", async () => {
@@ -263,7 +339,9 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(await store.touch(id, OWNER)).toBeNull();
       expect(await store.get(id, OTHER)).toEqual(theirs.reference);
       expect((await store.list({ ...NO_FILTER, ...page })).items.map((r) => r.id)).toEqual([mine.reference.id]);
-      expect((await store.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([{ name: "shared-tag", count: 1 }]);
+      expect((await store.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([
+        { name: "shared-tag", count: 1 },
+      ]);
       expect(await store.tagHistogram({ ...NO_FILTER, owner: OTHER }, 10)).toEqual([
         { name: "shared-tag", count: 1 },
         { name: "theirs", count: 1 },
@@ -299,7 +377,8 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       await make("mix", { purpose: "mix", epoch: 1, active: true, score: 1.23, flags: ["red", "green"], cfg: { b: 1, a: [1, 2] } });
       await make("null", { maybe: null, epoch: "1" });
       await make("value", { maybe: "x", transforms: [{ type: "crop" }, { type: "flip", p: 0.5 }], mixed: ["1", 1, true, null] });
-      const names = async (filter: Record<string, unknown>) => (await store.list({ ...NO_FILTER, ...page, metadata: metadataConditions(filter) })).items.map((r) => r.name);
+      const names = async (filter: Record<string, unknown>) =>
+        (await store.list({ ...NO_FILTER, ...page, metadata: metadataConditions(filter) })).items.map((r) => r.name);
       expect(await names({ purpose: "mix", epoch: 1, active: true, score: 1.23 })).toEqual(["mix"]);
       expect(await names({ epoch: 1 })).toEqual(["mix"]);
       expect(await names({ epoch: "1" })).toEqual(["null"]);
@@ -359,7 +438,9 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       expect(await store.adoptUnowned(OWNER)).toBe(1);
       expect((await store.get(reference.id, OWNER))!.owner).toBe(OWNER);
       expect((await store.list({ ...NO_FILTER, ...page, tagsAll: ["old"], metadata: metadataConditions({ k: "v" }) })).total).toBe(1);
-      expect((await store.tagCounts({ owner: OWNER, includeZero: false, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([{ name: "old", count: 1 }]);
+      expect((await store.tagCounts({ owner: OWNER, includeZero: false, order: "name_asc", limit: 10, offset: 0 })).tags).toEqual([
+        { name: "old", count: 1 },
+      ]);
       expect(await store.adoptUnowned(OWNER)).toBe(0);
     });
 
@@ -386,7 +467,9 @@ export function describeReferenceStoreConformance(name: string, make: () => Prom
       await expect(store.withHashLock(hash, async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
       // Many holders of distinct hashes each running queries while they hold their lock: none starves the others of connections.
       const many = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => store.withHashLock(hex(), async () => (await store.create(ref({ tags: [`held${i}`] }))).reference.id)),
+        Array.from({ length: 40 }, (_, i) =>
+          store.withHashLock(hex(), async () => (await store.create(ref({ tags: [`held${i}`] }))).reference.id),
+        ),
       );
       expect(new Set(many).size).toBe(40);
       expect(await store.withHashLock(hash, async () => 42)).toBe(42);

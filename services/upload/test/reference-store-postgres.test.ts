@@ -3,7 +3,15 @@ import { createTestDatabase } from "@app/testkit/postgres";
 import { createPgReferenceStore } from "../src/adapters/references/pg-reference-store.ts";
 import { ReferenceStoreUnavailableError } from "../src/adapters/references/reference-store.ts";
 import { toApiFailure } from "../src/http/error-handler.ts";
-import { addsTheFoldedTag, adoptsUnversioned, describePostgresConformance, OLD_SCHEMA, PAGINGS, unversionedSchema, upgrades } from "./reference-store-cases.ts";
+import {
+  addsTheFoldedTag,
+  adoptsUnversioned,
+  describePostgresConformance,
+  OLD_SCHEMA,
+  PAGINGS,
+  unversionedSchema,
+  upgrades,
+} from "./reference-store-cases.ts";
 import { OWNER } from "./reference-store-conformance.ts";
 
 // The ReferenceStore on PostgreSQL (DATABASE_URL); every filtered page walked: reference-store-postgres-walked.test.ts;
@@ -17,7 +25,14 @@ describe("PostgreSQL shared by replicas", () => {
     const stores = Array.from({ length: 4 }, () => createPgReferenceStore(db.url));
     try {
       await Promise.all(stores.map((store) => store.init()));
-      const { reference } = await stores[0]!.create({ owner: OWNER, hash: "f".repeat(64), name: "one.png", size: 1, mimeType: "image/png", tags: [] });
+      const { reference } = await stores[0]!.create({
+        owner: OWNER,
+        hash: "f".repeat(64),
+        name: "one.png",
+        size: 1,
+        mimeType: "image/png",
+        tags: [],
+      });
       expect((await stores[3]!.get(reference.id, OWNER))?.name).toBe("one.png");
     } finally {
       for (const store of stores) await store.close();
@@ -34,7 +49,9 @@ describe("PostgreSQL going away", () => {
     await store.create({ owner: OWNER, hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] });
     await gone.drop();
     await expect(store.get("00000000-0000-4000-8000-000000000000", OWNER)).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
-    await expect(store.create({ owner: OWNER, hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] })).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
+    await expect(
+      store.create({ owner: OWNER, hash: "b".repeat(64), name: "x.png", size: 1, mimeType: "image/png", tags: [] }),
+    ).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
     await expect(store.withHashLock("b".repeat(64), async () => 1)).rejects.toBeInstanceOf(ReferenceStoreUnavailableError);
     expect(await store.ping()).toBe(false);
     expect(toApiFailure(new ReferenceStoreUnavailableError("x"))).toMatchObject({ code: "unavailable", status: 503 });

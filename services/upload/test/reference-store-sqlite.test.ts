@@ -33,7 +33,14 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     const stores = Array.from({ length: 4 }, () => createSqliteReferenceStore(file));
     try {
       await Promise.all(stores.map((store) => store.init()));
-      const { reference } = await stores[0]!.create({ owner: OWNER, hash: "f".repeat(64), name: "one.png", size: 1, mimeType: "image/png", tags: [] });
+      const { reference } = await stores[0]!.create({
+        owner: OWNER,
+        hash: "f".repeat(64),
+        name: "one.png",
+        size: 1,
+        mimeType: "image/png",
+        tags: [],
+      });
       expect((await stores[2]!.get(reference.id, OWNER))?.name).toBe("one.png");
     } finally {
       for (const store of stores) await store.close();
@@ -46,7 +53,9 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     const file = join(dir, "assets.sqlite");
     const here = createSqliteReferenceStore(file);
     await here.init();
-    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "fixtures/hold-reference-store.ts"), file], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "fixtures/hold-reference-store.ts"), file], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const id = await new Promise<string>((resolve, reject) => {
       let out = "";
       child.stdout.on("data", (d: Buffer) => {
@@ -61,19 +70,25 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     // A write waits for it (on the store's thread, not the event loop) and goes on once the
     // holder is killed inside its transaction, which the kernel's lock release ends.
     let written = false;
-    const writing = here.create({ owner: OWNER, hash: "d".repeat(64), name: "mine.png", size: 1, mimeType: "image/png", tags: ["held"] }).then((r) => {
-      written = true;
-      return r;
-    });
+    const writing = here
+      .create({ owner: OWNER, hash: "d".repeat(64), name: "mine.png", size: 1, mimeType: "image/png", tags: ["held"] })
+      .then((r) => {
+        written = true;
+        return r;
+      });
     await new Promise((r) => setTimeout(r, 300));
     expect(written).toBe(false);
     child.kill("SIGKILL");
     await once(child, "exit");
     const mine = await writing;
     expect((await here.get(mine.reference.id, OWNER))?.name).toBe("mine.png");
-    expect((await here.list({ ...NO_FILTER, tagsAll: ["held"], tagsNone: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total).toBe(2);
+    expect(
+      (await here.list({ ...NO_FILTER, tagsAll: ["held"], tagsNone: [], sort: "name", order: "asc", limit: 10, offset: 0 })).total,
+    ).toBe(2);
     // The killed transaction's insert was rolled back.
-    expect((await here.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags.map((t) => t.name)).toEqual(["held"]);
+    expect(
+      (await here.tagCounts({ owner: OWNER, includeZero: true, order: "name_asc", limit: 10, offset: 0 })).tags.map((t) => t.name),
+    ).toEqual(["held"]);
     await here.close();
     const reopened = createSqliteReferenceStore(file);
     await reopened.init();

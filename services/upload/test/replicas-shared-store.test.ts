@@ -59,7 +59,13 @@ function heldUpload(base: string, image: Buffer): { finish(): Promise<{ status: 
   // Up to the middle of the field after the image: the image part's end has been seen.
   const cut = body.indexOf("replica", body.length - 64) + 3;
   const url = new URL(base);
-  const req = request({ host: url.hostname, port: url.port, method: "POST", path: "/api/upload/image", headers: { "Content-Type": contentType, "Content-Length": body.length, "X-API-Key": KEY } });
+  const req = request({
+    host: url.hostname,
+    port: url.port,
+    method: "POST",
+    path: "/api/upload/image",
+    headers: { "Content-Type": contentType, "Content-Length": body.length, "X-API-Key": KEY },
+  });
   const answer = new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
     req.on("response", (res) => {
       let text = "";
@@ -107,15 +113,37 @@ async function replicaRestartsMidUpload(env: Record<string, string>, temporaries
 }
 
 describe("two upload processes on one store, one restarting mid-upload of the other", () => {
-  it("S3 (one s3rver bucket): nothing lost", async () => {
-    const bucket = "replicas";
-    const env = { S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: bucket, DATA_DIR: join(dir, "s3-local") };
-    const inspector = new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket });
-    await replicaRestartsMidUpload(env, () => inspector.temporaries());
-  }, PROCESS_TEST_TIMEOUT_MS);
+  it(
+    "S3 (one s3rver bucket): nothing lost",
+    async () => {
+      const bucket = "replicas";
+      const env = {
+        S3_ENDPOINT: s3.endpoint,
+        S3_ACCESS_KEY: s3.accessKey,
+        S3_SECRET_KEY: s3.secretKey,
+        S3_BUCKET: bucket,
+        DATA_DIR: join(dir, "s3-local"),
+      };
+      const inspector = new S3BlobStore({
+        endPoint: "127.0.0.1",
+        port: s3.port,
+        useSSL: false,
+        accessKey: s3.accessKey,
+        secretKey: s3.secretKey,
+        region: "us-east-1",
+        bucket,
+      });
+      await replicaRestartsMidUpload(env, () => inspector.temporaries());
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
-  it("filesystem (one shared DATA_DIR): nothing lost", async () => {
-    const dataDir = join(dir, "shared");
-    await replicaRestartsMidUpload({ DATA_DIR: dataDir }, () => readdir(join(dataDir, "blobs", "tmp")).catch(() => []));
-  }, PROCESS_TEST_TIMEOUT_MS);
+  it(
+    "filesystem (one shared DATA_DIR): nothing lost",
+    async () => {
+      const dataDir = join(dir, "shared");
+      await replicaRestartsMidUpload({ DATA_DIR: dataDir }, () => readdir(join(dataDir, "blobs", "tmp")).catch(() => []));
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

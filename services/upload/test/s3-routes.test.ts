@@ -12,7 +12,16 @@ let s3: RunningS3;
 let t: TestApp;
 beforeAll(async () => {
   s3 = await startS3();
-  const store = new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket: `r-${randomUUID().slice(0, 8)}`, partSize: 5 * 1024 * 1024 });
+  const store = new S3BlobStore({
+    endPoint: "127.0.0.1",
+    port: s3.port,
+    useSSL: false,
+    accessKey: s3.accessKey,
+    secretKey: s3.secretKey,
+    region: "us-east-1",
+    bucket: `r-${randomUUID().slice(0, 8)}`,
+    partSize: 5 * 1024 * 1024,
+  });
   t = await makeTestApp({ blobs: store });
 });
 afterAll(async () => {
@@ -25,7 +34,11 @@ const upload = () => keyedClient(t.app, KEY).post("/api/upload/image");
 describe("upload routes over the S3 store", () => {
   it("stores by hash, dedupes, and streams back with ETag and ranges", async () => {
     const png = await noisePng(300, 300); // one PUT
-    const big = await sharp({ create: { width: 1400, height: 1400, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } }).png({ compressionLevel: 0 }).toBuffer();
+    const big = await sharp({
+      create: { width: 1400, height: 1400, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } },
+    })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     for (const bytes of [png, big]) {
       const a = await upload().attach("image", bytes, { filename: "a.png" }).field("type", "input");
       const b = await upload().attach("image", bytes, { filename: "b.png" }).field("type", "temp");
@@ -56,8 +69,15 @@ describe("upload routes over the S3 store", () => {
   it("makes mask derivatives from blobs in S3", async () => {
     const orig = await noisePng(8, 4);
     const up = await upload().attach("image", orig, { filename: "o.png" });
-    const mask = await sharp(Buffer.from(Array.from({ length: 32 }, (_, i) => (i % 8 < 4 ? 255 : 0))), { raw: { width: 8, height: 4, channels: 1 } }).png().toBuffer();
-    const res = await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, { filename: "m.png" }).field("original_ref", up.body.name);
+    const mask = await sharp(Buffer.from(Array.from({ length: 32 }, (_, i) => (i % 8 < 4 ? 255 : 0))), {
+      raw: { width: 8, height: 4, channels: 1 },
+    })
+      .png()
+      .toBuffer();
+    const res = await keyedClient(t.app, KEY)
+      .post("/api/upload/mask")
+      .attach("image", mask, { filename: "m.png" })
+      .field("original_ref", up.body.name);
     expect(res.status).toBe(200);
     expect(res.body.metadata.mask_type).toBe("luminance");
     const chunks: Buffer[] = [];

@@ -32,7 +32,16 @@ beforeAll(async () => {
   dbDir = await mkdtemp(join(tmpdir(), "tus-s3-db-"));
   const refs = createSqliteReferenceStore(join(dbDir, "assets.sqlite"));
   for (let i = 0; i < 2; i++) {
-    const store = new S3BlobStore({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, region: "us-east-1", bucket, partSize: PART });
+    const store = new S3BlobStore({
+      endPoint: "127.0.0.1",
+      port: s3.port,
+      useSSL: false,
+      accessKey: s3.accessKey,
+      secretKey: s3.secretKey,
+      region: "us-east-1",
+      bucket,
+      partSize: PART,
+    });
     const t = await makeTestApp({ blobs: store, references: refs });
     const server = t.app.listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
@@ -55,7 +64,14 @@ afterAll(async () => {
 });
 
 async function uploadObjects(): Promise<string[]> {
-  const client = new Client({ endPoint: "127.0.0.1", port: s3.port, useSSL: false, accessKey: s3.accessKey, secretKey: s3.secretKey, pathStyle: true });
+  const client = new Client({
+    endPoint: "127.0.0.1",
+    port: s3.port,
+    useSSL: false,
+    accessKey: s3.accessKey,
+    secretKey: s3.secretKey,
+    pathStyle: true,
+  });
   const names: string[] = [];
   for await (const o of client.listObjectsV2(bucket, "uploads/", true)) names.push((o as { name: string }).name);
   return names;
@@ -66,7 +82,13 @@ describe("tus over the S3 store, two instances sharing the bucket", () => {
     const [a, b] = [apps[0]!, apps[1]!];
     const bytes = randomBytes(2 * PART + 1234);
     const chunkSize = 3 * 1024 * 1024; // not a multiple of the part: tails wait in the bucket between PATCHes
-    const begun = await tusUpload(bytes, { endpoint: `${a.base}/api/assets/uploads`, key: KEY, chunkSize, stopAfter: 2 * chunkSize, metadata: { filename: "m.safetensors", tags: "models,model_type:loras" } });
+    const begun = await tusUpload(bytes, {
+      endpoint: `${a.base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize,
+      stopAfter: 2 * chunkSize,
+      metadata: { filename: "m.safetensors", tags: "models,model_type:loras" },
+    });
     const path = new URL(begun.url).pathname;
     const onB = await request(b.t.app).head(path).set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0" });
     expect(Number(onB.headers["upload-offset"])).toBe(2 * chunkSize);
@@ -75,11 +97,14 @@ describe("tus over the S3 store, two instances sharing the bucket", () => {
     expect(done.assetId).not.toBeNull();
     const asset = await keyedClient(a.t.app, KEY).get(`/api/assets/${done.assetId}`);
     expect(asset.body).toMatchObject({ asset_hash: `blake3:${blake3Hex(bytes)}`, size: bytes.length, name: "m.safetensors" });
-    const content = await keyedClient(a.t.app, KEY).get(`/api/assets/${done.assetId}/content`).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => cb(null, Buffer.concat(chunks)));
-    });
+    const content = await keyedClient(a.t.app, KEY)
+      .get(`/api/assets/${done.assetId}/content`)
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => cb(null, Buffer.concat(chunks)));
+      });
     expect(Buffer.compare(content.body as Buffer, bytes)).toBe(0);
     // Either instance answers a HEAD with the asset; only the upload's record is left in the bucket.
     const after = await request(a.t.app).head(path).set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0" });
@@ -92,7 +117,13 @@ describe("tus over the S3 store, two instances sharing the bucket", () => {
     const [a, b] = [apps[0]!, apps[1]!];
     const before = await uploadObjects();
     const bytes = randomBytes(PART + 100);
-    const begun = await tusUpload(bytes, { endpoint: `${a.base}/api/assets/uploads`, key: KEY, chunkSize: PART + 50, stopAfter: 1, metadata: { filename: "x.bin", tags: "input" } });
+    const begun = await tusUpload(bytes, {
+      endpoint: `${a.base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize: PART + 50,
+      stopAfter: 1,
+      metadata: { filename: "x.bin", tags: "input" },
+    });
     const path = new URL(begun.url).pathname;
     const del = await request(b.t.app).delete(path).set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0" });
     expect(del.status).toBe(204);

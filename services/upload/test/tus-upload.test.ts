@@ -33,7 +33,13 @@ describe("tus uploads", () => {
     const { t, base } = await start();
     const bytes = randomBytes(2 * 1024 * 1024 + 123);
     const chunkSize = 256 * 1024;
-    const first = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize, stopAfter: bytes.length / 2, metadata: { ...MODEL, user_metadata: '{"source":"test"}' } });
+    const first = await tusUpload(bytes, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize,
+      stopAfter: bytes.length / 2,
+      metadata: { ...MODEL, user_metadata: '{"source":"test"}' },
+    });
     expect(first.assetId).toBeNull();
     expect(new URL(first.url).pathname).toMatch(/^\/api\/assets\/uploads\/[0-9a-f]{32}$/);
     const stoppedAt = first.patchOffsets.length * chunkSize;
@@ -54,11 +60,14 @@ describe("tus uploads", () => {
       user_metadata: { source: "test", filename: `${blake3Hex(bytes)}.safetensors` },
     });
     expect([...asset.body.tags].sort()).toEqual(["model_type:checkpoints", "models"]);
-    const content = await keyedClient(t.app, KEY).get(`/api/assets/${second.assetId}/content`).buffer(true).parse((res, cb) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => cb(null, Buffer.concat(chunks)));
-    });
+    const content = await keyedClient(t.app, KEY)
+      .get(`/api/assets/${second.assetId}/content`)
+      .buffer(true)
+      .parse((res, cb) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => cb(null, Buffer.concat(chunks)));
+      });
     expect(Buffer.compare(content.body as Buffer, bytes)).toBe(0);
     // A HEAD after completion carries the asset too; only the upload's record is left, no bytes.
     const done = await head(t, first.url);
@@ -76,13 +85,24 @@ describe("tus uploads", () => {
       return { ...assembled, read: (range) => (reads(range ?? "whole"), assembled.read(range)) };
     });
     const bytes = randomBytes(1024 * 1024 + 7);
-    const whole = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 300 * 1024, metadata: { ...MODEL, hash: `blake3:${blake3Hex(bytes)}` } });
+    const whole = await tusUpload(bytes, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize: 300 * 1024,
+      metadata: { ...MODEL, hash: `blake3:${blake3Hex(bytes)}` },
+    });
     expect(whole.assetId).not.toBeNull();
     expect(reads.mock.calls.map((c) => c[0])).not.toContain("whole");
 
     // A second app over the same DATA_DIR is another process: it has no hasher for this upload.
     const other = randomBytes(1024 * 1024 + 9);
-    const begun = await tusUpload(other, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 300 * 1024, stopAfter: 300 * 1024, metadata: MODEL });
+    const begun = await tusUpload(other, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize: 300 * 1024,
+      stopAfter: 300 * 1024,
+      metadata: MODEL,
+    });
     const { createApp } = await import("../src/app.ts");
     const { createTusServer } = await import("../src/compose.ts");
     const replica = createApp({ ...t.deps, tus: createTusServer(t.deps) });
@@ -103,7 +123,13 @@ describe("tus uploads", () => {
   it("every byte landed but the process stopped before making the asset: the client's resume gets it (Asset-Id, hash right), one asset for racing HEADs", async () => {
     const { t, base } = await start();
     const bytes = randomBytes(768 * 1024 + 5);
-    const begun = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 256 * 1024, stopAfter: 256 * 1024, metadata: MODEL });
+    const begun = await tusUpload(bytes, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize: 256 * 1024,
+      stopAfter: 256 * 1024,
+      metadata: MODEL,
+    });
     // What a crash between the last byte and the asset leaves: the store holds every byte, no asset.
     const id = new URL(begun.url).pathname.split("/").pop()!;
     const stored = (await t.blobs.partials.get(id))!;
@@ -117,13 +143,21 @@ describe("tus uploads", () => {
     const resumed = await tusUpload(bytes, { uploadUrl: begun.url, key: KEY, chunkSize: 256 * 1024, metadata: MODEL });
     expect([resumed.assetId, resumed.patchOffsets]).toEqual([a.headers["asset-id"], []]);
     const listed = await keyedClient(t.app, KEY).get("/api/assets");
-    expect(listed.body.assets.map((x: { id: string; asset_hash: string }) => [x.id, x.asset_hash])).toEqual([[a.headers["asset-id"], `blake3:${blake3Hex(bytes)}`]]);
+    expect(listed.body.assets.map((x: { id: string; asset_hash: string }) => [x.id, x.asset_hash])).toEqual([
+      [a.headers["asset-id"], `blake3:${blake3Hex(bytes)}`],
+    ]);
   });
 
   it("a terminated upload is gone: 404 on HEAD, nothing left in the store", async () => {
     const { t, base } = await start();
     const bytes = randomBytes(512 * 1024);
-    const begun = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 128 * 1024, stopAfter: 128 * 1024, metadata: MODEL });
+    const begun = await tusUpload(bytes, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize: 128 * 1024,
+      stopAfter: 128 * 1024,
+      metadata: MODEL,
+    });
     const del = await keyedClient(t.app, KEY).delete(new URL(begun.url).pathname).set("Tus-Resumable", "1.0.0");
     expect(del.status).toBe(204);
     expect((await head(t, begun.url)).status).toBe(404);
@@ -138,12 +172,21 @@ describe("tus uploads", () => {
     const { t, base } = await start({ tusExpiryMs: 60_000 });
     const create = await request(t.app)
       .post("/api/assets/uploads")
-      .set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0", "Upload-Length": "10", "Upload-Metadata": `filename ${b64("a.bin")},tags ${b64("input")}` });
+      .set({
+        "X-API-Key": KEY,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Length": "10",
+        "Upload-Metadata": `filename ${b64("a.bin")},tags ${b64("input")}`,
+      });
     expect(create.status).toBe(201);
     const expires = Date.parse(String(create.headers["upload-expires"]));
     expect(expires - Date.now()).toBeGreaterThan(50_000);
     expect(expires - Date.now()).toBeLessThanOrEqual(60_000);
-    const done = await tusUpload(randomBytes(10), { endpoint: `${base}/api/assets/uploads`, key: KEY, metadata: { filename: "b.bin", tags: "input" } });
+    const done = await tusUpload(randomBytes(10), {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      metadata: { filename: "b.bin", tags: "input" },
+    });
     expect(await t.deps.tus.sweepExpired()).toBe(0);
     expect(await t.deps.tus.sweepExpired(Date.now() + 61_000)).toBe(2);
     expect((await head(t, `${base}${create.headers.location}`)).status).toBe(404);
@@ -156,11 +199,20 @@ describe("tus uploads", () => {
   it("another key cannot see, continue or terminate an upload (404), and its owner still can", async () => {
     const { t, base } = await start();
     const bytes = randomBytes(256 * 1024);
-    const begun = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 64 * 1024, stopAfter: 64 * 1024, metadata: MODEL });
+    const begun = await tusUpload(bytes, {
+      endpoint: `${base}/api/assets/uploads`,
+      key: KEY,
+      chunkSize: 64 * 1024,
+      stopAfter: 64 * 1024,
+      metadata: MODEL,
+    });
     const path = new URL(begun.url).pathname;
     const tus = { "X-API-Key": OTHER_KEY, "Tus-Resumable": "1.0.0" };
     expect((await head(t, begun.url, OTHER_KEY)).status).toBe(404);
-    const patch = await request(t.app).patch(path).set({ ...tus, "Upload-Offset": "65536", "Content-Type": "application/offset+octet-stream" }).send(bytes.subarray(65536));
+    const patch = await request(t.app)
+      .patch(path)
+      .set({ ...tus, "Upload-Offset": "65536", "Content-Type": "application/offset+octet-stream" })
+      .send(bytes.subarray(65536));
     expect([patch.status, patch.body.error?.code]).toEqual([404, "NOT_FOUND"]);
     expect((await request(t.app).delete(path).set(tus)).status).toBe(404);
     await expect(tusUpload(bytes, { uploadUrl: begun.url, key: OTHER_KEY, metadata: MODEL })).rejects.toThrow();
@@ -184,7 +236,10 @@ describe("tus uploads", () => {
       [{ filename: "a.bin", tags: "input", hash: "sha256:abc" }, "INVALID_HASH", "blake3"],
     ];
     for (const [metadata, code, mentions] of cases) {
-      const err = await tusUpload(bytes, { endpoint, key: KEY, metadata }).then(() => null, (e: unknown) => e);
+      const err = await tusUpload(bytes, { endpoint, key: KEY, metadata }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, JSON.stringify(metadata)).not.toBeNull();
       expect(String(err)).toContain(code); // tus-js-client's message carries the body
       const { status, body } = refusal(err);
@@ -193,13 +248,26 @@ describe("tus uploads", () => {
       expect(JSON.parse(body).error.message).toContain(mentions);
     }
     const wrong = `blake3:${"0".repeat(64)}`;
-    const mismatch = await tusUpload(bytes, { endpoint, key: KEY, metadata: { filename: "a.bin", tags: "input", hash: wrong } }).then(() => null, (e: unknown) => e);
+    const mismatch = await tusUpload(bytes, { endpoint, key: KEY, metadata: { filename: "a.bin", tags: "input", hash: wrong } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(refusal(mismatch).status).toBe(400);
-    expect(JSON.parse(refusal(mismatch).body).error).toMatchObject({ code: "HASH_MISMATCH", details: { expected: wrong, actual: `blake3:${blake3Hex(bytes)}` } });
+    expect(JSON.parse(refusal(mismatch).body).error).toMatchObject({
+      code: "HASH_MISMATCH",
+      details: { expected: wrong, actual: `blake3:${blake3Hex(bytes)}` },
+    });
     expect(await readdir(uploadsDir(t))).toEqual([]);
     expect(await t.blobs.list()).toEqual([]);
     expect(await t.blobs.temporaries()).toEqual([]);
-    const empty = await request(t.app).post("/api/assets/uploads").set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0", "Upload-Length": "0", "Upload-Metadata": `filename ${b64("a")},tags ${b64("input")}` });
+    const empty = await request(t.app)
+      .post("/api/assets/uploads")
+      .set({
+        "X-API-Key": KEY,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Length": "0",
+        "Upload-Metadata": `filename ${b64("a")},tags ${b64("input")}`,
+      });
     // tus answers without a Content-Type; its clients read the body as text.
     expect([empty.status, JSON.parse(empty.text).error?.code]).toEqual([400, "EMPTY_UPLOAD"]);
   });
@@ -209,11 +277,25 @@ describe("tus uploads", () => {
     const bytes = randomBytes(64 * 1024);
     const create = await request(t.app)
       .post("/api/assets/uploads")
-      .set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0", "Upload-Length": String(bytes.length), "Upload-Metadata": `filename ${b64("s.bin")},tags ${b64("input")}` });
+      .set({
+        "X-API-Key": KEY,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Length": String(bytes.length),
+        "Upload-Metadata": `filename ${b64("s.bin")},tags ${b64("input")}`,
+      });
     const url = `${base}${create.headers.location}`;
     const { request: httpRequest } = await import("node:http");
     const closed = await new Promise<boolean>((resolve) => {
-      const req = httpRequest(url, { method: "PATCH", headers: { "X-API-Key": KEY, "Tus-Resumable": "1.0.0", "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream", "Content-Length": bytes.length } });
+      const req = httpRequest(url, {
+        method: "PATCH",
+        headers: {
+          "X-API-Key": KEY,
+          "Tus-Resumable": "1.0.0",
+          "Upload-Offset": "0",
+          "Content-Type": "application/offset+octet-stream",
+          "Content-Length": bytes.length,
+        },
+      });
       req.on("error", () => resolve(true));
       req.on("response", (res) => resolve(res.statusCode !== 204));
       req.write(bytes.subarray(0, 16 * 1024));
@@ -232,7 +314,10 @@ describe("tus uploads", () => {
   it("PATCH bodies count against the key's upload_mbpm: 429 once the minute's MiB are spent", async () => {
     const { base } = await start({ rateLimits: { ...NO_LIMITS, upload_mbpm: 1 } });
     const bytes = randomBytes(2 * 1024 * 1024);
-    const err = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 512 * 1024, metadata: MODEL }).then(() => null, (e: unknown) => e);
+    const err = await tusUpload(bytes, { endpoint: `${base}/api/assets/uploads`, key: KEY, chunkSize: 512 * 1024, metadata: MODEL }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     const { status, body } = refusal(err);
     expect(status).toBe(429);
     expect(JSON.parse(body).error.code).toBe("RATE_LIMITED");
@@ -246,7 +331,13 @@ describe("tus uploads", () => {
     expect(options.headers["tus-extension"]).toBe("creation,creation-with-upload,termination,expiration");
     const create = await request(t.app)
       .post("/assets/uploads")
-      .set({ "X-API-Key": KEY, "Tus-Resumable": "1.0.0", "Upload-Length": "3", "Upload-Metadata": `filename ${b64("t.txt")},tags ${b64("input")}`, "Content-Type": "application/offset+octet-stream" })
+      .set({
+        "X-API-Key": KEY,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Length": "3",
+        "Upload-Metadata": `filename ${b64("t.txt")},tags ${b64("input")}`,
+        "Content-Type": "application/offset+octet-stream",
+      })
       .send(Buffer.from("abc"));
     expect(create.status).toBe(201);
     expect(create.headers.location).toMatch(/^\/assets\/uploads\/[0-9a-f]{32}$/);

@@ -20,18 +20,28 @@ describe("uploads make asset records", () => {
     const png = await noisePng(5, 4);
     const hex = blake3Hex(png);
     for (let i = 0; i < 3; i++) {
-      await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", png, "a.png").field("type", "input").field("subfolder", "clipspace").expect(200);
+      await keyedClient(t.app, KEY)
+        .post("/api/upload/image")
+        .attach("image", png, "a.png")
+        .field("type", "input")
+        .field("subfolder", "clipspace")
+        .expect(200);
     }
     await keyedClient(t.app, KEY).post("/upload/image").attach("image", png, "a.png").expect(200);
     const list = await assets("sort=name&order=asc");
     expect(list.total).toBe(2);
     expect(list.assets.map((a: { tags: string[] }) => a.tags).sort()).toEqual([["input", "clipspace"], ["output"]]);
-    for (const a of list.assets) expect(a).toMatchObject({ name: `${hex}.png`, hash: `blake3:${hex}`, size: png.length, mime_type: "image/png" });
+    for (const a of list.assets)
+      expect(a).toMatchObject({ name: `${hex}.png`, hash: `blake3:${hex}`, size: png.length, mime_type: "image/png" });
   });
 
   it("a mask upload: the mask's record links its original and both derivatives, each derivative has a record linking back", async () => {
     const original = await noisePng(8, 8);
-    const up = await keyedClient(t.app, KEY).post("/api/upload/image").attach("image", original, "o.png").field("type", "input").expect(200);
+    const up = await keyedClient(t.app, KEY)
+      .post("/api/upload/image")
+      .attach("image", original, "o.png")
+      .field("type", "input")
+      .expect(200);
     const mask = await solidPng(8, 8, { r: 0, g: 0, b: 0, alpha: 0.5 });
     const masked = await request(t.app)
       .post("/api/upload/mask")
@@ -56,11 +66,23 @@ describe("uploads make asset records", () => {
     for (const a of derived.assets) {
       expect(a.metadata).toMatchObject({ original_hash: `blake3:${blake3Hex(original)}`, mask_hash: `blake3:${blake3Hex(mask)}` });
       // Each record's content is the stored derivative.
-      const body = (await keyedClient(t.app, KEY).get(`/api/assets/${a.id}/content`).buffer(true).parse((res, cb) => binary(res, cb)).expect(200)).body as Buffer;
+      const body = (
+        await keyedClient(t.app, KEY)
+          .get(`/api/assets/${a.id}/content`)
+          .buffer(true)
+          .parse((res, cb) => binary(res, cb))
+          .expect(200)
+      ).body as Buffer;
       expect(`${blake3Hex(body)}.png`).toBe(a.name);
     }
     // Re-sending the same mask finds the same records.
-    await keyedClient(t.app, KEY).post("/api/upload/mask").attach("image", mask, "m.png").field("original_ref", up.body.name).field("type", "input").field("subfolder", "clipspace").expect(200);
+    await keyedClient(t.app, KEY)
+      .post("/api/upload/mask")
+      .attach("image", mask, "m.png")
+      .field("original_ref", up.body.name)
+      .field("type", "input")
+      .field("subfolder", "clipspace")
+      .expect(200);
     expect((await assets("include_tags=clipspace")).total).toBe(3);
   });
 });
@@ -74,7 +96,13 @@ describe("deletes keep the content (as ComfyUI keeps it after its last reference
       const ids = (await assets(`include_tags=r${round}`)).assets.map((a: { id: string }) => a.id);
       await Promise.all([
         ...ids.map((id: string) => keyedClient(t.app, KEY).delete(`/api/assets/${id}`).expect(204)),
-        ...Array.from({ length: 3 }, (_, i) => keyedClient(t.app, KEY).post("/api/upload/image").attach("image", png, "a.png").field("subfolder", `other${round}-${i}`).expect(200)),
+        ...Array.from({ length: 3 }, (_, i) =>
+          keyedClient(t.app, KEY)
+            .post("/api/upload/image")
+            .attach("image", png, "a.png")
+            .field("subfolder", `other${round}-${i}`)
+            .expect(200),
+        ),
       ]);
       const left = (await assets(`limit=500`)).assets.filter((a: { hash: string }) => a.hash === `blake3:${hex}`);
       for (const a of left) await keyedClient(t.app, KEY).get(`/api/assets/${a.id}/content`).expect(200);
@@ -86,7 +114,10 @@ describe("deletes keep the content (as ComfyUI keeps it after its last reference
   });
 });
 
-function binary(res: { on(event: string, listener: (chunk: Buffer) => void): unknown }, cb: (err: Error | null, body: Buffer) => void): void {
+function binary(
+  res: { on(event: string, listener: (chunk: Buffer) => void): unknown },
+  cb: (err: Error | null, body: Buffer) => void,
+): void {
   const chunks: Buffer[] = [];
   res.on("data", (d: Buffer) => chunks.push(d));
   res.on("end", () => cb(null, Buffer.concat(chunks)));

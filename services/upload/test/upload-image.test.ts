@@ -24,7 +24,15 @@ describe("POST /api/upload/image", () => {
     expect(res.body).toEqual({ name: `${blake3Hex(png)}.png`, subfolder: "", type: "output" });
     expect(await t.blobs.list()).toEqual([blake3Hex(png)]);
     const record = await t.blobs.getSidecar(blake3Hex(png));
-    expect(record).toMatchObject({ hash: blake3Hex(png), ext: "png", mime: "image/png", size: png.length, width: 32, height: 24, tags: ["output"] });
+    expect(record).toMatchObject({
+      hash: blake3Hex(png),
+      ext: "png",
+      mime: "image/png",
+      size: png.length,
+      width: 32,
+      height: 24,
+      tags: ["output"],
+    });
     expect(record?.first_uploaded_at).toBe(record?.last_uploaded_at);
     expect(await t.blobs.temporaries()).toEqual([]);
   });
@@ -66,7 +74,9 @@ describe("POST /api/upload/image", () => {
     ["avif", "avif", "image/avif"],
     ["tiff", "tiff", "image/tiff"],
   ] as const)("names a %s by what the bytes are, not by the filename or declared type", async (format, ext, mime) => {
-    const bytes = await sharp({ create: { width: 10, height: 7, channels: 3, background: "#3a7" } }).toFormat(format).toBuffer();
+    const bytes = await sharp({ create: { width: 10, height: 7, channels: 3, background: "#3a7" } })
+      .toFormat(format)
+      .toBuffer();
     const res = await upload().attach("image", bytes, { filename: "lies.png", contentType: "image/png" });
     expect(res.status).toBe(200);
     expect(res.body.name).toBe(`${blake3Hex(bytes)}.${ext}`);
@@ -120,7 +130,10 @@ describe("bad input to /api/upload/image", () => {
   });
 
   it("an image at the limits (16384×1, 8192×8192 header) is accepted", async () => {
-    for (const [w, h] of [[16_384, 1], [8192, 8192]] as const) {
+    for (const [w, h] of [
+      [16_384, 1],
+      [8192, 8192],
+    ] as const) {
       const res = await upload().attach("image", pngClaiming(w, h), { filename: "edge.png" });
       expect(res.status).toBe(200);
     }
@@ -142,7 +155,9 @@ describe("bad input to /api/upload/image", () => {
   );
 
   it("a type that cannot be a tag: 400 invalid_type", async () => {
-    const res = await upload().attach("image", await noisePng(4, 4), { filename: "a.png" }).field("type", "in put/../x");
+    const res = await upload()
+      .attach("image", await noisePng(4, 4), { filename: "a.png" })
+      .field("type", "in put/../x");
     expect(res.status).toBe(400);
     expectUploadError(res.body, "invalid_type");
   });
@@ -161,7 +176,9 @@ describe("bad input to /api/upload/image", () => {
 
   it("a truncated body: 400 malformed_multipart, no temporary left", async () => {
     const { body, contentType } = multipart([{ name: "image", filename: "a.png", body: await noisePng(64, 64) }]);
-    const res = await upload().set("Content-Type", contentType).send(body.subarray(0, body.length - 300));
+    const res = await upload()
+      .set("Content-Type", contentType)
+      .send(body.subarray(0, body.length - 300));
     expect(res.status).toBe(400);
     expectUploadError(res.body, "malformed_multipart");
     expect(await t.blobs.temporaries()).toEqual([]);
@@ -246,7 +263,9 @@ describe("size limit and aborted uploads", () => {
   it("a client that goes away mid-upload leaves no temporary and the service keeps serving", async () => {
     const { body, contentType } = multipart([{ name: "image", filename: "a.png", body: Buffer.alloc(1024 * 1024, 3) }]);
     const chunks = Array.from({ length: 16 }, (_, i) => body.subarray(i * 65536, (i + 1) * 65536));
-    const res = await rawPost(t.app, "/api/upload/image", { "content-type": contentType, "content-length": String(body.length) }, chunks, { abortAfter: 8 });
+    const res = await rawPost(t.app, "/api/upload/image", { "content-type": contentType, "content-length": String(body.length) }, chunks, {
+      abortAfter: 8,
+    });
     expect(res).toBe("aborted");
     for (let i = 0; i < 100 && (await t.blobs.temporaries()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await t.blobs.temporaries()).toEqual([]);

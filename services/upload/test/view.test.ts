@@ -43,7 +43,9 @@ describe("GET /api/view", () => {
     expect(maxAge).toBeLessThanOrEqual(expires - before);
     expect(maxAge).toBeGreaterThanOrEqual(expires - after);
     // The same asset's content, asked with the key, is private.
-    expect((await keyedClient(t.app, KEY).get(`/api/assets/${asset.id}/content`).expect(200)).headers["cache-control"]).toBe("private, max-age=31536000, immutable");
+    expect((await keyedClient(t.app, KEY).get(`/api/assets/${asset.id}/content`).expect(200)).headers["cache-control"]).toBe(
+      "private, max-age=31536000, immutable",
+    );
   });
 
   it("accepts ComfyUI's ' [input]' suffix and the /view alias", async () => {
@@ -86,7 +88,8 @@ describe("GET /api/view", () => {
     ["no filename", ""],
     ["upper-case hex", "UPPER"],
   ])("%s: 404 not_found", async (_label, query) => {
-    const q = query === "WRONG_EXT" ? `filename=${name.replace(".png", ".jpg")}` : query === "UPPER" ? `filename=${name.toUpperCase()}` : query;
+    const q =
+      query === "WRONG_EXT" ? `filename=${name.replace(".png", ".jpg")}` : query === "UPPER" ? `filename=${name.toUpperCase()}` : query;
     const res = await view(q);
     expect(res.status).toBe(404);
     expectUploadError(jsonOf(res.body), "not_found");

@@ -7,7 +7,12 @@ import { NodePage } from "./nodes/node-page.tsx";
 import { onLinkClick, usePlace, type Place } from "./router.ts";
 import { SearchPage } from "./search/search-page.tsx";
 
-const TITLES: Record<string, string> = { "/ui/clients": "ComfyUI tools", "/ui/upload": "Upload", "/ui/mask": "Mask editor", "/ui/gallery": "Gallery" };
+const TITLES: Record<string, string> = {
+  "/ui/clients": "ComfyUI tools",
+  "/ui/upload": "Upload",
+  "/ui/mask": "Mask editor",
+  "/ui/gallery": "Gallery",
+};
 const titleOf = (path: string): string =>
   path.startsWith("/ui/nodes/") ? decodeURIComponent(path.slice("/ui/nodes/".length)) : (TITLES[path] ?? "Search");
 
@@ -38,19 +43,27 @@ export function App() {
   }, [place.path]);
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
-        <a class="brand" href="/">Node registry</a>
+        <a class="brand" href="/">
+          Node registry
+        </a>
         <nav aria-label="Main">
           {NAV.map((n) => (
-            <a key={n.href} href={n.href} aria-current={n.match(place.path) ? "page" : undefined}>{n.label}</a>
+            <a key={n.href} href={n.href} aria-current={n.match(place.path) ? "page" : undefined}>
+              {n.label}
+            </a>
           ))}
         </nav>
       </header>
       <main id="main">
         <Page place={place} />
       </main>
-      <footer class="muted">JSON API: <a href="/openapi.json">/openapi.json</a> · <a href="/nodes/search">/nodes/search</a></footer>
+      <footer class="muted">
+        JSON API: <a href="/openapi.json">/openapi.json</a> · <a href="/nodes/search">/nodes/search</a>
+      </footer>
     </>
   );
 }
@@ -69,7 +82,9 @@ function Page({ place }: { place: Place }) {
   return (
     <section>
       <h1>Not found</h1>
-      <p>No page at {path}. <a href="/">Search the registry</a>.</p>
+      <p>
+        No page at {path}. <a href="/">Search the registry</a>.
+      </p>
     </section>
   );
 }

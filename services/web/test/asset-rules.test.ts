@@ -22,7 +22,10 @@ describe("sizes", () => {
 
 describe("file names", () => {
   it("split into a stem that may shorten and an extension that stays", () => {
-    expect(splitName("juggernaut-xl-v9-rundiffusion-photo.safetensors")).toEqual({ stem: "juggernaut-xl-v9-rundiffusion-photo", ext: ".safetensors" });
+    expect(splitName("juggernaut-xl-v9-rundiffusion-photo.safetensors")).toEqual({
+      stem: "juggernaut-xl-v9-rundiffusion-photo",
+      ext: ".safetensors",
+    });
     expect(splitName("README")).toEqual({ stem: "README", ext: "" });
     expect(splitName(".env")).toEqual({ stem: ".env", ext: "" });
     expect(splitName("archive.tar.gz")).toEqual({ stem: "archive.tar", ext: ".gz" });

@@ -9,12 +9,15 @@ describe("the page's build", () => {
   let stats: WebBuildStats;
   beforeAll(() => {
     // `pnpm test` builds first (turbo); a lone run of this file builds here.
-    if (!existsSync(join(webDistDir, "build-stats.json"))) execFileSync(process.execPath, ["--import", "tsx", join(webDistDir, "../build.ts")], { stdio: "inherit" });
+    if (!existsSync(join(webDistDir, "build-stats.json")))
+      execFileSync(process.execPath, ["--import", "tsx", join(webDistDir, "../build.ts")], { stdio: "inherit" });
     stats = JSON.parse(readFileSync(join(webDistDir, "build-stats.json"), "utf8")) as WebBuildStats;
   }, 60_000);
 
   it("ships under 100 kB of JavaScript gzipped", () => {
-    console.log(`web page: JS ${stats.js.bytes} bytes (${stats.js.gzipBytes} gzipped), CSS ${stats.css.bytes} bytes (${stats.css.gzipBytes} gzipped)`);
+    console.log(
+      `web page: JS ${stats.js.bytes} bytes (${stats.js.gzipBytes} gzipped), CSS ${stats.css.bytes} bytes (${stats.css.gzipBytes} gzipped)`,
+    );
     expect(stats.js.gzipBytes).toBeLessThan(100 * 1024);
     expect(readFileSync(join(webDistDir, stats.js.file)).length).toBe(stats.js.bytes);
   });

@@ -21,7 +21,12 @@ export async function createWorkerHandlers(config: Config, logger: Logger): Prom
   await store.init();
   const handlers = {
     ...search.jobs,
-    ...uploadJobs({ store, logger: logger.child({ component: "mask" }), concurrency: config.WORKER_CONCURRENCY, threadpool: config.UV_THREADPOOL_SIZE }),
+    ...uploadJobs({
+      store,
+      logger: logger.child({ component: "mask" }),
+      concurrency: config.WORKER_CONCURRENCY,
+      threadpool: config.UV_THREADPOOL_SIZE,
+    }),
   } satisfies JobHandlers;
   assertAllHandlers(handlers);
   return {

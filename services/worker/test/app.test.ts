@@ -43,7 +43,9 @@ describe("worker probes", () => {
   });
 
   it("answers an unknown path with 404 in the error shape", async () => {
-    const res = await request(createApp({ queue: new InProcessJobQueue(), logger })).get("/nope").expect(404);
+    const res = await request(createApp({ queue: new InProcessJobQueue(), logger }))
+      .get("/nope")
+      .expect(404);
     expect(res.body).toEqual({ error: "not_found", message: "no route GET /nope" });
   });
 });

@@ -35,21 +35,29 @@ describe("the catalog refresh on BullMQ", () => {
     const admin = new BullMqJobQueue({ redisUrl: TEST_REDIS_URL, prefix });
     await admin.unschedule("catalog-refresh");
     await admin.close();
-    await waitUntil(async () => {
-      const c = await bullCounts(prefix);
-      return c.active + c.waiting + c.delayed === 0;
-    }, "the last refresh to finish", { tries: 1200 });
+    await waitUntil(
+      async () => {
+        const c = await bullCounts(prefix);
+        return c.active + c.waiting + c.delayed === 0;
+      },
+      "the last refresh to finish",
+      { tries: 1200 },
+    );
     const { completed, failed, schedulers } = await bullCounts(prefix);
     expect(schedulers).toBe(0);
     expect(completed).toBeGreaterThanOrEqual(4);
     expect(failed).toBe(0);
     // Every run asked for page 1 once: as many mirrors as runs means no tick ran twice.
     expect(registry.mirrorsStarted, workers.flatMap((w) => w.output).join("\n")).toBe(completed);
-    const snapshot = readFileSync(join(dataDir, "search", "catalog.ndjson"), "utf8").trim().split("\n");
+    const snapshot = readFileSync(join(dataDir, "search", "catalog.ndjson"), "utf8")
+      .trim()
+      .split("\n");
     expect(snapshot).toHaveLength(300);
     // The first run read every pack's versions; later ones (a run that starts while the first still
     // reads has no earlier pass to go on from, so it is full too) asked only for what changed since.
-    const withVersions = snapshot.map((l) => JSON.parse(l) as { status?: string; versions?: unknown[] }).filter((n) => n.status !== "NodeStatusBanned");
+    const withVersions = snapshot
+      .map((l) => JSON.parse(l) as { status?: string; versions?: unknown[] })
+      .filter((n) => n.status !== "NodeStatusBanned");
     expect(withVersions.every((n) => Array.isArray(n.versions) && n.versions.length > 0)).toBe(true);
     const firstPages = registry.requests(/^\/nodes$/).filter((q) => q.query.get("page") === "1");
     expect(firstPages[0]!.query.has("timestamp")).toBe(false);

@@ -31,13 +31,27 @@ async function store(blobs: FsBlobStore, bytes: Buffer, width: number, height: n
   const now = new Date().toISOString();
   await staged.commit(
     (existing) =>
-      existing ?? { hash: staged.hash, ext: "png", size: staged.size, mime: "image/png", width, height, first_uploaded_at: now, last_uploaded_at: now, tags: [] },
+      existing ?? {
+        hash: staged.hash,
+        ext: "png",
+        size: staged.size,
+        mime: "image/png",
+        width,
+        height,
+        first_uploaded_at: now,
+        last_uploaded_at: now,
+        tags: [],
+      },
   );
   return staged.hash;
 }
 
 beforeAll(async () => {
-  worker = await startService(SCRIPTS.worker, { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: "info" }, { timeoutMs: 30_000 });
+  worker = await startService(
+    SCRIPTS.worker,
+    { REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: "info" },
+    { timeoutMs: 30_000 },
+  );
   producer = new BullMqJobQueue({ redisUrl: TEST_REDIS_URL, prefix });
 });
 
@@ -71,7 +85,11 @@ describe("the worker process", () => {
     const maskHash = await store(blobs, await png(4, 3, 4, [0, 0, 0, 0]), 4, 3);
     const data = { originalHash, maskHash };
     const result = await producer.run("mask.derive", data, { jobId: `mask.derive:${originalHash}:${maskHash}`, timeoutMs: 30_000 });
-    expect(result).toEqual({ maskType: "alpha", painted: expect.stringMatching(/^[0-9a-f]{64}\.png$/), paint: expect.stringMatching(/^[0-9a-f]{64}\.png$/) });
+    expect(result).toEqual({
+      maskType: "alpha",
+      painted: expect.stringMatching(/^[0-9a-f]{64}\.png$/),
+      paint: expect.stringMatching(/^[0-9a-f]{64}\.png$/),
+    });
     const hashes = await blobs.list();
     expect(hashes).toContain(result.painted.slice(0, 64));
     expect(hashes).toContain(result.paint.slice(0, 64));

@@ -18,6 +18,9 @@ export function catalogSource(source: string): CatalogSource<SourceOptions> {
 }
 
 /** Read a whole source (a file or registry named by a string, or a source) into memory, with counts. */
-export async function loadCatalog(source: string | CatalogSource<SourceOptions>, opts: SourceOptions = {}): Promise<{ records: StoredNode[]; progress: LoadProgress }> {
+export async function loadCatalog(
+  source: string | CatalogSource<SourceOptions>,
+  opts: SourceOptions = {},
+): Promise<{ records: StoredNode[]; progress: LoadProgress }> {
   return readAllRecords(typeof source === "string" ? catalogSource(source) : source, opts);
 }

@@ -43,7 +43,11 @@ export class FileSource extends BaseSource {
     try {
       const buf = Buffer.alloc(4096);
       const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-      const head = buf.subarray(0, bytesRead).toString("utf8").replace(/^\uFEFF/, "").trimStart();
+      const head = buf
+        .subarray(0, bytesRead)
+        .toString("utf8")
+        .replace(/^\uFEFF/, "")
+        .trimStart();
       return head.startsWith("[");
     } finally {
       await fh.close();

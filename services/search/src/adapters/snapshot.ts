@@ -45,7 +45,10 @@ export class CatalogSnapshot {
   }
 
   async exists(): Promise<boolean> {
-    return stat(this.path).then(() => true, () => false);
+    return stat(this.path).then(
+      () => true,
+      () => false,
+    );
   }
 
   async write(records: readonly StoredNode[], meta?: Omit<SnapshotMeta, "nodes">): Promise<void> {

@@ -29,7 +29,11 @@ export function catalogRefreshMs(source: CatalogSourceConfig, refresh: Config["C
  * At scale: upsert (or remove) the one BullMQ job scheduler that refreshes the catalog. Every
  * worker replica calls this at start; Redis keeps one scheduler, so one worker runs each refresh.
  */
-export async function scheduleCatalogRefresh(queue: JobQueue, config: Pick<Config, "CATALOG_SOURCE" | "CATALOG_REFRESH">, logger: Logger): Promise<void> {
+export async function scheduleCatalogRefresh(
+  queue: JobQueue,
+  config: Pick<Config, "CATALOG_SOURCE" | "CATALOG_REFRESH">,
+  logger: Logger,
+): Promise<void> {
   const everyMs = catalogRefreshMs(config.CATALOG_SOURCE, config.CATALOG_REFRESH);
   const source = catalogSourceName(config.CATALOG_SOURCE);
   if (!source || everyMs === 0) {

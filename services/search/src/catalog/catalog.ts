@@ -74,7 +74,11 @@ export class Catalog {
     this.refreshRetry = refreshRetry(o.mirror);
     const embedded = o.engine.kind === "embedded";
     this.snapshot = embedded ? new CatalogSnapshot(o.config.DATA_DIR) : undefined;
-    this.lastWritten = new LastWrittenCatalog(this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR), embedded, embedded ? undefined : () => o.engine.all());
+    this.lastWritten = new LastWrittenCatalog(
+      this.snapshot ?? new CatalogSnapshot(o.config.DATA_DIR),
+      embedded,
+      embedded ? undefined : () => o.engine.all(),
+    );
     this.tracker = new StatusTracker(this.source ?? null, o.source.kind === "registry");
     this.mirror = createMirrorReindex({
       logger: o.logger,
@@ -113,7 +117,11 @@ export class Catalog {
     } catch (err) {
       const reason = describe(err);
       this.tracker.failed(reason);
-      if (!this.closing.signal.aborted && ro.logFailure !== false) this.logger.warn({ source: from, reason }, err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had");
+      if (!this.closing.signal.aborted && ro.logFailure !== false)
+        this.logger.warn(
+          { source: from, reason },
+          err instanceof CatalogRefusedError ? "catalog refused" : "catalog could not be read; the index keeps serving what it had",
+        );
       throw err;
     }
   };
@@ -216,8 +224,13 @@ export class Catalog {
       const refreshMs = catalogRefreshMs(sourceConfig, config.CATALOG_REFRESH);
       const s = this.tracker.status();
       if (s.state !== "fresh") {
-        const serving = s.state === "empty" ? "an empty index (searches answer empty pages)" : `${s.nodes} nodes from the snapshot of ${s.indexedAt}`;
-        const next = !source ? "CATALOG_SOURCE=none: nothing is read" : config.REDIS_URL ? `the worker mirrors ${source} in the background` : `the first read of ${source} runs in the background`;
+        const serving =
+          s.state === "empty" ? "an empty index (searches answer empty pages)" : `${s.nodes} nodes from the snapshot of ${s.indexedAt}`;
+        const next = !source
+          ? "CATALOG_SOURCE=none: nothing is read"
+          : config.REDIS_URL
+            ? `the worker mirrors ${source} in the background`
+            : `the first read of ${source} runs in the background`;
         logger.warn({ catalog: s }, `catalog ${s.state}: serving ${serving}; ${next}; /readyz reports the catalog's state`);
       }
       if (source && (sourceConfig.kind === "registry" || refreshMs > 0)) await this.startRefresh(source, refreshMs);
@@ -237,7 +250,11 @@ export class Catalog {
     const everyMs = this.refreshEveryMs;
     const retrying = !(err instanceof UnrecoverableJobError) && failedTries < attempts;
     // The schedule ticks every `everyMs` from `scheduledAt`; with no schedule nothing reads again.
-    const nextMs = retrying ? now + backoffMs * 2 ** (failedTries - 1) : everyMs > 0 ? this.scheduledAt + Math.ceil((now - this.scheduledAt + 1) / everyMs) * everyMs : null;
+    const nextMs = retrying
+      ? now + backoffMs * 2 ** (failedTries - 1)
+      : everyMs > 0
+        ? this.scheduledAt + Math.ceil((now - this.scheduledAt + 1) / everyMs) * everyMs
+        : null;
     const at = nextMs === null ? null : new Date(nextMs).toISOString();
     this.tracker.willRetry({ at, retrying, failedTries });
     const reason = describe(err);

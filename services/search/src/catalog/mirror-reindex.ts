@@ -45,7 +45,8 @@ export function createMirrorReindex(d: MirrorReindexDeps): (from: string, ro: Re
     const startedAt = new Date();
     const listedAt = startedAt.toISOString();
     const lastFull = prev?.meta.fullAt ? Date.parse(prev.meta.fullAt) : NaN;
-    const full = !!(ro.full || ro.force) || noTimestamp.has(from) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.fullRefreshMs);
+    const full =
+      !!(ro.full || ro.force) || noTimestamp.has(from) || !prev?.meta.listedAt || !(startedAt.getTime() - lastFull < d.fullRefreshMs);
     const since = prev?.meta.listedAt ? new Date(Date.parse(prev.meta.listedAt) - SINCE_MARGIN_MS).toISOString() : undefined;
     let fullAt = prev?.meta.fullAt;
     const outcome = await readMirrorPass(from, prev?.records, {
@@ -74,7 +75,14 @@ export function createMirrorReindex(d: MirrorReindexDeps): (from: string, ro: Re
         tracker.listed(missing);
         if (missing) {
           logger.warn(
-            { source: from, missing: report.missing, total: report.total, distinct: report.distinct, passes: report.passes, kept: missing.kept },
+            {
+              source: from,
+              missing: report.missing,
+              total: report.total,
+              distinct: report.distinct,
+              passes: report.passes,
+              kept: missing.kept,
+            },
             `catalog: ${report.missing} of the registry's ${report.total} packs were not returned by ${report.passes} reads of its list; ` +
               `${kept.length} of them are served from the previous catalog (/readyz: catalog.missing)`,
           );
@@ -93,9 +101,20 @@ export function createMirrorReindex(d: MirrorReindexDeps): (from: string, ro: Re
     }
     const p = outcome.progress;
     tracker.progress(p);
-    const summary = { source: from, pass: p.pass, packs: outcome.records.length, listed: p.packs.read, versionsRead: p.versions.done, requests: p.requests, errors: p.errors };
+    const summary = {
+      source: from,
+      pass: p.pass,
+      packs: outcome.records.length,
+      listed: p.packs.read,
+      versionsRead: p.versions.done,
+      requests: p.requests,
+      errors: p.errors,
+    };
     if (outcome.errors.length > 0) {
-      logger.warn({ ...summary, reasons: outcome.errors.slice(0, 10) }, `catalog: ${outcome.errors.length} packs' versions or classes could not be read; they keep what was known`);
+      logger.warn(
+        { ...summary, reasons: outcome.errors.slice(0, 10) },
+        `catalog: ${outcome.errors.length} packs' versions or classes could not be read; they keep what was known`,
+      );
     }
     logger.info(summary, "catalog mirror pass done");
     return outcome.load;

@@ -17,7 +17,10 @@ import { reindexJobId } from "../jobs/reindex-handler.ts";
  * the running server (which polls that file) swaps the new index in; with MEILI_URL it builds
  * a fresh Meilisearch index and swaps it.
  */
-const { values } = parseArgs({ options: { source: { type: "string", short: "s" }, timeout: { type: "string" }, force: { type: "boolean" } }, strict: true });
+const { values } = parseArgs({
+  options: { source: { type: "string", short: "s" }, timeout: { type: "string" }, force: { type: "boolean" } },
+  strict: true,
+});
 // The CLI prints its own progress: its log says only warnings unless LOG_LEVEL asks for more.
 const config = loadConfigOver({ LOG_LEVEL: "warn" });
 const source = values.source ?? catalogSourceName(config.CATALOG_SOURCE);
@@ -35,19 +38,30 @@ try {
     const queue = createJobQueue(config, { logger });
     // A forced run must not join an unforced one of the same minute (which would refuse).
     const jobId = reindexJobId(source) + (force ? ":force" : "");
-    const result = await queue.run("catalog.reindex", { source, full: true, ...(force && { force }) }, {
-      jobId,
-      timeoutMs: Number(values.timeout ?? 30 * 60_000),
-      onProgress: (p) => show(p as Partial<ReindexProgressEvent>),
-    });
+    const result = await queue.run(
+      "catalog.reindex",
+      { source, full: true, ...(force && { force }) },
+      {
+        jobId,
+        timeoutMs: Number(values.timeout ?? 30 * 60_000),
+        onProgress: (p) => show(p as Partial<ReindexProgressEvent>),
+      },
+    );
     await queue.close();
-    process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped} (job ${jobId})\n`);
+    process.stdout.write(
+      `\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped} (job ${jobId})\n`,
+    );
   } else {
     const search = await createSearchRuntime(config, logger, { role: "writer" });
     const result = await search.reindex(source, { force, full: true, onProgress: show });
     await search.close();
-    const where = search.engine.kind === "embedded" ? `snapshot written under ${config.DATA_DIR}/search; a running server swaps it in within a few seconds` : `Meilisearch index ${config.MEILI_INDEX} swapped`;
-    process.stdout.write(`\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped}; ${where}\n`);
+    const where =
+      search.engine.kind === "embedded"
+        ? `snapshot written under ${config.DATA_DIR}/search; a running server swaps it in within a few seconds`
+        : `Meilisearch index ${config.MEILI_INDEX} swapped`;
+    process.stdout.write(
+      `\ndone in ${result.durationMs} ms: read ${result.read}, indexed ${result.indexed}, skipped ${result.skipped}; ${where}\n`,
+    );
   }
 } catch (err) {
   process.stderr.write(`\nreindex failed: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -32,7 +32,8 @@ export function parseCatalogRecord(raw: unknown): ParsedRecord {
   canonicalNames(o, NODE_PUBLIC_ALIASES);
   const lv = o.latest_version;
   if (lv && typeof lv === "object" && !Array.isArray(lv)) canonicalNames(lv as Record<string, unknown>, NODE_VERSION_PUBLIC_ALIASES);
-  if (Array.isArray(o.versions)) for (const v of o.versions) if (v && typeof v === "object") canonicalNames(v as Record<string, unknown>, NODE_VERSION_PUBLIC_ALIASES);
+  if (Array.isArray(o.versions))
+    for (const v of o.versions) if (v && typeof v === "object") canonicalNames(v as Record<string, unknown>, NODE_VERSION_PUBLIC_ALIASES);
   const parsed = CatalogRecord.safeParse(o);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

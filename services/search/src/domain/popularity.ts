@@ -62,7 +62,11 @@ export function popularityPercentiles(docs: readonly StoredNode[]): Float32Array
 export function popularityLogScale(docs: readonly StoredNode[]): Float32Array {
   const n = docs.length;
   const most = (get: (r: StoredNode) => number | undefined) => docs.reduce((k, r) => k + (get(r) !== undefined ? 1 : 0), 0) * 2 >= n;
-  const count = most((r) => r.search_ranking) ? (r: StoredNode) => r.search_ranking : most((r) => r.downloads) ? (r: StoredNode) => r.downloads : (r: StoredNode) => r.repo_stars;
+  const count = most((r) => r.search_ranking)
+    ? (r: StoredNode) => r.search_ranking
+    : most((r) => r.downloads)
+      ? (r: StoredNode) => r.downloads
+      : (r: StoredNode) => r.repo_stars;
   let max = 0;
   for (const r of docs) max = Math.max(max, count(r) ?? 0);
   const out = new Float32Array(n);

@@ -54,6 +54,12 @@ export type ParamsResult<T> = { ok: true; value: T } | { ok: false; message: str
 /** Any route's parameters or body against its contract schema; the message names each refused parameter and why. */
 export function parseParams<S extends z.ZodType>(schema: S, raw: unknown): ParamsResult<z.output<S>> {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) return { ok: false, message: parsed.error.issues.map((i) => (i.code === "custom" || i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ") };
+  if (!parsed.success)
+    return {
+      ok: false,
+      message: parsed.error.issues
+        .map((i) => (i.code === "custom" || i.path.length === 0 ? i.message : `${i.path.join(".")}: ${i.message}`))
+        .join("; "),
+    };
   return { ok: true, value: parsed.data };
 }

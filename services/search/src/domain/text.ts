@@ -27,9 +27,7 @@ export function tokenise(s: string): string[] {
 
 /** `FaceDetailer` → face, detailer; `KSamplerAdvanced` → k, sampler, advanced; `VAEDecode` → vae, decode. */
 export function camelParts(name: string): string[] {
-  const spaced = name
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2");
+  const spaced = name.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2");
   return tokenise(spaced);
 }
 
@@ -127,7 +125,24 @@ export function namePartsIndexed(name: string): string[] {
  * searchable but weigh little in a match.
  */
 export const NOISE_WORDS: ReadonlySet<string> = new Set([
-  "comfyui", "comfy", "ui", "nodes", "node", "pack", "custom", "for", "the", "a", "an", "and", "of", "to", "in", "with", "on", "by",
+  "comfyui",
+  "comfy",
+  "ui",
+  "nodes",
+  "node",
+  "pack",
+  "custom",
+  "for",
+  "the",
+  "a",
+  "an",
+  "and",
+  "of",
+  "to",
+  "in",
+  "with",
+  "on",
+  "by",
 ]);
 
 /** Words joined by hyphens or underscores in running text (`lip-sync`, `image-to-3D`), as one word. */

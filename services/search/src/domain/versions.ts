@@ -11,7 +11,11 @@ import type { StoredNode } from "./catalog-record.ts";
  */
 
 /** The statuses the registry's install path takes its latest version from (registry-backend GetLatestNodeVersion). */
-export const INSTALLABLE: ReadonlySet<VersionStatus> = new Set(["NodeVersionStatusActive", "NodeVersionStatusFlagged", "NodeVersionStatusPending"]);
+export const INSTALLABLE: ReadonlySet<VersionStatus> = new Set([
+  "NodeVersionStatusActive",
+  "NodeVersionStatusFlagged",
+  "NodeVersionStatusPending",
+]);
 
 const cache = new WeakMap<StoredNode, NodeVersion[]>();
 

@@ -95,7 +95,11 @@ export interface PageText extends JsonText {
  * nearly every result is new, its entries doubled the young collector's time, and each lookup
  * missed the cache.)
  */
-export function resultPage(result: { nodes: readonly StoredNode[]; total: number; texts?: readonly JsonText[]; pageText?: PageText }, page: number, limit: number): PageText {
+export function resultPage(
+  result: { nodes: readonly StoredNode[]; total: number; texts?: readonly JsonText[]; pageText?: PageText },
+  page: number,
+  limit: number,
+): PageText {
   const hit = result.pageText;
   if (hit && hit.page === page && hit.limit === limit) return hit;
   const entry = { page, limit, ...pageText(result.texts ?? result.nodes.map(nodeText), result.total, page, limit) };

@@ -12,7 +12,10 @@ export function searchJobs(search: { reindex: Reindex }): Pick<JobHandlers, "cat
  * refresh, whose queue retries them) the catalog is told of, so /readyz and the log say when
  * the next try is; the catalog then logs the failure itself.
  */
-export function refreshJobs(catalog: { reindex: Reindex; refreshFailed(err: unknown, failedTries: number, source: string): boolean }): Pick<JobHandlers, "catalog.reindex"> {
+export function refreshJobs(catalog: {
+  reindex: Reindex;
+  refreshFailed(err: unknown, failedTries: number, source: string): boolean;
+}): Pick<JobHandlers, "catalog.reindex"> {
   const read = createReindexHandler({ reindex: (from, ro) => catalog.reindex(from, { ...ro, logFailure: false }) });
   let failedTries = 0;
   return {

@@ -70,9 +70,19 @@ export abstract class BaseSource<O extends LoadOptions = LoadOptions> implements
 }
 
 /** Read a whole source into memory, with counts. */
-export async function readAllRecords<O extends LoadOptions>(src: CatalogSource<O>, opts: O = {} as O): Promise<{ records: StoredNode[]; progress: LoadProgress }> {
+export async function readAllRecords<O extends LoadOptions>(
+  src: CatalogSource<O>,
+  opts: O = {} as O,
+): Promise<{ records: StoredNode[]; progress: LoadProgress }> {
   const records: StoredNode[] = [];
   let last: LoadProgress = { read: 0, indexed: 0, skipped: 0 };
-  for await (const r of src.records({ ...opts, onProgress: (p: LoadProgress) => { last = p; opts.onProgress?.(p); } })) records.push(r);
+  for await (const r of src.records({
+    ...opts,
+    onProgress: (p: LoadProgress) => {
+      last = p;
+      opts.onProgress?.(p);
+    },
+  }))
+    records.push(r);
   return { records, progress: last };
 }

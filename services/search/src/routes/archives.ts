@@ -31,12 +31,20 @@ export function archiveRoute(router: Router, d: ArchiveRouteDeps): void {
     const asked = String(req.params.version);
     const version = versionNamed(pack, asked);
     const what = `${quoted(pack.id)} version ${quoted(asked, 100)}`;
-    if (!version) return sendError(res, 404, SearchErrorCode.notFound, `node ${quoted(pack.id)} has no version ${quoted(asked, 100)} in this catalog`);
-    if (version.status === "NodeVersionStatusBanned") return sendError(res, 403, SearchErrorCode.forbidden, `${what} is banned; its archive is not served`);
+    if (!version)
+      return sendError(res, 404, SearchErrorCode.notFound, `node ${quoted(pack.id)} has no version ${quoted(asked, 100)} in this catalog`);
+    if (version.status === "NodeVersionStatusBanned")
+      return sendError(res, 403, SearchErrorCode.forbidden, `${what} is banned; its archive is not served`);
     const stored = await d.store.stored(pack.id, asked);
     if (stored) return serveStored(req, res, d.store, stored);
     if (!version.downloadUrl) return sendError(res, 404, SearchErrorCode.notFound, `the registry publishes no archive for ${what}`);
-    if (!d.fetchFromUpstream) return sendError(res, 404, SearchErrorCode.notFound, `the archive of ${what} is not stored here, and MIRROR_ARCHIVES=off fetches none`);
+    if (!d.fetchFromUpstream)
+      return sendError(
+        res,
+        404,
+        SearchErrorCode.notFound,
+        `the archive of ${what} is not stored here, and MIRROR_ARCHIVES=off fetches none`,
+      );
     const target = { id: pack.id, version: asked, upstreamUrl: version.downloadUrl };
     try {
       if (req.method === "HEAD") return serveStored(req, res, d.store, await d.store.ensure(target));
@@ -49,8 +57,19 @@ export function archiveRoute(router: Router, d: ArchiveRouteDeps): void {
         return;
       }
       if (!(err instanceof UpstreamArchiveError)) throw err;
-      if (err.status === 404 || err.status === 403) return sendError(res, 404, SearchErrorCode.notFound, `the archive of ${what} is not stored here, and upstream's storage (${hostOf(target.upstreamUrl)}) has none: ${err.message}`);
-      sendError(res, 503, ArchiveErrorCode.unavailable, `the archive of ${what} is not stored here yet, and upstream cannot give it now (${err.message}); try again later`);
+      if (err.status === 404 || err.status === 403)
+        return sendError(
+          res,
+          404,
+          SearchErrorCode.notFound,
+          `the archive of ${what} is not stored here, and upstream's storage (${hostOf(target.upstreamUrl)}) has none: ${err.message}`,
+        );
+      sendError(
+        res,
+        503,
+        ArchiveErrorCode.unavailable,
+        `the archive of ${what} is not stored here yet, and upstream cannot give it now (${err.message}); try again later`,
+      );
     }
   });
 }

@@ -23,7 +23,10 @@ export async function toAsset(
 ): Promise<Asset> {
   const hash = `blake3:${ref.hash}`;
   const shown = ref.previewId ? await refs.get(ref.previewId, ref.owner) : ref;
-  const previewUrl = shown && isPreviewable(shown.mimeType) ? signedViewUrl(previews.secret, shown.hash, bareMime(shown.mimeType), previews.ttlSeconds) : undefined;
+  const previewUrl =
+    shown && isPreviewable(shown.mimeType)
+      ? signedViewUrl(previews.secret, shown.hash, bareMime(shown.mimeType), previews.ttlSeconds)
+      : undefined;
   const { loader_path: loaderPath, display_name: displayName, ...system } = ref.systemMetadata ?? {};
   return {
     id: ref.id,

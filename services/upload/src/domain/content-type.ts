@@ -4,7 +4,8 @@
  * `application/octet-stream` with `Content-Disposition: attachment`, whatever `disposition` the
  * client asked for: they never render in this service's origin.
  */
-const DANGEROUS = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript|application\/ecmascript|text\/ecmascript|text\/xsl)$|\+xml$/;
+const DANGEROUS =
+  /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript|application\/ecmascript|text\/ecmascript|text\/xsl)$|\+xml$/;
 
 /** The bare `type/subtype`, lower-cased (a declared type may carry parameters). */
 export function bareMime(mime: string): string {

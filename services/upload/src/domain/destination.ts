@@ -15,7 +15,10 @@ const DESTINATIONS = ["input", "output", "models"];
 export function destinationCategory(tags: string[]): string | null {
   const roles = tags.filter((t) => DESTINATIONS.includes(t));
   if (roles.length !== 1) {
-    throw new ApiFailure("invalid_body", `tags: new content needs exactly one destination tag (${DESTINATIONS.join(", ")}); got ${roles.length}`);
+    throw new ApiFailure(
+      "invalid_body",
+      `tags: new content needs exactly one destination tag (${DESTINATIONS.join(", ")}); got ${roles.length}`,
+    );
   }
   const modelTypes = tags.filter((t) => t.startsWith("model_type:") && t.length > "model_type:".length);
   if (roles[0] !== "models") return null;
@@ -24,7 +27,10 @@ export function destinationCategory(tags: string[]): string | null {
   }
   const category = modelTypes[0]!.slice("model_type:".length);
   if (!MODEL_FOLDERS.has(category)) {
-    throw new ApiFailure("invalid_body", `tags: model_type:${category.slice(0, 100)} is not a model folder (one of ${[...MODEL_FOLDERS].join(", ")})`);
+    throw new ApiFailure(
+      "invalid_body",
+      `tags: model_type:${category.slice(0, 100)} is not a model folder (one of ${[...MODEL_FOLDERS].join(", ")})`,
+    );
   }
   return category;
 }

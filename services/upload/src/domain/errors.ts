@@ -38,7 +38,11 @@ export class ApiFailure extends Error {
   readonly retryAfterSeconds: number | undefined;
   /** More about what was wrong (the asset routes answer it as `error.details`). */
   readonly details: Record<string, unknown>;
-  constructor(readonly code: UploadErrorCode, message: string, opts: { retryAfterMs?: number; details?: Record<string, unknown> } = {}) {
+  constructor(
+    readonly code: UploadErrorCode,
+    message: string,
+    opts: { retryAfterMs?: number; details?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.status = STATUS[code];
     this.details = opts.details ?? {};

@@ -61,7 +61,8 @@ export function metadataConditions(filter: Record<string, unknown>): MetadataCon
   return keys.map((key) => {
     const value = filter[key];
     const options = Array.isArray(value) ? value : [value];
-    if (options.length > MAX_FILTER_VALUES) throw new MetadataFilterError(`'${key.slice(0, 64)}' lists ${options.length} values; at most ${MAX_FILTER_VALUES}`);
+    if (options.length > MAX_FILTER_VALUES)
+      throw new MetadataFilterError(`'${key.slice(0, 64)}' lists ${options.length} values; at most ${MAX_FILTER_VALUES}`);
     const concrete = [...new Set(options.filter((v) => v !== null).map((v) => valueEntry(key, v)))];
     return { anyOf: concrete, orMissing: options.some((v) => v === null) ? presentEntry(key) : null };
   });

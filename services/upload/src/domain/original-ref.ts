@@ -11,7 +11,10 @@ import { ApiFailure } from "./errors.ts";
  */
 export function parseOriginalRef(raw: string | undefined): string {
   if (raw === undefined || raw.trim() === "") {
-    throw new ApiFailure("invalid_original_ref", "original_ref (or originalRef) is required: the name of an uploaded image, JSON {\"filename\": ...}, or blake3:<hex>");
+    throw new ApiFailure(
+      "invalid_original_ref",
+      'original_ref (or originalRef) is required: the name of an uploaded image, JSON {"filename": ...}, or blake3:<hex>',
+    );
   }
   const text = raw.trim();
   if (text.startsWith("{")) {

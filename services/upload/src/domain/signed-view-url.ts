@@ -31,7 +31,11 @@ export function signedViewUrl(secret: Buffer, hash: string, mime: string, ttlSec
 }
 
 /** The signed view a query names, or why not: `absent` (no `asset` parameter: an ordinary /api/view), `invalid`, `expired`. */
-export function verifySignedView(secret: Buffer, query: Record<string, unknown>, nowMs = Date.now()): SignedView | "absent" | "invalid" | "expired" {
+export function verifySignedView(
+  secret: Buffer,
+  query: Record<string, unknown>,
+  nowMs = Date.now(),
+): SignedView | "absent" | "invalid" | "expired" {
   const { asset, mime, expires, signature: sig } = query;
   if (asset === undefined) return "absent";
   if (typeof asset !== "string" || typeof mime !== "string" || typeof expires !== "string" || typeof sig !== "string") return "invalid";

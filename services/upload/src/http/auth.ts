@@ -34,7 +34,12 @@ export function requireApiKey(keys: ApiKeys): RequestHandler {
     const url = new URL(req.originalUrl, "http://x");
     for (const name of url.searchParams.keys()) {
       if (QUERY_KEY_RE.test(name)) {
-        return next(new ApiFailure("unauthorized", `API keys are not accepted in the query string ('${name}'); send the X-API-Key header or Authorization: Bearer`));
+        return next(
+          new ApiFailure(
+            "unauthorized",
+            `API keys are not accepted in the query string ('${name}'); send the X-API-Key header or Authorization: Bearer`,
+          ),
+        );
       }
     }
     const key = presentedKey(req);

@@ -54,7 +54,11 @@ export function uploadSettings(config: Config, previewUrlSecret: Buffer): Upload
     maskJobTimeoutMs: config.MASK_JOB_TIMEOUT_MS,
     viewMode: config.S3_VIEW_MODE,
     presignSeconds: config.S3_PRESIGN_SECONDS,
-    rateLimits: { upload_rpm: config.RATE_LIMIT_UPLOAD_RPM, upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM, assets_rpm: config.RATE_LIMIT_ASSETS_RPM },
+    rateLimits: {
+      upload_rpm: config.RATE_LIMIT_UPLOAD_RPM,
+      upload_mbpm: config.RATE_LIMIT_UPLOAD_MBPM,
+      assets_rpm: config.RATE_LIMIT_ASSETS_RPM,
+    },
     previewUrls: { secret: previewUrlSecret, ttlSeconds: config.PREVIEW_URL_TTL_SECONDS },
   };
 }

@@ -23,7 +23,8 @@ export function toApiFailure(err: unknown): ApiFailure {
   }
   if (err instanceof QueueUnavailableError) return new ApiFailure("unavailable", "the job queue is unavailable; retry shortly");
   if (err instanceof BlobStoreUnavailableError) return new ApiFailure("unavailable", "the blob store is unavailable; retry shortly");
-  if (err instanceof ReferenceStoreUnavailableError) return new ApiFailure("unavailable", "the asset database is unavailable; retry shortly");
+  if (err instanceof ReferenceStoreUnavailableError)
+    return new ApiFailure("unavailable", "the asset database is unavailable; retry shortly");
   if (err instanceof JobFailedError && err.code === "invalid_image") {
     return new ApiFailure("invalid_image", "the original or the mask could not be decoded");
   }

@@ -89,13 +89,23 @@ export async function parseMultipart(
 
   const type = req.headers["content-type"] ?? "";
   if (!/^multipart\/form-data\s*;/i.test(type)) {
-    throw new ApiFailure("malformed_multipart", `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`);
+    throw new ApiFailure(
+      "malformed_multipart",
+      `the body must be multipart/form-data with a boundary (got '${type.slice(0, 100) || "no Content-Type"}')`,
+    );
   }
   let bb: BusboyInstance;
   try {
     bb = new Busboy({
       headers: { ...req.headers, "content-type": type },
-      limits: { fileSize: limits.maxBytes, files: 1, fields: fieldLimit(options), fieldSize: FIELD_MAX, parts: partLimit(options), headerPairs: 16 },
+      limits: {
+        fileSize: limits.maxBytes,
+        files: 1,
+        fields: fieldLimit(options),
+        fieldSize: FIELD_MAX,
+        parts: partLimit(options),
+        headerPairs: 16,
+      },
     });
   } catch (err) {
     throw new ApiFailure("malformed_multipart", `not a multipart/form-data body: ${(err as Error).message}`);
@@ -179,7 +189,9 @@ class PartsReader {
     bb.on("file", this.onFile);
     bb.on("field", this.onField);
     bb.on("partsLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many parts (at most ${partLimit(options)})`)));
-    bb.on("filesLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many file parts (one '${this.fileField}' part is accepted)`)));
+    bb.on("filesLimit", () =>
+      this.fail(new ApiFailure("malformed_multipart", `too many file parts (one '${this.fileField}' part is accepted)`)),
+    );
     bb.on("fieldsLimit", () => this.fail(new ApiFailure("malformed_multipart", `too many fields (at most ${fieldLimit(options)})`)));
     bb.on("error", (err: Error) => this.fail(new ApiFailure("malformed_multipart", `malformed multipart body: ${err.message}`)));
     bb.on("finish", () => void this.finish());
@@ -236,7 +248,8 @@ class PartsReader {
 
   private readonly onField = (name: string, value: string, nameTruncated: boolean, valueTruncated: boolean): void => {
     if (nameTruncated) return this.fail(new ApiFailure("malformed_multipart", "a part name is too long"));
-    if (valueTruncated) return this.fail(new ApiFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
+    if (valueTruncated)
+      return this.fail(new ApiFailure("malformed_multipart", `field '${name.slice(0, 64)}' is longer than ${FIELD_MAX} bytes`));
     if (!this.fields.has(name)) this.fields.set(name, value);
     this.lists.set(name, [...(this.lists.get(name) ?? []), value]);
   };

@@ -38,9 +38,16 @@ export function limitPerKey(setup: RateLimitSetup, routeClass: RouteClass): Requ
     if (routeClass === "upload") res.locals.byteBudget = byteBudget(setup.limiter, key.id, limits.upload_mbpm);
     const perMinute = limits[bucket];
     if (perMinute === 0) return next();
-    setup.limiter.consume(bucket, key.id, perMinute, 1).then(
-      (decision) => next(decision.allowed ? undefined : rateLimited(decision.retryAfterMs, `this key's limit of ${perMinute} requests per minute (${bucket}) is reached`)),
-      next,
-    );
+    setup.limiter
+      .consume(bucket, key.id, perMinute, 1)
+      .then(
+        (decision) =>
+          next(
+            decision.allowed
+              ? undefined
+              : rateLimited(decision.retryAfterMs, `this key's limit of ${perMinute} requests per minute (${bucket}) is reached`),
+          ),
+        next,
+      );
   };
 }

@@ -28,14 +28,19 @@ interface AssetRequest {
 function assetRequestOf(metadata: Record<string, string | null> | undefined): AssetRequest {
   const value = (k: string) => metadata?.[k] ?? undefined;
   const fileName = value("filename")?.trim();
-  if (!fileName) throw new ApiFailure("invalid_body", "Upload-Metadata: filename is required (the asset's name)", { details: { field: "filename" } });
+  if (!fileName)
+    throw new ApiFailure("invalid_body", "Upload-Metadata: filename is required (the asset's name)", { details: { field: "filename" } });
   const fields = new Map<string, string>();
   for (const k of ["user_metadata", "mime_type"]) {
     const v = value(k);
     if (v !== undefined) fields.set(k, v);
   }
   const tags = value("tags");
-  return { fileName, fields: fieldsOf({ fields, lists: new Map(tags === undefined ? [] : [["tags", [tags]]]) }), hash: providedHash(value("hash")) };
+  return {
+    fileName,
+    fields: fieldsOf({ fields, lists: new Map(tags === undefined ? [] : [["tags", [tags]]]) }),
+    hash: providedHash(value("hash")),
+  };
 }
 
 /**
@@ -152,7 +157,10 @@ export class TusServer {
       const hash = data.hashOf(id, assembled.size) ?? (await hashStream(await assembled.read()));
       const staged = assembled.stage(hash);
       try {
-        const head = assembled.size === 0 ? Buffer.alloc(0) : await readAll(await assembled.read({ start: 0, end: Math.min(assembled.size, HEAD_BYTES) - 1 }));
+        const head =
+          assembled.size === 0
+            ? Buffer.alloc(0)
+            : await readAll(await assembled.read({ start: 0, end: Math.min(assembled.size, HEAD_BYTES) - 1 }));
         const { reference } = await library.storeNewUpload(owner, staged, { head, fileName: asked.fileName }, asked.fields, asked.hash);
         await data.partials.finish(id, reference.id);
         return reference.id;

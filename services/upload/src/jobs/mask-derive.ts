@@ -59,7 +59,9 @@ export function createMaskDeriveHandler(deps: MaskDeriveDeps): JobHandler<"mask.
   sharp.cache(false);
   const gate = new WeightedGate(MASK_PIXEL_BUDGET, maskSlots(deps.concurrency ?? 2, deps.threadpool));
   const scratchRoot = deps.scratchDir ?? tmpdir();
-  void sweepScratch(scratchRoot).catch((err: Error) => deps.logger?.warn({ err: err.message }, "could not sweep old mask scratch directories"));
+  void sweepScratch(scratchRoot).catch((err: Error) =>
+    deps.logger?.warn({ err: err.message }, "could not sweep old mask scratch directories"),
+  );
   return async ({ originalHash, maskHash }) => {
     const scratch = await mkdtemp(join(scratchRoot, SCRATCH_PREFIX));
     try {
@@ -95,7 +97,10 @@ export async function sweepScratch(root: string, now = Date.now()): Promise<numb
   for (const name of await readdir(root).catch(() => [] as string[])) {
     if (!name.startsWith(SCRATCH_PREFIX)) continue;
     const dir = join(root, name);
-    const modified = await stat(dir).then((s) => s.mtimeMs, () => now);
+    const modified = await stat(dir).then(
+      (s) => s.mtimeMs,
+      () => now,
+    );
     if (now - modified < SCRATCH_MAX_AGE_MS) continue;
     await rm(dir, { recursive: true, force: true });
     removed++;

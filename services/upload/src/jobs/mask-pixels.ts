@@ -63,7 +63,11 @@ export async function derivePaintLayers(files: MaskFiles): Promise<PaintLayers> 
   const painted = join(files.scratch, "painted.png");
   const paint = join(files.scratch, "paint.png");
   // One pipeline at a time: a job holds one libuv thread (see maskSlots).
-  await sharp(await rgbSource(files, meta), INPUT).rotate().joinChannel(alpha).png(PNG).toFile(painted);
+  await sharp(await rgbSource(files, meta), INPUT)
+    .rotate()
+    .joinChannel(alpha)
+    .png(PNG)
+    .toFile(painted);
   // White joined with P, every band inverted: (0, 0, 0, 255 − P).
   await sharp({ create: { width, height, channels: 3, background: { r: 255, g: 255, b: 255 } } })
     .joinChannel(alpha)
@@ -96,6 +100,11 @@ async function rgbSource(files: MaskFiles, meta: Metadata): Promise<string> {
   if (meta.channels === 3 && meta.depth === "uchar" && meta.space === "srgb") return files.original;
   const rgb = join(files.scratch, "rgb.png");
   // Stored, not compressed: it is read once, straight back.
-  await sharp(files.original, INPUT).rotate().toColourspace("srgb").removeAlpha().png({ compressionLevel: 0, adaptiveFiltering: false }).toFile(rgb);
+  await sharp(files.original, INPUT)
+    .rotate()
+    .toColourspace("srgb")
+    .removeAlpha()
+    .png({ compressionLevel: 0, adaptiveFiltering: false })
+    .toFile(rgb);
   return rgb;
 }

@@ -144,7 +144,8 @@ export class AssetLibrary {
     return withinTagLimit(() =>
       this.references.withHashLock(hash, async () => {
         const stat = await this.blobs.stat(hash);
-        if (!stat) throw new ApiFailure("asset_not_found", `Asset content blake3:${hash} does not exist`, { details: { hash: `blake3:${hash}` } });
+        if (!stat)
+          throw new ApiFailure("asset_not_found", `Asset content blake3:${hash} does not exist`, { details: { hash: `blake3:${hash}` } });
         const sidecar = await this.blobs.getSidecar(hash);
         const { reference } = await this.references.create({
           owner,

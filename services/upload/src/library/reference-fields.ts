@@ -30,4 +30,5 @@ export function uploadTags(...tags: string[]): string[] {
   return [...new Set(tags.map((t) => t.trim().toLowerCase()).filter((t) => t.length > 0 && t.length <= MAX_TAG_LENGTH))];
 }
 
-export const uploadOrigin = (route: "upload" | "mask" | "derived", type: string, subfolder: string): string => `${route}:${type}:${subfolder}`;
+export const uploadOrigin = (route: "upload" | "mask" | "derived", type: string, subfolder: string): string =>
+  `${route}:${type}:${subfolder}`;

@@ -16,7 +16,13 @@ export interface UploadFields {
  * A multipart upload through XMLHttpRequest, the one browser API that reports upload progress.
  * Resolves with the API's JSON, rejects with its `{code, message}` as an ApiError.
  */
-export function postForm<T>(url: string, form: FormData, key: string, onProgress?: (sent: number, total: number) => void, signal?: AbortSignal): Promise<T> {
+export function postForm<T>(
+  url: string,
+  form: FormData,
+  key: string,
+  onProgress?: (sent: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     signal?.addEventListener("abort", () => xhr.abort());
@@ -35,13 +41,20 @@ export function postForm<T>(url: string, form: FormData, key: string, onProgress
         reject(apiErrorFrom(xhr.status, xhr.responseText));
       }
     };
-    xhr.onerror = () => reject(new ApiError(0, "the upload was cut off before the server answered (network error, or the server closed the connection)"));
+    xhr.onerror = () =>
+      reject(new ApiError(0, "the upload was cut off before the server answered (network error, or the server closed the connection)"));
     xhr.send(form);
   });
 }
 
 /** `originalRef`: /upload/mask's `original_ref`, `blake3:<hex>` or ComfyUI's JSON `{filename, subfolder, type}`. */
-export function uploadMask(mask: Blob, originalRef: string, fields: UploadFields, key: string, onProgress?: (sent: number, total: number) => void): Promise<MaskUploadResult> {
+export function uploadMask(
+  mask: Blob,
+  originalRef: string,
+  fields: UploadFields,
+  key: string,
+  onProgress?: (sent: number, total: number) => void,
+): Promise<MaskUploadResult> {
   const form = new FormData();
   form.append("subfolder", fields.subfolder);
   form.append("type", fields.type);
@@ -98,7 +111,11 @@ export async function listAssets(key: string, q: AssetQuery, signal: AbortSignal
 }
 
 async function sendJson<T>(method: string, url: string, key: string, body?: unknown): Promise<T> {
-  const res = await fetch(url, { method, headers: { "X-API-Key": key, ...(body === undefined ? {} : { "Content-Type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { "X-API-Key": key, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw apiErrorFrom(res.status, text);
   return (text ? JSON.parse(text) : undefined) as T;
@@ -108,8 +125,10 @@ const assetUrl = (id: string) => `/api/assets/${encodeURIComponent(id)}`;
 export const contentUrl = (id: string, inline = true): string => `${assetUrl(id)}/content${inline ? "?disposition=inline" : ""}`;
 export const getAsset = (id: string, key: string): Promise<Asset> => sendJson("GET", assetUrl(id), key);
 export const renameAsset = (id: string, name: string, key: string): Promise<Asset> => sendJson("PUT", assetUrl(id), key, { name });
-export const addTags = (id: string, tags: string[], key: string): Promise<TagsAdded> => sendJson("POST", `${assetUrl(id)}/tags`, key, { tags });
-export const removeTags = (id: string, tags: string[], key: string): Promise<TagsRemoved> => sendJson("DELETE", `${assetUrl(id)}/tags`, key, { tags });
+export const addTags = (id: string, tags: string[], key: string): Promise<TagsAdded> =>
+  sendJson("POST", `${assetUrl(id)}/tags`, key, { tags });
+export const removeTags = (id: string, tags: string[], key: string): Promise<TagsRemoved> =>
+  sendJson("DELETE", `${assetUrl(id)}/tags`, key, { tags });
 export const deleteAsset = (id: string, key: string): Promise<void> => sendJson("DELETE", assetUrl(id), key);
 
 /** What the person chose before the upload: where it goes (tags), what it is called, its subfolder. */
@@ -120,13 +139,19 @@ export interface AssetUploadSettings {
 }
 
 /** user_metadata as the upload records it: the subfolder the person chose, where one was. */
-export const uploadMetadata = (s: AssetUploadSettings): Record<string, string> => (s.subfolder.trim() ? { subfolder: s.subfolder.trim() } : {});
+export const uploadMetadata = (s: AssetUploadSettings): Record<string, string> =>
+  s.subfolder.trim() ? { subfolder: s.subfolder.trim() } : {};
 
 /**
  * POST /api/assets (multipart), the asset API's one-request upload: used where the server has no
  * resumable endpoint. A known `hash` without a file records the stored bytes without sending them.
  */
-export function uploadAssetForm(file: Blob | null, settings: AssetUploadSettings, key: string, opts: { hash?: string; onProgress?: (sent: number, total: number) => void; signal?: AbortSignal } = {}): Promise<AssetCreated> {
+export function uploadAssetForm(
+  file: Blob | null,
+  settings: AssetUploadSettings,
+  key: string,
+  opts: { hash?: string; onProgress?: (sent: number, total: number) => void; signal?: AbortSignal } = {},
+): Promise<AssetCreated> {
   const form = new FormData();
   form.append("tags", JSON.stringify(settings.tags));
   form.append("name", settings.name);

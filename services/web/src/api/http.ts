@@ -3,7 +3,11 @@
  * `{code, message, error}` from uploads), shown to the person as is.
  */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly code?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
     super(message);
   }
 }

@@ -13,7 +13,12 @@ export interface CatalogState {
   nodes: number;
   lastError: string | null;
   /** The parts of search's MirrorProgress this page shows. */
-  mirror?: { phase: "listing" | "details" | "done" | "failed"; startedAt: string; packs: { read: number; total: number | null }; versions: { done: number; of: number } } | null;
+  mirror?: {
+    phase: "listing" | "details" | "done" | "failed";
+    startedAt: string;
+    packs: { read: number; total: number | null };
+    versions: { done: number; of: number };
+  } | null;
   /** After a failed read: when the next try is (null: not before a restart), and whether the tries of this refresh are used up. */
   nextTry?: { at: string | null; retrying: boolean; failedTries: number } | null;
 }

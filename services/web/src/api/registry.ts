@@ -68,6 +68,14 @@ export async function getInstallVersion(id: string, signal: AbortSignal): Promis
 }
 
 /** The classes of one version with their definitions where the server has them (names only on an older one). */
-export function getClassDefinitions(id: string, version: string, includeBanned: boolean, signal: AbortSignal): Promise<{ comfy_nodes: ComfyNodeDefinition[] }> {
-  return getJson(`/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes?limit=8192${includeBanned ? "&include_banned=true" : ""}`, { signal });
+export function getClassDefinitions(
+  id: string,
+  version: string,
+  includeBanned: boolean,
+  signal: AbortSignal,
+): Promise<{ comfy_nodes: ComfyNodeDefinition[] }> {
+  return getJson(
+    `/nodes/${encodeURIComponent(id)}/versions/${encodeURIComponent(version)}/comfy-nodes?limit=8192${includeBanned ? "&include_banned=true" : ""}`,
+    { signal },
+  );
 }

@@ -44,7 +44,13 @@ function asApiError(err: Error): Error {
   return apiErrorFrom(res.getStatus(), res.getBody() ?? "");
 }
 
-export function resumableUpload(file: File, settings: AssetUploadSettings, key: string, handlers: ResumableHandlers, hash?: string): ResumableUpload {
+export function resumableUpload(
+  file: File,
+  settings: AssetUploadSettings,
+  key: string,
+  handlers: ResumableHandlers,
+  hash?: string,
+): ResumableUpload {
   let assetId: string | null = null;
   const metadata: Record<string, string> = {
     filename: settings.name,

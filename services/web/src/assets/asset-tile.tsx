@@ -11,7 +11,21 @@ import { maskHrefFor } from "./upload-page.tsx";
  * (shortened in the middle, the extension kept), size and type, its content hash (records of
  * the same bytes show the same hash, and say how many share it), tags, and its actions.
  */
-export function AssetTile({ asset: a, apiKey, sameContent, onOpen, onTag, onDownload }: { asset: Asset; apiKey: string; sameContent: number; onOpen: () => void; onTag: (tag: string) => void; onDownload: () => void }) {
+export function AssetTile({
+  asset: a,
+  apiKey,
+  sameContent,
+  onOpen,
+  onTag,
+  onDownload,
+}: {
+  asset: Asset;
+  apiKey: string;
+  sameContent: number;
+  onOpen: () => void;
+  onTag: (tag: string) => void;
+  onDownload: () => void;
+}) {
   const picture = isPicture(a.mime_type);
   // A nominated preview (preview_id) is a picture; the asset's own bytes only when they are one (a text's preview_url is its text).
   const preview = picture ? (a.preview_url ?? contentUrl(a.id)) : a.preview_id && a.preview_url ? a.preview_url : null;
@@ -26,11 +40,21 @@ export function AssetTile({ asset: a, apiKey, sameContent, onOpen, onTag, onDown
           </div>
         )}
       </button>
-      <p class="tile-title"><FileName name={a.name} /></p>
-      <p class="muted small tile-detail">{formatBytes(a.size)} · {a.mime_type}</p>
+      <p class="tile-title">
+        <FileName name={a.name} />
+      </p>
+      <p class="muted small tile-detail">
+        {formatBytes(a.size)} · {a.mime_type}
+      </p>
       <p class="small tile-hash">
-        <code class="hash-chip" title={a.hash}>{shortHash(a.hash)}</code>
-        {sameContent > 1 && <span class="badge" data-testid="same-content" title="other records hold exactly these bytes">same bytes ×{sameContent}</span>}
+        <code class="hash-chip" title={a.hash}>
+          {shortHash(a.hash)}
+        </code>
+        {sameContent > 1 && (
+          <span class="badge" data-testid="same-content" title="other records hold exactly these bytes">
+            same bytes ×{sameContent}
+          </span>
+        )}
       </p>
       {a.tags.length > 0 && (
         <p class="tile-tags">
@@ -42,8 +66,12 @@ export function AssetTile({ asset: a, apiKey, sameContent, onOpen, onTag, onDown
         </p>
       )}
       <p class="tile-actions">
-        <button type="button" class="link" onClick={onOpen}>Open</button>
-        <button type="button" class="link" onClick={onDownload}>Download</button>
+        <button type="button" class="link" onClick={onOpen}>
+          Open
+        </button>
+        <button type="button" class="link" onClick={onDownload}>
+          Download
+        </button>
         {picture && <a href={maskHrefFor(a)}>Mask</a>}
       </p>
     </li>

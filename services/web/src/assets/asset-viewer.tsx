@@ -15,7 +15,21 @@ import { maskHrefFor } from "./upload-page.tsx";
  * size, the start of a text, or a model's record; and what can be done to it: download, mask,
  * rename, tags, delete (after a second, explicit confirmation).
  */
-export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, onDownload }: { asset: Asset; apiKey: string; onClose: () => void; onChanged: (a: Asset) => void; onDeleted: (id: string) => void; onDownload: () => void }) {
+export function AssetViewer({
+  asset: a,
+  apiKey,
+  onClose,
+  onChanged,
+  onDeleted,
+  onDownload,
+}: {
+  asset: Asset;
+  apiKey: string;
+  onClose: () => void;
+  onChanged: (a: Asset) => void;
+  onDeleted: (id: string) => void;
+  onDownload: () => void;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -40,17 +54,22 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
     rename: (name) => run(async () => onChanged(await renameAsset(a.id, name, apiKey))),
     tag: (t) => run(async () => onChanged({ ...a, tags: (await addTags(a.id, [t], apiKey)).total_tags })),
     untag: (t) => run(async () => onChanged({ ...a, tags: (await removeTags(a.id, [t], apiKey)).total_tags })),
-    remove: () => run(async () => {
-      await deleteAsset(a.id, apiKey);
-      onDeleted(a.id);
-    }),
+    remove: () =>
+      run(async () => {
+        await deleteAsset(a.id, apiKey);
+        onDeleted(a.id);
+      }),
   };
 
   return (
     <dialog ref={dialog} class="viewer" aria-labelledby="viewer-h" onClose={onClose} onKeyDown={keepFocusInside}>
       <header class="viewer-head">
-        <h2 id="viewer-h"><FileName name={a.name} /></h2>
-        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">Close</button>
+        <h2 id="viewer-h">
+          <FileName name={a.name} />
+        </h2>
+        <button type="button" onClick={() => dialog.current?.close()} aria-label="Close">
+          Close
+        </button>
       </header>
       <div class="viewer-body">
         <div class="viewer-content">
@@ -59,8 +78,14 @@ export function AssetViewer({ asset: a, apiKey, onClose, onChanged, onDeleted, o
         <div class="viewer-side">
           <ErrorBox message={error} />
           <div class="toolbar">
-            <button type="button" class="primary" onClick={onDownload}>Download</button>
-            {isPicture(a.mime_type) && <a class="button secondary" href={maskHrefFor(a)}>Draw a mask</a>}
+            <button type="button" class="primary" onClick={onDownload}>
+              Download
+            </button>
+            {isPicture(a.mime_type) && (
+              <a class="button secondary" href={maskHrefFor(a)}>
+                Draw a mask
+              </a>
+            )}
             <CopyButton text={a.hash} label="Copy hash" />
           </div>
           <AssetFacts asset={a} />
@@ -86,7 +111,11 @@ interface Edits {
 function AssetContent({ asset: a, apiKey }: { asset: Asset; apiKey: string }) {
   if (isPicture(a.mime_type)) return <AssetImage url={contentUrl(a.id)} apiKey={apiKey} alt={a.name} testId="full-image" />;
   if (isText(a.mime_type)) return <TextPreview id={a.id} apiKey={apiKey} />;
-  return <div class="file-icon big" data-testid="no-preview"><span>{a.mime_type}</span></div>;
+  return (
+    <div class="file-icon big" data-testid="no-preview">
+      <span>{a.mime_type}</span>
+    </div>
+  );
 }
 
 /** What the record says: size, type, hash, stored name, dates, id, metadata. */
@@ -94,14 +123,57 @@ function AssetFacts({ asset: a }: { asset: Asset }) {
   const stored = storedFileName(a);
   return (
     <dl class="facts" data-testid="asset-facts">
-      <div class="fact-row"><dt>Size</dt><dd>{formatBytes(a.size)}{a.size >= 1000 && ` (${a.size.toLocaleString("en")} bytes)`}</dd></div>
-      <div class="fact-row"><dt>Type</dt><dd>{a.mime_type}</dd></div>
-      <div class="fact-row"><dt>Hash</dt><dd><code>{a.hash}</code></dd></div>
-      {stored && <div class="fact-row"><dt>Stored as</dt><dd><code>{stored}</code></dd></div>}
-      <div class="fact-row"><dt>Added</dt><dd>{formatDate(a.created_at)}</dd></div>
-      <div class="fact-row"><dt>Id</dt><dd><code>{a.id}</code></dd></div>
-      {Object.keys(a.user_metadata).length > 0 && <div class="fact-row"><dt>Metadata</dt><dd><pre class="json small">{JSON.stringify(a.user_metadata, null, 2)}</pre></dd></div>}
-      {a.metadata && Object.keys(a.metadata).length > 0 && <div class="fact-row"><dt>Service</dt><dd><pre class="json small">{JSON.stringify(a.metadata, null, 2)}</pre></dd></div>}
+      <div class="fact-row">
+        <dt>Size</dt>
+        <dd>
+          {formatBytes(a.size)}
+          {a.size >= 1000 && ` (${a.size.toLocaleString("en")} bytes)`}
+        </dd>
+      </div>
+      <div class="fact-row">
+        <dt>Type</dt>
+        <dd>{a.mime_type}</dd>
+      </div>
+      <div class="fact-row">
+        <dt>Hash</dt>
+        <dd>
+          <code>{a.hash}</code>
+        </dd>
+      </div>
+      {stored && (
+        <div class="fact-row">
+          <dt>Stored as</dt>
+          <dd>
+            <code>{stored}</code>
+          </dd>
+        </div>
+      )}
+      <div class="fact-row">
+        <dt>Added</dt>
+        <dd>{formatDate(a.created_at)}</dd>
+      </div>
+      <div class="fact-row">
+        <dt>Id</dt>
+        <dd>
+          <code>{a.id}</code>
+        </dd>
+      </div>
+      {Object.keys(a.user_metadata).length > 0 && (
+        <div class="fact-row">
+          <dt>Metadata</dt>
+          <dd>
+            <pre class="json small">{JSON.stringify(a.user_metadata, null, 2)}</pre>
+          </dd>
+        </div>
+      )}
+      {a.metadata && Object.keys(a.metadata).length > 0 && (
+        <div class="fact-row">
+          <dt>Service</dt>
+          <dd>
+            <pre class="json small">{JSON.stringify(a.metadata, null, 2)}</pre>
+          </dd>
+        </div>
+      )}
     </dl>
   );
 }
@@ -110,11 +182,19 @@ function RenameForm({ asset: a, edits }: { asset: Asset; edits: Edits }) {
   const [name, setName] = useState(a.name);
   useEffect(() => setName(a.name), [a.name]);
   return (
-    <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void edits.rename(name.trim()); }}>
+    <form
+      class="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void edits.rename(name.trim());
+      }}
+    >
       <label for="rename">Name</label>
       <div class="copy-row">
         <input id="rename" value={name} onInput={(e) => setName(e.currentTarget.value)} required maxLength={512} />
-        <button type="submit" disabled={edits.busy || name.trim() === a.name || !name.trim()}>Rename</button>
+        <button type="submit" disabled={edits.busy || name.trim() === a.name || !name.trim()}>
+          Rename
+        </button>
       </div>
     </form>
   );
@@ -128,14 +208,33 @@ function TagEditor({ asset: a, edits }: { asset: Asset; edits: Edits }) {
       <ul class="plain chips" aria-label="Tags">
         {a.tags.map((t) => (
           <li key={t} class="chip editable" data-tag={t}>
-            <span class="chip-text" title={t}>{t}</span>
-            <button type="button" class="chip-remove" aria-label={`Remove tag ${t}`} disabled={edits.busy} onClick={() => void edits.untag(t)}>×</button>
+            <span class="chip-text" title={t}>
+              {t}
+            </span>
+            <button
+              type="button"
+              class="chip-remove"
+              aria-label={`Remove tag ${t}`}
+              disabled={edits.busy}
+              onClick={() => void edits.untag(t)}
+            >
+              ×
+            </button>
           </li>
         ))}
       </ul>
-      <form class="copy-row" onSubmit={(e) => { e.preventDefault(); const t = newTag.trim(); if (t) void edits.tag(t).then(() => setNewTag("")); }}>
+      <form
+        class="copy-row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const t = newTag.trim();
+          if (t) void edits.tag(t).then(() => setNewTag(""));
+        }}
+      >
         <input id="new-tag" aria-label="New tag" value={newTag} onInput={(e) => setNewTag(e.currentTarget.value)} placeholder="add a tag" />
-        <button type="submit" disabled={edits.busy || !newTag.trim()}>Add tag</button>
+        <button type="submit" disabled={edits.busy || !newTag.trim()}>
+          Add tag
+        </button>
       </form>
     </div>
   );
@@ -147,12 +246,20 @@ function DeleteZone({ asset: a, edits }: { asset: Asset; edits: Edits }) {
   return (
     <div class="danger-zone">
       {!confirming ? (
-        <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete…</button>
+        <button type="button" class="danger" onClick={() => setConfirming(true)}>
+          Delete…
+        </button>
       ) : (
         <div role="alertdialog" aria-labelledby="confirm-h" class="confirm">
-          <p id="confirm-h"><strong>Delete “{a.name}”?</strong> The record goes; the bytes stay while another record holds them.</p>
-          <button type="button" class="danger" data-testid="confirm-delete" disabled={edits.busy} onClick={() => void edits.remove()}>Delete for good</button>{" "}
-          <button type="button" onClick={() => setConfirming(false)}>Keep it</button>
+          <p id="confirm-h">
+            <strong>Delete “{a.name}”?</strong> The record goes; the bytes stay while another record holds them.
+          </p>
+          <button type="button" class="danger" data-testid="confirm-delete" disabled={edits.busy} onClick={() => void edits.remove()}>
+            Delete for good
+          </button>{" "}
+          <button type="button" onClick={() => setConfirming(false)}>
+            Keep it
+          </button>
         </div>
       )}
     </div>
@@ -163,7 +270,11 @@ function DeleteZone({ asset: a, edits }: { asset: Asset; edits: Edits }) {
 function keepFocusInside(e: KeyboardEvent): void {
   if (e.key !== "Tab") return;
   const box = e.currentTarget as HTMLElement;
-  const all = Array.from(box.querySelectorAll<HTMLElement>("button:not([disabled]), a[href], input:not([disabled]), select, textarea, [tabindex]:not([tabindex='-1'])"));
+  const all = Array.from(
+    box.querySelectorAll<HTMLElement>(
+      "button:not([disabled]), a[href], input:not([disabled]), select, textarea, [tabindex]:not([tabindex='-1'])",
+    ),
+  );
   if (all.length === 0) return;
   const first = all[0]!;
   const last = all[all.length - 1]!;
@@ -186,7 +297,9 @@ function TextPreview({ id, apiKey }: { id: string; apiKey: string }) {
   if (!text) return <p class="muted">Loading…</p>;
   return (
     <>
-      <pre class="text-preview" data-testid="text-preview">{text.text}</pre>
+      <pre class="text-preview" data-testid="text-preview">
+        {text.text}
+      </pre>
       {text.cut && <p class="muted small">The first 16 kB; download it for the rest.</p>}
     </>
   );

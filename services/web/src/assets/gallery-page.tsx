@@ -32,9 +32,12 @@ function Gallery({ apiKey, place, onUnauthorized }: { apiKey: string; place: Pla
   // Infinite scroll: the next page is asked for when the end of the list comes near.
   useEffect(() => {
     if (!end.current || !pages.hasMore) return;
-    const seen = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) pages.loadMore();
-    }, { rootMargin: "600px" });
+    const seen = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) pages.loadMore();
+      },
+      { rootMargin: "600px" },
+    );
     seen.observe(end.current);
     return () => seen.disconnect();
   }, [pages.hasMore, pages.loading, pages.assets.length]);
@@ -55,32 +58,69 @@ function Gallery({ apiKey, place, onUnauthorized }: { apiKey: string; place: Pla
   if (!pages.available) return <p class="notice">This server has no asset API (GET /api/assets answered 404): there is nothing to list.</p>;
   return (
     <>
-      <form class="gallery-filter" role="search" onSubmit={(e) => {
-        e.preventDefault();
-        const data = new FormData(e.currentTarget);
-        filterBy({ tag: (data.get("tag") as string | null) ?? "", name: (data.get("name") as string | null) ?? "" });
-      }}>
-        <label>Name contains <input name="name" type="search" defaultValue={name} key={`n${name}`} placeholder="any" /></label>
-        <label>Tag <input name="tag" type="search" defaultValue={tag} key={`t${tag}`} placeholder="any" /></label>
+      <form
+        class="gallery-filter"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const data = new FormData(e.currentTarget);
+          filterBy({ tag: (data.get("tag") as string | null) ?? "", name: (data.get("name") as string | null) ?? "" });
+        }}
+      >
+        <label>
+          Name contains <input name="name" type="search" defaultValue={name} key={`n${name}`} placeholder="any" />
+        </label>
+        <label>
+          Tag <input name="tag" type="search" defaultValue={tag} key={`t${tag}`} placeholder="any" />
+        </label>
         <button type="submit">Filter</button>
-        {(tag || name) && <button type="button" class="link" onClick={() => filterBy({ tag: "", name: "" })}>Show all</button>}
+        {(tag || name) && (
+          <button type="button" class="link" onClick={() => filterBy({ tag: "", name: "" })}>
+            Show all
+          </button>
+        )}
       </form>
       <ErrorBox message={pages.error ?? actionError}>
-        {pages.error && <> <button type="button" class="link" onClick={onUnauthorized}>Enter another key</button></>}
+        {pages.error && (
+          <>
+            {" "}
+            <button type="button" class="link" onClick={onUnauthorized}>
+              Enter another key
+            </button>
+          </>
+        )}
       </ErrorBox>
-      {!unread && <p class="muted" data-testid="gallery-count" aria-live="polite">
-        {pages.loading && pages.assets.length === 0
-          ? "Loading…"
-          : `${countFormat.format(pages.total)} ${pages.total === 1 ? "asset" : "assets"}${tag ? ` tagged "${tag}"` : ""}${name ? ` named like "${name}"` : ""}${pages.assets.length < pages.total ? ` · showing ${countFormat.format(pages.assets.length)}` : ""}`}
-      </p>}
-      {!unread && !pages.loading && pages.total === 0 && <p class="empty">Nothing here yet. <a href="/ui/upload">Upload a file</a>.</p>}
+      {!unread && (
+        <p class="muted" data-testid="gallery-count" aria-live="polite">
+          {pages.loading && pages.assets.length === 0
+            ? "Loading…"
+            : `${countFormat.format(pages.total)} ${pages.total === 1 ? "asset" : "assets"}${tag ? ` tagged "${tag}"` : ""}${name ? ` named like "${name}"` : ""}${pages.assets.length < pages.total ? ` · showing ${countFormat.format(pages.assets.length)}` : ""}`}
+        </p>
+      )}
+      {!unread && !pages.loading && pages.total === 0 && (
+        <p class="empty">
+          Nothing here yet. <a href="/ui/upload">Upload a file</a>.
+        </p>
+      )}
       <ul class="gallery">
         {pages.assets.map((a) => (
-          <AssetTile key={a.id} asset={a} apiKey={apiKey} sameContent={sameContent.get(a.hash) ?? 1} onOpen={() => setOpen(a)} onTag={(t) => filterBy({ tag: t })} onDownload={() => download(a)} />
+          <AssetTile
+            key={a.id}
+            asset={a}
+            apiKey={apiKey}
+            sameContent={sameContent.get(a.hash) ?? 1}
+            onOpen={() => setOpen(a)}
+            onTag={(t) => filterBy({ tag: t })}
+            onDownload={() => download(a)}
+          />
         ))}
       </ul>
       <div ref={end} class="list-end">
-        {pages.hasMore && <button type="button" onClick={pages.loadMore} disabled={pages.loading}>{pages.loading ? "Loading…" : "Load more"}</button>}
+        {pages.hasMore && (
+          <button type="button" onClick={pages.loadMore} disabled={pages.loading}>
+            {pages.loading ? "Loading…" : "Load more"}
+          </button>
+        )}
         {!pages.hasMore && pages.assets.length > 0 && <p class="muted small">The end: every asset is shown.</p>}
       </div>
       {current && (
@@ -89,8 +129,14 @@ function Gallery({ apiKey, place, onUnauthorized }: { apiKey: string; place: Pla
           asset={current}
           apiKey={apiKey}
           onClose={() => setOpen(null)}
-          onChanged={(a) => { pages.replace(a); setOpen(a); }}
-          onDeleted={(id) => { pages.remove(id); setOpen(null); }}
+          onChanged={(a) => {
+            pages.replace(a);
+            setOpen(a);
+          }}
+          onDeleted={(id) => {
+            pages.remove(id);
+            setOpen(null);
+          }}
           onDownload={() => download(current)}
         />
       )}

@@ -17,7 +17,10 @@ export function KeyGate({ children }: { children: (key: string, changeKey: () =>
     return (
       <>
         <p class="key-line muted">
-          Using the API key saved in this browser. <button type="button" class="link" onClick={changeKey}>Change key</button>
+          Using the API key saved in this browser.{" "}
+          <button type="button" class="link" onClick={changeKey}>
+            Change key
+          </button>
         </p>
         {children(key, changeKey)}
       </>
@@ -35,7 +38,10 @@ export function KeyGate({ children }: { children: (key: string, changeKey: () =>
       }}
     >
       <h2>API key</h2>
-      <p>Uploads and images need a key (<code>API_KEYS</code>, or <code>pnpm apikey create --label me</code>). It is kept in this browser's storage and sent as <code>X-API-Key</code>.</p>
+      <p>
+        Uploads and images need a key (<code>API_KEYS</code>, or <code>pnpm apikey create --label me</code>). It is kept in this browser's
+        storage and sent as <code>X-API-Key</code>.
+      </p>
       <label for="api-key">API key</label>
       <div class="copy-row">
         <input id="api-key" type="password" autoComplete="off" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} required />

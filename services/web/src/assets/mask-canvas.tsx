@@ -6,7 +6,21 @@ export type Tool = "brush" | "eraser";
  * The brush layer: a canvas at the original's pixel size laid over it (scaled by CSS), painted
  * with pointer events (mouse, pen, touch). `onReady` hands the canvas to the editor for export.
  */
-export function MaskCanvas({ src, width, height, tool, size, onReady }: { src: string; width: number; height: number; tool: Tool; size: number; onReady: (c: HTMLCanvasElement) => void }) {
+export function MaskCanvas({
+  src,
+  width,
+  height,
+  tool,
+  size,
+  onReady,
+}: {
+  src: string;
+  width: number;
+  height: number;
+  tool: Tool;
+  size: number;
+  onReady: (c: HTMLCanvasElement) => void;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const last = useRef<{ x: number; y: number } | null>(null);
   const settings = useRef({ tool, size });
@@ -75,7 +89,9 @@ export function exportMask(brush: HTMLCanvasElement): Promise<Blob> {
   ctx.fillRect(0, 0, out.width, out.height);
   ctx.globalCompositeOperation = "destination-out";
   ctx.drawImage(brush, 0, 0);
-  return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error("the browser could not encode the mask as PNG"))), "image/png"));
+  return new Promise((resolve, reject) =>
+    out.toBlob((b) => (b ? resolve(b) : reject(new Error("the browser could not encode the mask as PNG"))), "image/png"),
+  );
 }
 
 export function clearCanvas(c: HTMLCanvasElement): void {

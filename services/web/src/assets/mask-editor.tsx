@@ -36,7 +36,9 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Mas
     try {
       const mask = await exportMask(brush.current);
       setProgress({ sent: 0, total: mask.size });
-      const res = await uploadMask(mask, original.ref, { subfolder: original.subfolder, type: "input" }, apiKey, (sent, total) => setProgress({ sent, total: total || mask.size }));
+      const res = await uploadMask(mask, original.ref, { subfolder: original.subfolder, type: "input" }, apiKey, (sent, total) =>
+        setProgress({ sent, total: total || mask.size }),
+      );
       setResult(res);
     } catch (err) {
       setError(failureOf(err));
@@ -49,22 +51,61 @@ export function MaskEditor({ original, apiKey, onUnauthorized }: { original: Mas
   return (
     <div class="mask-editor">
       <ErrorBox message={failure?.message ?? null}>
-        {failure?.status === 401 && <> <button type="button" class="link" onClick={onUnauthorized}>Enter another key</button></>}
+        {failure?.status === 401 && (
+          <>
+            {" "}
+            <button type="button" class="link" onClick={onUnauthorized}>
+              Enter another key
+            </button>
+          </>
+        )}
       </ErrorBox>
       {!image && !loadError && <p>Loading {original.label}…</p>}
       {image && (
         <>
           <div class="toolbar" role="toolbar" aria-label="Brush">
-            <button type="button" aria-pressed={tool === "brush"} aria-keyshortcuts="B" title="Brush (B)" onClick={() => setTool("brush")}>Brush</button>
-            <button type="button" aria-pressed={tool === "eraser"} aria-keyshortcuts="E" title="Eraser (E)" onClick={() => setTool("eraser")}>Eraser</button>
+            <button type="button" aria-pressed={tool === "brush"} aria-keyshortcuts="B" title="Brush (B)" onClick={() => setTool("brush")}>
+              Brush
+            </button>
+            <button
+              type="button"
+              aria-pressed={tool === "eraser"}
+              aria-keyshortcuts="E"
+              title="Eraser (E)"
+              onClick={() => setTool("eraser")}
+            >
+              Eraser
+            </button>
             <label class="size" title="Brush size ([ and ])">
-              Size <input type="range" aria-keyshortcuts="[ ]" min={2} max={120} value={size} onInput={(e) => setSize(Number(e.currentTarget.value))} /> <output>{size}px</output>
+              Size{" "}
+              <input
+                type="range"
+                aria-keyshortcuts="[ ]"
+                min={2}
+                max={120}
+                value={size}
+                onInput={(e) => setSize(Number(e.currentTarget.value))}
+              />{" "}
+              <output>{size}px</output>
             </label>
-            <button type="button" onClick={() => brush.current && clearCanvas(brush.current)}>Clear</button>
-            <button type="button" class="primary" onClick={() => void send()} disabled={progress !== null}>Upload mask</button>
+            <button type="button" onClick={() => brush.current && clearCanvas(brush.current)}>
+              Clear
+            </button>
+            <button type="button" class="primary" onClick={() => void send()} disabled={progress !== null}>
+              Upload mask
+            </button>
           </div>
-          <MaskCanvas src={image.src} width={image.width} height={image.height} tool={tool} size={size} onReady={(c) => (brush.current = c)} />
-          <p class="muted">Painted areas become transparent in the result ({image.width}×{image.height} px).</p>
+          <MaskCanvas
+            src={image.src}
+            width={image.width}
+            height={image.height}
+            tool={tool}
+            size={size}
+            onReady={(c) => (brush.current = c)}
+          />
+          <p class="muted">
+            Painted areas become transparent in the result ({image.width}×{image.height} px).
+          </p>
         </>
       )}
       {progress && <Progress label="Uploading the mask" sent={progress.sent} total={progress.total} />}

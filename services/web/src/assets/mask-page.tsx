@@ -43,7 +43,9 @@ function ChosenImage({ params, apiKey, onUnauthorized }: { params: URLSearchPara
   const original = useLatest(`${apiKey}|${key}`, () => originalFromParams(params, apiKey));
   return (
     <>
-      <p><a href="/ui/mask">← Choose another image</a></p>
+      <p>
+        <a href="/ui/mask">← Choose another image</a>
+      </p>
       <ErrorBox message={original.error} />
       {original.data && <MaskEditor key={original.data.source} original={original.data} apiKey={apiKey} onUnauthorized={onUnauthorized} />}
     </>
@@ -58,23 +60,40 @@ function StoreImages({ apiKey }: { apiKey: string }) {
   return (
     <section class="card" aria-labelledby="pick-h">
       <h2 id="pick-h">Choose an image from the store</h2>
-      <form class="gallery-filter" role="search" onSubmit={(e) => { e.preventDefault(); setName((new FormData(e.currentTarget).get("name") as string | null) ?? ""); }}>
-        <label>Name contains <input name="name" type="search" placeholder="any" /></label>
+      <form
+        class="gallery-filter"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setName((new FormData(e.currentTarget).get("name") as string | null) ?? "");
+        }}
+      >
+        <label>
+          Name contains <input name="name" type="search" placeholder="any" />
+        </label>
         <button type="submit">Filter</button>
       </form>
       <ErrorBox message={pages.error} />
-      {!pages.loading && images.length === 0 && !pages.hasMore && <p class="empty">No image in the store{name ? ` named like "${name}"` : ""} yet.</p>}
+      {!pages.loading && images.length === 0 && !pages.hasMore && (
+        <p class="empty">No image in the store{name ? ` named like "${name}"` : ""} yet.</p>
+      )}
       <ul class="gallery picker">
         {images.map((a) => (
           <li key={a.id} class="tile" data-id={a.id}>
             <a href={maskHrefFor(a)} class="pick" aria-label={`Mask ${a.name}`}>
               <AssetImage url={a.preview_url ?? contentUrl(a.id)} apiKey={apiKey} alt="" lazy />
-              <span class="tile-title"><FileName name={a.name} /></span>
+              <span class="tile-title">
+                <FileName name={a.name} />
+              </span>
             </a>
           </li>
         ))}
       </ul>
-      {pages.hasMore && <button type="button" onClick={pages.loadMore} disabled={pages.loading}>{pages.loading ? "Loading…" : "More images"}</button>}
+      {pages.hasMore && (
+        <button type="button" onClick={pages.loadMore} disabled={pages.loading}>
+          {pages.loading ? "Loading…" : "More images"}
+        </button>
+      )}
     </section>
   );
 }

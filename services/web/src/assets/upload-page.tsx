@@ -38,10 +38,17 @@ function UploadResult({ uploaded: { asset, alreadyStored, via, file }, apiKey }:
     <section class="card upload-result" aria-live="polite" aria-labelledby="stored-h" data-asset={asset.id}>
       <h2 id="stored-h">
         Stored{" "}
-        {alreadyStored ? <span class="badge" data-testid="dedup">already stored</span> : <span class="badge ok">new</span>}
+        {alreadyStored ? (
+          <span class="badge" data-testid="dedup">
+            already stored
+          </span>
+        ) : (
+          <span class="badge ok">new</span>
+        )}
       </h2>
       <p class="muted small">
-        from {file.name} · {formatBytes(asset.size)} · {asset.mime_type} · {via === "resumable" ? "resumable upload" : via === "form" ? "one-request upload" : "the store had these bytes: nothing was sent"}
+        from {file.name} · {formatBytes(asset.size)} · {asset.mime_type} ·{" "}
+        {via === "resumable" ? "resumable upload" : via === "form" ? "one-request upload" : "the store had these bytes: nothing was sent"}
         {subfolder && <> · subfolder {subfolder}</>}
       </p>
       <dl class="copy-list">
@@ -54,11 +61,19 @@ function UploadResult({ uploaded: { asset, alreadyStored, via, file }, apiKey }:
       </dl>
       {isPicture(asset.mime_type) && (
         <>
-          <div class="preview"><AssetImage url={contentUrl(asset.id)} apiKey={apiKey} alt={`the uploaded image ${asset.name}`} /></div>
-          <p><a class="button" href={maskHrefFor(asset)}>Draw a mask on it</a></p>
+          <div class="preview">
+            <AssetImage url={contentUrl(asset.id)} apiKey={apiKey} alt={`the uploaded image ${asset.name}`} />
+          </div>
+          <p>
+            <a class="button" href={maskHrefFor(asset)}>
+              Draw a mask on it
+            </a>
+          </p>
         </>
       )}
-      <p><a href={withParams("/ui/gallery", { name: asset.name })}>Find it in the gallery</a></p>
+      <p>
+        <a href={withParams("/ui/gallery", { name: asset.name })}>Find it in the gallery</a>
+      </p>
     </section>
   );
 }
@@ -66,7 +81,10 @@ function UploadResult({ uploaded: { asset, alreadyStored, via, file }, apiKey }:
 function CopyRow({ term, value, testId, hint }: { term: string; value: string; testId?: string; hint?: string }) {
   return (
     <div class="copy-item">
-      <dt>{term}{hint && <span class="muted small"> {hint}</span>}</dt>
+      <dt>
+        {term}
+        {hint && <span class="muted small"> {hint}</span>}
+      </dt>
       <dd>
         <code data-testid={testId}>{value}</code>
         <CopyButton text={value} label="Copy" />

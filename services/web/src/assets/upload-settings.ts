@@ -3,7 +3,23 @@ export const DESTINATIONS = ["input", "output", "models"] as const;
 export type Destination = (typeof DESTINATIONS)[number];
 
 /** ComfyUI's model folders (folder_paths.py), offered for `model_type:`; any other name may be typed. */
-export const MODEL_TYPES = ["checkpoints", "loras", "vae", "controlnet", "clip", "clip_vision", "text_encoders", "diffusion_models", "unet", "embeddings", "upscale_models", "style_models", "gligen", "hypernetworks", "photomaker"] as const;
+export const MODEL_TYPES = [
+  "checkpoints",
+  "loras",
+  "vae",
+  "controlnet",
+  "clip",
+  "clip_vision",
+  "text_encoders",
+  "diffusion_models",
+  "unet",
+  "embeddings",
+  "upscale_models",
+  "style_models",
+  "gligen",
+  "hypernetworks",
+  "photomaker",
+] as const;
 
 export interface UploadChoice {
   destination: Destination;

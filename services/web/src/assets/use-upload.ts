@@ -63,16 +63,25 @@ export function useUpload(apiKey: string, onUploaded: (u: Uploaded) => void) {
       }
       setPhase({ kind: "sending", sent: 0, total: f.size, paused: false });
       if (resumable ?? (await hasResumableUploads(apiKey))) {
-        const upload = resumableUpload(f, settings, apiKey, {
-          onProgress: (sent, total) => setPhase((p) => ({ kind: "sending", sent, total, paused: p.kind === "sending" && p.paused })),
-          onDone: (id) => void finish(id, false, "resumable", f),
-          onError: fail,
-        }, hash);
+        const upload = resumableUpload(
+          f,
+          settings,
+          apiKey,
+          {
+            onProgress: (sent, total) => setPhase((p) => ({ kind: "sending", sent, total, paused: p.kind === "sending" && p.paused })),
+            onDone: (id) => void finish(id, false, "resumable", f),
+            onError: fail,
+          },
+          hash,
+        );
         current.current = upload;
         upload.start();
       } else {
         formUpload.current = new AbortController();
-        const created = await uploadAssetForm(f, settings, apiKey, { onProgress: (sent, total) => setPhase({ kind: "sending", sent, total: total || f.size, paused: false }), signal: formUpload.current.signal });
+        const created = await uploadAssetForm(f, settings, apiKey, {
+          onProgress: (sent, total) => setPhase({ kind: "sending", sent, total: total || f.size, paused: false }),
+          signal: formUpload.current.signal,
+        });
         await finish(created, !created.created_new, "form", f);
       }
     } catch (err) {

@@ -27,7 +27,13 @@ function parseLoose(text: string | undefined): unknown {
     return JSON.parse(text);
   } catch {
     try {
-      return JSON.parse(text.replace(/'/g, '"').replace(/\bTrue\b/g, "true").replace(/\bFalse\b/g, "false").replace(/\bNone\b/g, "null"));
+      return JSON.parse(
+        text
+          .replace(/'/g, '"')
+          .replace(/\bTrue\b/g, "true")
+          .replace(/\bFalse\b/g, "false")
+          .replace(/\bNone\b/g, "null"),
+      );
     } catch {
       return undefined;
     }

@@ -17,13 +17,16 @@ export function ClassList({ id, version, banned, preempted }: { id: string; vers
     <>
       {classes && classes.length > OPEN_UP_TO / 2 && (
         <label class="class-filter">
-          Filter classes <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="name or category" />
+          Filter classes{" "}
+          <input type="search" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} placeholder="name or category" />
         </label>
       )}
       {shown && shown.length === 0 && words && <p class="muted">No class matches “{filter}”.</p>}
       {shown && shown.length > 0 && (
         <ul class="classes">
-          {shown.map((c) => <ClassItem key={c.comfy_node_name} def={c} />)}
+          {shown.map((c) => (
+            <ClassItem key={c.comfy_node_name} def={c} />
+          ))}
         </ul>
       )}
     </>
@@ -32,7 +35,9 @@ export function ClassList({ id, version, banned, preempted }: { id: string; vers
     <section class="card" aria-labelledby="classes-h">
       {classes && classes.length > OPEN_UP_TO ? (
         <details class="fold">
-          <summary><h2 id="classes-h">Node classes ({classes.length})</h2></summary>
+          <summary>
+            <h2 id="classes-h">Node classes ({classes.length})</h2>
+          </summary>
           {list}
         </details>
       ) : (
@@ -46,7 +51,13 @@ export function ClassList({ id, version, banned, preempted }: { id: string; vers
       {preempted?.length ? (
         <>
           <h3>Preempted node names</h3>
-          <ul class="plain names">{preempted.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
+          <ul class="plain names">
+            {preempted.map((c) => (
+              <li key={c}>
+                <code>{c}</code>
+              </li>
+            ))}
+          </ul>
         </>
       ) : null}
     </section>
@@ -72,11 +83,19 @@ function ClassItem({ def }: { def: ComfyNodeDefinition }) {
             <table class="io" aria-label={`${def.comfy_node_name} inputs`}>
               <caption>Inputs</caption>
               <tbody>
-                {inputs.length === 0 && <tr><td class="muted">none</td></tr>}
+                {inputs.length === 0 && (
+                  <tr>
+                    <td class="muted">none</td>
+                  </tr>
+                )}
                 {inputs.map((i) => (
                   <tr key={`${i.group}-${i.name}`} data-input={i.name}>
                     <th scope="row">{i.name}</th>
-                    <td><code>{i.type}</code>{i.group !== "required" && <span class="muted small"> {i.group}</span>}{i.options && <span class="muted small"> {i.options}</span>}</td>
+                    <td>
+                      <code>{i.type}</code>
+                      {i.group !== "required" && <span class="muted small"> {i.group}</span>}
+                      {i.options && <span class="muted small"> {i.options}</span>}
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -86,17 +105,28 @@ function ClassItem({ def }: { def: ComfyNodeDefinition }) {
             <table class="io" aria-label={`${def.comfy_node_name} outputs`}>
               <caption>Outputs</caption>
               <tbody>
-                {outputs.length === 0 && <tr><td class="muted">none</td></tr>}
+                {outputs.length === 0 && (
+                  <tr>
+                    <td class="muted">none</td>
+                  </tr>
+                )}
                 {outputs.map((o, n) => (
                   <tr key={n} data-output={o.name}>
                     <th scope="row">{o.name}</th>
-                    <td><code>{o.type}</code>{o.list && <span class="muted small"> list</span>}</td>
+                    <td>
+                      <code>{o.type}</code>
+                      {o.list && <span class="muted small"> list</span>}
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           )}
-          {def.function && <p class="muted small">Runs <code>{def.function}</code></p>}
+          {def.function && (
+            <p class="muted small">
+              Runs <code>{def.function}</code>
+            </p>
+          )}
           {!known && <p class="muted small">This server sends only the class's name, not its inputs and outputs.</p>}
         </div>
       </details>

@@ -8,7 +8,17 @@ import { comfyCliTarget, registryInstallCommand } from "./install-command.ts";
  * from the public registry), or why there is none; and where the other ComfyUI tools are told
  * how to use this instance.
  */
-export function InstallBox({ id, install, loading, archive }: { id: string; install: NodeVersion | null; loading: boolean; archive?: ArchiveState | null }) {
+export function InstallBox({
+  id,
+  install,
+  loading,
+  archive,
+}: {
+  id: string;
+  install: NodeVersion | null;
+  loading: boolean;
+  archive?: ArchiveState | null;
+}) {
   const origin = location.origin;
   const problem = install?.version && archive ? archiveProblem(archive, install.version) : null;
   const target = comfyCliTarget(origin);
@@ -21,7 +31,9 @@ export function InstallBox({ id, install, loading, archive }: { id: string; inst
       ) : install ? (
         <>
           <div class="copy-row">
-            <code id="install" class="command">{command}</code>
+            <code id="install" class="command">
+              {command}
+            </code>
             <CopyButton text={command} label="Copy command" />
           </div>
           {problem && (
@@ -30,17 +42,22 @@ export function InstallBox({ id, install, loading, archive }: { id: string; inst
             </p>
           )}
           <p class="muted small">
-            Installs version <strong data-testid="install-version">{install.version}</strong> from {target.direct ? "this registry" : <code>localhost:8080</code>}.
+            Installs version <strong data-testid="install-version">{install.version}</strong> from{" "}
+            {target.direct ? "this registry" : <code>localhost:8080</code>}.
           </p>
           {!target.direct && target.forward && (
             <details class="small forward">
               <summary>This page is not on localhost:8080</summary>
-              comfy-cli names only <code>localhost:8080</code> besides the public registry: forward it here first with <code>{target.forward}</code>.
+              comfy-cli names only <code>localhost:8080</code> besides the public registry: forward it here first with{" "}
+              <code>{target.forward}</code>.
             </details>
           )}
         </>
       ) : (
-        <p class="notice" data-testid="no-install"><strong>No installable version.</strong> Every version of this pack is deleted or banned, or none is known: there is nothing to install.</p>
+        <p class="notice" data-testid="no-install">
+          <strong>No installable version.</strong> Every version of this pack is deleted or banned, or none is known: there is nothing to
+          install.
+        </p>
       )}
       <p class="small">
         ComfyUI-Manager and the ComfyUI frontend: <a href="/ui/clients">using this registry from ComfyUI tools</a>.

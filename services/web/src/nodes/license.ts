@@ -14,7 +14,9 @@ export function readLicense(raw: string | undefined, repository?: string): Licen
       if (typeof table.text === "string" && table.text.trim()) return { kind: "text", text: table.text.trim() };
       if (typeof table.file === "string" && table.file.trim()) {
         const file = table.file.trim();
-        const repo = repository?.match(/^https:\/\/github\.com\/[^/]+\/[^/]+?(?:\.git)?\/?$/) ? repository.replace(/(\.git)?\/?$/, "") : undefined;
+        const repo = repository?.match(/^https:\/\/github\.com\/[^/]+\/[^/]+?(?:\.git)?\/?$/)
+          ? repository.replace(/(\.git)?\/?$/, "")
+          : undefined;
         return { kind: "file", file, href: repo ? `${repo}/blob/HEAD/${file.split("/").map(encodeURIComponent).join("/")}` : undefined };
       }
       return null;

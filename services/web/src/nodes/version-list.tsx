@@ -13,7 +13,21 @@ const FOLDED_AT = 8;
  * reason for a banned or deleted one), its date, and for an installable one its own install
  * command and archive. The version an install without `--version` takes is marked "installs".
  */
-export function VersionTable({ id, versions, error, installs, installArchive, packBanned }: { id: string; versions: NodeVersion[] | null; error: string | null; installs?: string; installArchive?: ArchiveState | null; packBanned: boolean }) {
+export function VersionTable({
+  id,
+  versions,
+  error,
+  installs,
+  installArchive,
+  packBanned,
+}: {
+  id: string;
+  versions: NodeVersion[] | null;
+  error: string | null;
+  installs?: string;
+  installArchive?: ArchiveState | null;
+  packBanned: boolean;
+}) {
   const [all, setAll] = useState(false);
   // Archives asked about by a click on their download (the install-path one is asked on load).
   const [asked, setAsked] = useState<Record<string, ArchiveState>>({});
@@ -35,14 +49,23 @@ export function VersionTable({ id, versions, error, installs, installArchive, pa
   return (
     <section class="card" aria-labelledby="versions-h">
       <h2 id="versions-h">Versions{versions ? ` (${versions.length})` : ""}</h2>
-      {error && <p class="muted" data-testid="versions-error">{packBanned ? "The registry lists no versions of a banned pack." : error}</p>}
+      {error && (
+        <p class="muted" data-testid="versions-error">
+          {packBanned ? "The registry lists no versions of a banned pack." : error}
+        </p>
+      )}
       {!versions && !error && <p class="muted">Loading versions…</p>}
       {versions && versions.length === 0 && <p class="muted">The catalog knows no version of this pack.</p>}
       {shown && shown.length > 0 && (
         <div class="table-wrap">
           <table class="versions">
             <thead>
-              <tr><th scope="col">Version</th><th scope="col">Released</th><th scope="col">Status</th><th scope="col">Install</th></tr>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Released</th>
+                <th scope="col">Status</th>
+                <th scope="col">Install</th>
+              </tr>
             </thead>
             <tbody>
               {shown.map((v) => {
@@ -52,7 +75,11 @@ export function VersionTable({ id, versions, error, installs, installArchive, pa
                   <tr key={v.version} data-version={v.version} data-status={statusWord(v.status)}>
                     <td>
                       <code>{v.version}</code>
-                      {v.version === installs && offered && <span class="badge ok" title="the version an install without --version takes">installs</span>}
+                      {v.version === installs && offered && (
+                        <span class="badge ok" title="the version an install without --version takes">
+                          installs
+                        </span>
+                      )}
                     </td>
                     <td>{formatDate(v.createdAt)}</td>
                     <td>

@@ -4,10 +4,7 @@
  * (app_node_search); a pasted repository URL, or `repo:`, searches repository URLs.
  */
 export type BoxQuery =
-  | { kind: "empty" }
-  | { kind: "words"; text: string }
-  | { kind: "node-class"; text: string }
-  | { kind: "repository"; text: string };
+  { kind: "empty" } | { kind: "words"; text: string } | { kind: "node-class"; text: string } | { kind: "repository"; text: string };
 
 const NODE_PREFIX = /^(node|class):\s*/i;
 const REPO_PREFIX = /^repo:\s*/i;
@@ -49,7 +46,9 @@ export function boxParams(q: BoxQuery): { search?: string; app_node_search?: str
 export function highlightTerms(q: BoxQuery): string[] {
   if (q.kind === "empty") return [];
   if (q.kind === "repository") return [];
-  return fold(q.text).split(/[\s\-_./]+/).filter((t) => t.length > 0);
+  return fold(q.text)
+    .split(/[\s\-_./]+/)
+    .filter((t) => t.length > 0);
 }
 
 export const fold = (s: string): string => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();

@@ -32,7 +32,8 @@ export function useCatalogState(): CatalogState | null {
 }
 
 /** A pass under way: listing or reading versions, and not waiting for its next try. */
-const mirrorRunning = (c: CatalogState): boolean => !!c.mirror && (c.mirror.phase === "listing" || c.mirror.phase === "details") && !c.nextTry;
+const mirrorRunning = (c: CatalogState): boolean =>
+  !!c.mirror && (c.mirror.phase === "listing" || c.mirror.phase === "details") && !c.nextTry;
 
 /** A source as a visitor may see it: a registry's URL, the demo catalog, or a file's name, never the server's path to it. */
 export function where(source: string | null) {
@@ -49,7 +50,8 @@ export function where(source: string | null) {
 const fileName = (path: string): string => path.split(/[\\/]/).pop() || path;
 
 /** An error as a visitor may see it: a server path in it (a file that could not be read) shortened to the file's name. */
-export const withoutPaths = (text: string): string => text.replace(/(^|[\s'"(])((?:[A-Za-z]:)?[\\/][^\s'"()]+)/g, (_m, lead: string, path: string) => lead + fileName(path));
+export const withoutPaths = (text: string): string =>
+  text.replace(/(^|[\s'"(])((?:[A-Za-z]:)?[\\/][^\s'"()]+)/g, (_m, lead: string, path: string) => lead + fileName(path));
 
 /** When a failed read is tried again, in words. */
 function nextTryText(next: NonNullable<CatalogState["nextTry"]>) {
@@ -58,7 +60,11 @@ function nextTryText(next: NonNullable<CatalogState["nextTry"]>) {
   if (!next.at) return <>It stopped after {tries}, and is not tried again until the service restarts.</>;
   return (
     <>
-      It stopped after {tries}; the next try is at <time dateTime={next.at} title={next.at}>{formatClock(next.at)}</time> ({timeUntil(next.at)}).
+      It stopped after {tries}; the next try is at{" "}
+      <time dateTime={next.at} title={next.at}>
+        {formatClock(next.at)}
+      </time>{" "}
+      ({timeUntil(next.at)}).
     </>
   );
 }
@@ -67,8 +73,9 @@ function nextTryText(next: NonNullable<CatalogState["nextTry"]>) {
 function OfflineAdvice() {
   return (
     <p class="muted" data-testid="offline-advice">
-      To serve a catalog without a network, restart with <code>CATALOG_SOURCE=demo</code> (the demo catalog built in), a file of registry nodes (
-      <code>CATALOG_SOURCE=./nodes.ndjson</code>, NDJSON or a JSON array) or a bundle made by <code>pnpm mirror export</code> (<code>CATALOG_SOURCE=./mirror.tar</code>).
+      To serve a catalog without a network, restart with <code>CATALOG_SOURCE=demo</code> (the demo catalog built in), a file of registry
+      nodes (<code>CATALOG_SOURCE=./nodes.ndjson</code>, NDJSON or a JSON array) or a bundle made by <code>pnpm mirror export</code> (
+      <code>CATALOG_SOURCE=./mirror.tar</code>).
     </p>
   );
 }
@@ -79,7 +86,8 @@ function progressText(m: NonNullable<CatalogState["mirror"]>): string {
       ? `reading the pack list: ${countFormat.format(m.packs.read)}${m.packs.total ? ` of ${countFormat.format(m.packs.total)}` : ""} packs so far`
       : `reading the pack list (started ${timeAgo(m.startedAt)})`;
   }
-  if (m.phase === "details") return `reading versions: ${countFormat.format(m.versions.done)} of ${countFormat.format(m.versions.of)} packs`;
+  if (m.phase === "details")
+    return `reading versions: ${countFormat.format(m.versions.done)} of ${countFormat.format(m.versions.of)} packs`;
   return "done";
 }
 
@@ -90,8 +98,21 @@ export function CatalogLine({ catalog }: { catalog: CatalogState | null }) {
   return (
     <p class={`catalog-line ${stale ? "stale" : ""}`} data-testid="catalog-line" data-state={catalog.state}>
       {countFormat.format(catalog.nodes)} packs from {where(catalog.source)}
-      {catalog.indexedAt && <>, indexed <time dateTime={catalog.indexedAt} title={catalog.indexedAt}>{timeAgo(catalog.indexedAt)}</time></>}
-      {stale && <> · <strong>stale</strong>{catalog.lastError ? `: the last refresh failed (${withoutPaths(catalog.lastError)})` : ": served from an older copy"}</>}
+      {catalog.indexedAt && (
+        <>
+          , indexed{" "}
+          <time dateTime={catalog.indexedAt} title={catalog.indexedAt}>
+            {timeAgo(catalog.indexedAt)}
+          </time>
+        </>
+      )}
+      {stale && (
+        <>
+          {" "}
+          · <strong>stale</strong>
+          {catalog.lastError ? `: the last refresh failed (${withoutPaths(catalog.lastError)})` : ": served from an older copy"}
+        </>
+      )}
       {catalog.readingFrom && <> · read next from {where(catalog.readingFrom)}</>}
       {catalog.nextTry?.at && <> · next try {timeUntil(catalog.nextTry.at)}</>}
       {catalog.mirror && mirrorRunning(catalog) && <> · refreshing, {progressText(catalog.mirror)}</>}
@@ -106,14 +127,29 @@ export function EmptyCatalog({ catalog }: { catalog: CatalogState }) {
   const running = mirrorRunning(catalog);
   const stopped = !!next && !next.retrying;
   // A fraction where the registry has said how much there is; an indeterminate bar until then.
-  const pct = m && running ? (m.phase === "listing" ? (m.packs.total ? m.packs.read / m.packs.total : null) : m.versions.of ? m.versions.done / m.versions.of : null) : null;
+  const pct =
+    m && running
+      ? m.phase === "listing"
+        ? m.packs.total
+          ? m.packs.read / m.packs.total
+          : null
+        : m.versions.of
+          ? m.versions.done / m.versions.of
+          : null
+      : null;
   return (
     <div class="card notice" role="status" data-testid="catalog-empty">
       <h2>The catalog is empty{running ? ": the first mirror is running" : stopped ? ": the first read failed" : ""}</h2>
       {running && m ? (
         <>
-          <p>Mirroring {where(catalog.source)}: {progressText(m)}. Packs appear here as soon as the list is read.</p>
-          {pct === null ? <progress aria-label="mirror progress" /> : <progress max={100} value={Math.round(pct * 100)} aria-label="mirror progress" />}
+          <p>
+            Mirroring {where(catalog.source)}: {progressText(m)}. Packs appear here as soon as the list is read.
+          </p>
+          {pct === null ? (
+            <progress aria-label="mirror progress" />
+          ) : (
+            <progress max={100} value={Math.round(pct * 100)} aria-label="mirror progress" />
+          )}
         </>
       ) : (
         <p>

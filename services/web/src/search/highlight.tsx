@@ -13,7 +13,9 @@ export function Highlight({ text, terms }: { text: string; terms: string[] }): C
 }
 
 function matches(word: string, terms: string[]): boolean {
-  return terms.some((t) => word.startsWith(t) || camelPieceMatch(word, t) || (t.length >= 5 && withinEdits(word, t, t.length >= 9 ? 2 : 1)));
+  return terms.some(
+    (t) => word.startsWith(t) || camelPieceMatch(word, t) || (t.length >= 5 && withinEdits(word, t, t.length >= 9 ? 2 : 1)),
+  );
 }
 
 /** "facedetailer" contains the term "detailer" at a camelCase boundary we can no longer see; accept infixes of 4+ chars. */

@@ -49,7 +49,14 @@ export function SearchPage({ place }: { place: Place }) {
   return (
     <section aria-labelledby="search-heading">
       <h1 id="search-heading">Find a node pack</h1>
-      <form class="search-form" role="search" onSubmit={(e) => { e.preventDefault(); change({}); }}>
+      <form
+        class="search-form"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          change({});
+        }}
+      >
         <label for="q">Search the registry</label>
         <input
           id="q"
@@ -61,11 +68,24 @@ export function SearchPage({ place }: { place: Place }) {
           aria-describedby="q-hint"
           onInput={(e) => setText(e.currentTarget.value)}
         />
-        <BoxHint id="q-hint" box={parseBox(text)} onUse={(q) => { setText(q); change({ q }); }} />
+        <BoxHint
+          id="q-hint"
+          box={parseBox(text)}
+          onUse={(q) => {
+            setText(q);
+            change({ q });
+          }}
+        />
         <div class="filters">
           <Choice id="os" label="OS" value={state.os} options={["", ...OS_CHOICES]} onPick={(os) => change({ os })} />
           <Choice id="acc" label="Accelerator" value={state.acc} options={["", ...ACCELERATOR_CHOICES]} onPick={(acc) => change({ acc })} />
-          <Choice id="limit" label="Per page" value={String(state.limit)} options={PAGE_SIZES.map(String)} onPick={(v) => change({ limit: Number(v) })} />
+          <Choice
+            id="limit"
+            label="Per page"
+            value={String(state.limit)}
+            options={PAGE_SIZES.map(String)}
+            onPick={(v) => change({ limit: Number(v) })}
+          />
           <label class="check">
             <input id="banned" type="checkbox" checked={state.banned} onChange={(e) => change({ banned: e.currentTarget.checked })} />
             Include banned
@@ -77,13 +97,21 @@ export function SearchPage({ place }: { place: Place }) {
       <ErrorBox message={result.error} />
       {catalogEmpty && <EmptyCatalog catalog={catalog} />}
       <p class="total" aria-live="polite" data-testid="total" hidden={catalogEmpty}>
-        {page ? `${count.format(page.total)} ${page.total === 1 ? "pack" : "packs"}${page.total ? ` · page ${page.page} of ${Math.max(page.totalPages, 1)}` : ""}` : result.loading ? "Searching…" : ""}
+        {page
+          ? `${count.format(page.total)} ${page.total === 1 ? "pack" : "packs"}${page.total ? ` · page ${page.page} of ${Math.max(page.totalPages, 1)}` : ""}`
+          : result.loading
+            ? "Searching…"
+            : ""}
         {result.loading && page && <span class="muted"> · updating…</span>}
       </p>
-      {page && page.nodes.length === 0 && !result.error && !catalogEmpty && <p class="empty">No node pack matches. Try fewer words, or another filter.</p>}
+      {page && page.nodes.length === 0 && !result.error && !catalogEmpty && (
+        <p class="empty">No node pack matches. Try fewer words, or another filter.</p>
+      )}
       {page && (
         <ol class="results" aria-label="Search results" start={(page.page - 1) * page.limit + 1} data-request={result.dataKey ?? undefined}>
-          {page.nodes.map((n) => <ResultCard key={n.id} node={n} terms={highlightTerms(box)} includeBanned={state.banned} />)}
+          {page.nodes.map((n) => (
+            <ResultCard key={n.id} node={n} terms={highlightTerms(box)} includeBanned={state.banned} />
+          ))}
         </ol>
       )}
       {page && page.totalPages > 1 && <Pager state={{ ...state }} totalPages={page.totalPages} />}
@@ -92,28 +120,62 @@ export function SearchPage({ place }: { place: Place }) {
 }
 
 /** A labelled select; the empty value reads "Any". */
-function Choice({ id, label, value, options, onPick }: { id: string; label: string; value: string; options: readonly string[]; onPick: (v: string) => void }) {
+function Choice({
+  id,
+  label,
+  value,
+  options,
+  onPick,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  options: readonly string[];
+  onPick: (v: string) => void;
+}) {
   return (
     <label>
       {label}
       <select id={id} value={value} onChange={(e) => onPick(e.currentTarget.value)}>
-        {options.map((v) => <option key={v} value={v}>{v === "" ? "Any" : v}</option>)}
+        {options.map((v) => (
+          <option key={v} value={v}>
+            {v === "" ? "Any" : v}
+          </option>
+        ))}
       </select>
     </label>
   );
 }
 
 function BoxHint({ id, box, onUse }: { id: string; box: BoxQuery; onUse: (q: string) => void }) {
-  if (box.kind === "node-class") return <p id={id} class="hint">Node class search: packs that provide a node named like “{box.text}”.</p>;
-  if (box.kind === "repository") return <p id={id} class="hint">Repository search: packs whose repository URL matches “{box.text}”.</p>;
+  if (box.kind === "node-class")
+    return (
+      <p id={id} class="hint">
+        Node class search: packs that provide a node named like “{box.text}”.
+      </p>
+    );
+  if (box.kind === "repository")
+    return (
+      <p id={id} class="hint">
+        Repository search: packs whose repository URL matches “{box.text}”.
+      </p>
+    );
   if (looksLikeClassName(box)) {
     return (
       <p id={id} class="hint">
-        Searching every field. <button type="button" class="link" onClick={() => onUse(`node:${box.kind === "words" ? box.text : ""}`)}>Search node classes named “{box.kind === "words" ? box.text : ""}” instead</button>
+        Searching every field.{" "}
+        <button type="button" class="link" onClick={() => onUse(`node:${box.kind === "words" ? box.text : ""}`)}>
+          Search node classes named “{box.kind === "words" ? box.text : ""}” instead
+        </button>
       </p>
     );
   }
-  return <p id={id} class="hint">Words search names, descriptions and node classes (typos forgiven). <code>node:Name</code> searches node classes; a pasted repository URL finds its pack.</p>;
+  return (
+    <p id={id} class="hint">
+      Words search names, descriptions and node classes (typos forgiven). <code>node:Name</code> searches node classes; a pasted repository
+      URL finds its pack.
+    </p>
+  );
 }
 
 function Pager({ state, totalPages }: { state: SearchState; totalPages: number }) {
@@ -121,9 +183,27 @@ function Pager({ state, totalPages }: { state: SearchState; totalPages: number }
   const next = state.page < totalPages ? searchHref({ ...state, page: state.page + 1 }) : undefined;
   return (
     <nav class="pager" aria-label="Pages">
-      {prev ? <a href={prev} rel="prev">← Previous</a> : <span class="muted" aria-hidden="true">← Previous</span>}
-      <span>Page {state.page} of {totalPages}</span>
-      {next ? <a href={next} rel="next">Next →</a> : <span class="muted" aria-hidden="true">Next →</span>}
+      {prev ? (
+        <a href={prev} rel="prev">
+          ← Previous
+        </a>
+      ) : (
+        <span class="muted" aria-hidden="true">
+          ← Previous
+        </span>
+      )}
+      <span>
+        Page {state.page} of {totalPages}
+      </span>
+      {next ? (
+        <a href={next} rel="next">
+          Next →
+        </a>
+      ) : (
+        <span class="muted" aria-hidden="true">
+          Next →
+        </span>
+      )}
     </nav>
   );
 }

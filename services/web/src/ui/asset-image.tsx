@@ -7,16 +7,33 @@ import { describeError, isAbort } from "../api/http.ts";
  * goes. `lazy` waits until the image is near the viewport (a gallery of hundreds fetches only
  * what is looked at).
  */
-export function AssetImage({ url, apiKey, alt, testId, lazy = false, onLoad }: { url: string; apiKey: string; alt: string; testId?: string; lazy?: boolean; onLoad?: (img: HTMLImageElement) => void }) {
+export function AssetImage({
+  url,
+  apiKey,
+  alt,
+  testId,
+  lazy = false,
+  onLoad,
+}: {
+  url: string;
+  apiKey: string;
+  alt: string;
+  testId?: string;
+  lazy?: boolean;
+  onLoad?: (img: HTMLImageElement) => void;
+}) {
   const [src, setSrc] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [visible, setVisible] = useState(!lazy);
   const holder = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (visible || !holder.current) return;
-    const seen = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) setVisible(true);
-    }, { rootMargin: "400px" });
+    const seen = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) setVisible(true);
+      },
+      { rootMargin: "400px" },
+    );
     seen.observe(holder.current);
     return () => seen.disconnect();
   }, [visible]);
@@ -40,7 +57,17 @@ export function AssetImage({ url, apiKey, alt, testId, lazy = false, onLoad }: {
       if (objectUrl) URL.revokeObjectURL(objectUrl);
     };
   }, [url, apiKey, visible]);
-  if (error) return <p class="error" role="alert">{error}</p>;
-  if (!src) return <div ref={holder} class="img-placeholder" aria-busy="true">Loading…</div>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
+  if (!src)
+    return (
+      <div ref={holder} class="img-placeholder" aria-busy="true">
+        Loading…
+      </div>
+    );
   return <img src={src} alt={alt} data-testid={testId} onLoad={(e) => onLoad?.(e.currentTarget)} />;
 }

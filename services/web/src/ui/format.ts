@@ -34,7 +34,13 @@ export function timeAgo(iso: string, now = Date.now()): string {
   const seconds = Math.round((now - new Date(iso).getTime()) / 1000);
   if (!Number.isFinite(seconds)) return "";
   if (seconds < 45) return "just now";
-  const steps: [number, string][] = [[60, "minute"], [3600, "hour"], [86400, "day"], [86400 * 30, "month"], [86400 * 365, "year"]];
+  const steps: [number, string][] = [
+    [60, "minute"],
+    [3600, "hour"],
+    [86400, "day"],
+    [86400 * 30, "month"],
+    [86400 * 365, "year"],
+  ];
   let chosen = steps[0]!;
   for (const step of steps) if (seconds >= step[0] * 0.75) chosen = step;
   const n = Math.max(1, Math.round(seconds / chosen[0]));

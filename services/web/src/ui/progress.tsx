@@ -5,7 +5,15 @@ export function Progress({ label, sent, total }: { label: string; sent: number; 
   return (
     <div class="progress" data-testid="progress" data-sent={sent} data-total={total}>
       <label>
-        <span>{label} {pct}%{total > 0 && <span class="muted"> · {formatBytes(sent)} of {formatBytes(total)}</span>}</span>
+        <span>
+          {label} {pct}%
+          {total > 0 && (
+            <span class="muted">
+              {" "}
+              · {formatBytes(sent)} of {formatBytes(total)}
+            </span>
+          )}
+        </span>
         <progress max={100} value={pct} />
       </label>
     </div>

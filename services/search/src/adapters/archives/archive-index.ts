@@ -18,7 +18,15 @@ const key = (id: string, version: string) => `${id}\u0000${version}`;
 /** A value read from a file (the index, a bundle) that has an entry's every field. */
 export function isArchiveEntry(e: unknown): e is ArchiveEntry {
   const o = e as Partial<ArchiveEntry> | null;
-  return !!o && typeof o.id === "string" && typeof o.version === "string" && typeof o.blake3 === "string" && /^[0-9a-f]{64}$/.test(o.blake3) && typeof o.sha256 === "string" && Number.isInteger(o.size);
+  return (
+    !!o &&
+    typeof o.id === "string" &&
+    typeof o.version === "string" &&
+    typeof o.blake3 === "string" &&
+    /^[0-9a-f]{64}$/.test(o.blake3) &&
+    typeof o.sha256 === "string" &&
+    Number.isInteger(o.size)
+  );
 }
 
 /**
@@ -59,7 +67,10 @@ export class ArchiveIndex {
 
   /** Reads the file again when its size changed since the last read. */
   async refresh(): Promise<void> {
-    const size = await stat(this.path).then((s) => s.size, () => 0);
+    const size = await stat(this.path).then(
+      (s) => s.size,
+      () => 0,
+    );
     if (size === this.readBytes) return;
     const text = await readFile(this.path, "utf8").catch(() => "");
     for (const line of text.split("\n")) {

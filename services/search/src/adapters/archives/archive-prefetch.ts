@@ -98,12 +98,16 @@ export class ArchivePrefetcher {
           state.failed++;
           const reason = `${t.id} ${t.version}: ${err instanceof Error ? err.message : String(err)}`;
           state.lastErrors = [...state.lastErrors, reason].slice(-10);
-          this.logger.warn({ id: t.id, version: t.version, reason }, "archive could not be stored; a request for it is fetched again on demand");
+          this.logger.warn(
+            { id: t.id, version: t.version, reason },
+            "archive could not be stored; a request for it is fetched again on demand",
+          );
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.opts.concurrency, todo.length) }, worker));
-    if (todo.length > 0) this.logger.info({ mode: this.opts.mode, total: state.total, stored: state.stored, failed: state.failed }, "archives prefetched");
+    if (todo.length > 0)
+      this.logger.info({ mode: this.opts.mode, total: state.total, stored: state.stored, failed: state.failed }, "archives prefetched");
   }
 
   private async fetchWithRetries(t: ArchiveTarget): Promise<void> {

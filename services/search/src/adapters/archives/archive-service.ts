@@ -56,7 +56,11 @@ export async function createArchiveService(config: Config, logger: Logger, deps:
   const mode = config.MIRROR_ARCHIVES;
   let prefetcher: ArchivePrefetcher | undefined;
   if (mode === "latest" || mode === "all") {
-    prefetcher = new ArchivePrefetcher(store, { version: deps.catalogVersion, packs: () => deps.engine.all() }, logger, { mode, concurrency: config.ARCHIVE_CONCURRENCY, ...deps.prefetch });
+    prefetcher = new ArchivePrefetcher(store, { version: deps.catalogVersion, packs: () => deps.engine.all() }, logger, {
+      mode,
+      concurrency: config.ARCHIVE_CONCURRENCY,
+      ...deps.prefetch,
+    });
     prefetcher.start();
   }
   return {

@@ -87,10 +87,19 @@ export class ArchiveStore {
     const staged = await this.blobs.stage(tee);
     if (upstream.size !== undefined && staged.size !== upstream.size) {
       await staged.discard();
-      throw new UpstreamArchiveError(`the archive of ${target.id} ${target.version} arrived with ${staged.size} of its ${upstream.size} bytes`);
+      throw new UpstreamArchiveError(
+        `the archive of ${target.id} ${target.version} arrived with ${staged.size} of its ${upstream.size} bytes`,
+      );
     }
     await staged.commit(archiveSidecar(staged.hash, staged.size));
-    const entry: ArchiveEntry = { id: target.id, version: target.version, blake3: staged.hash, sha256: sha256.digest("base64"), size: staged.size, storedAt: new Date().toISOString() };
+    const entry: ArchiveEntry = {
+      id: target.id,
+      version: target.version,
+      blake3: staged.hash,
+      sha256: sha256.digest("base64"),
+      size: staged.size,
+      storedAt: new Date().toISOString(),
+    };
     await this.index.add(entry);
     sink?.end(last);
     return entry;

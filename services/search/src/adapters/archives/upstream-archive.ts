@@ -34,7 +34,9 @@ export async function fetchUpstreamArchive(url: string, timeoutMs: number, signa
   } catch (err) {
     clearTimeout(timer);
     const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
-    throw reason instanceof UpstreamArchiveError ? reason : new UpstreamArchiveError(`${hostOf(url)} could not be reached: ${describe(reason)}`);
+    throw reason instanceof UpstreamArchiveError
+      ? reason
+      : new UpstreamArchiveError(`${hostOf(url)} could not be reached: ${describe(reason)}`);
   }
   if (res.status !== 200 || !res.body) {
     clearTimeout(timer);
@@ -58,7 +60,11 @@ export async function fetchUpstreamArchive(url: string, timeoutMs: number, signa
   clearTimeout(timer);
   timer = setTimeout(() => idle.destroy(new UpstreamArchiveError(`${hostOf(url)} stalled for ${timeoutMs} ms mid-archive`)), timeoutMs);
   idle.on("close", () => clearTimeout(timer));
-  body.on("error", (err) => idle.destroy(err instanceof UpstreamArchiveError ? err : new UpstreamArchiveError(`${hostOf(url)} broke off mid-archive: ${describe(err)}`)));
+  body.on("error", (err) =>
+    idle.destroy(
+      err instanceof UpstreamArchiveError ? err : new UpstreamArchiveError(`${hostOf(url)} broke off mid-archive: ${describe(err)}`),
+    ),
+  );
   idle.on("error", () => body.destroy());
   body.pipe(idle);
   return { body: idle, size: Number.isInteger(length) && length >= 0 && res.headers.has("content-length") ? length : undefined };

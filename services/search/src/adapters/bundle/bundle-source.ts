@@ -17,12 +17,27 @@ export async function importedCatalogSource(config: Config, logger: Logger): Pro
     if (source.kind === "demo") {
       const t0 = performance.now();
       const d = await installDemo(config.DATA_DIR, blobs);
-      logger.info({ nodes: d.nodes, archives: d.archives, added: d.added, ms: Math.round(performance.now() - t0) }, "demo catalog laid out (CATALOG_SOURCE=demo: every version installs offline)");
+      logger.info(
+        { nodes: d.nodes, archives: d.archives, added: d.added, ms: Math.round(performance.now() - t0) },
+        "demo catalog laid out (CATALOG_SOURCE=demo: every version installs offline)",
+      );
       return { kind: "file", path: d.catalogPath };
     }
     const t0 = performance.now();
     const r = await importBundle(source.path, config.DATA_DIR, blobs);
-    logger.info({ bundle: source.path, createdAt: r.manifest.createdAt, mirroredFrom: r.manifest.source, nodes: r.manifest.nodes, archives: r.archives, added: r.added, versionClasses: r.versionClasses, ms: Math.round(performance.now() - t0) }, "mirror bundle imported");
+    logger.info(
+      {
+        bundle: source.path,
+        createdAt: r.manifest.createdAt,
+        mirroredFrom: r.manifest.source,
+        nodes: r.manifest.nodes,
+        archives: r.archives,
+        added: r.added,
+        versionClasses: r.versionClasses,
+        ms: Math.round(performance.now() - t0),
+      },
+      "mirror bundle imported",
+    );
     return { kind: "file", path: r.catalogPath };
   } finally {
     await blobs.close();

@@ -88,7 +88,15 @@ const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
  * A pack's identity tier: its id, name and repository name, each as typed and split into its
  * name parts, with their identity hashes (three slots per doc) for the exact-name rule.
  */
-function addIdentity(r: StoredNode, url: string, d: number, table: TermTable, pairTerm: GrowInt32, pairTier: GrowUint8, identityHashes: Int32Array): void {
+function addIdentity(
+  r: StoredNode,
+  url: string,
+  d: number,
+  table: TermTable,
+  pairTerm: GrowInt32,
+  pairTier: GrowUint8,
+  identityHashes: Int32Array,
+): void {
   identityHashes[d * 3] = table.addText(r.id, d, TIER_IDENTITY, pairTerm, pairTier);
   table.addNameParts(r.id, 0, r.id.length, false, true, d, TIER_IDENTITY, pairTerm, pairTier);
   if (r.name) {
@@ -101,7 +109,17 @@ function addIdentity(r: StoredNode, url: string, d: number, table: TermTable, pa
     identityHashes[d * 3 + 2] = table.addText(repoAlias, d, TIER_IDENTITY, pairTerm, pairTier);
     const end = writtenRepositoryEnd(r.repository!);
     const from = end === 0 ? 0 : r.repository!.lastIndexOf("/", end - 1) + 1;
-    table.addNameParts(r.repository!, from, end, false, sameFolded(r.repository!, from, end, repoAlias), d, TIER_IDENTITY, pairTerm, pairTier);
+    table.addNameParts(
+      r.repository!,
+      from,
+      end,
+      false,
+      sameFolded(r.repository!, from, end, repoAlias),
+      d,
+      TIER_IDENTITY,
+      pairTerm,
+      pairTier,
+    );
   }
 }
 
@@ -109,7 +127,14 @@ function addIdentity(r: StoredNode, url: string, d: number, table: TermTable, pa
  * Postings in CSR form, terms in sorted order: filled doc by doc (in doc order, from each pack's
  * run of (term, tier) pairs in visit order), so each term's list is doc-ordered.
  */
-async function postingsInDocOrder(table: TermTable, pairTerm: GrowInt32, pairTier: GrowUint8, pairStart: Int32Array, visitOf: Int32Array, n: number) {
+async function postingsInDocOrder(
+  table: TermTable,
+  pairTerm: GrowInt32,
+  pairTier: GrowUint8,
+  pairStart: Int32Array,
+  visitOf: Int32Array,
+  n: number,
+) {
   const nTerms = table.size;
   // The default sort compares UTF-16 code units, as `<` does in every lookup later.
   const sortedTerms = table.terms.slice().sort();
@@ -144,7 +169,10 @@ async function postingsInDocOrder(table: TermTable, pairTerm: GrowInt32, pairTie
  * order, so the last tie-break of every ranking is the doc number itself. The build yields to
  * the event loop now and then, so the old index keeps answering while a new one is built.
  */
-export async function buildIndex(records: readonly StoredNode[], onProgress?: (indexed: number, total: number) => void): Promise<IndexData> {
+export async function buildIndex(
+  records: readonly StoredNode[],
+  onProgress?: (indexed: number, total: number) => void,
+): Promise<IndexData> {
   const live = records.filter((r) => r.status !== "NodeStatusDeleted");
   const n = live.length;
   if (n > MAX_DOCS) throw new Error(`the embedded index holds at most ${MAX_DOCS} nodes, got ${n}`);

@@ -32,13 +32,21 @@ export class DocFilter {
     this.includeBanned = q.includeBanned;
     this.banned = D.banned;
     this.osPass = q.os !== undefined ? Uint8Array.from(D.osSets, (s) => (passesPlatformFilter(s, q.os!, "os") ? 1 : 0)) : undefined;
-    this.accPass = q.accelerator !== undefined ? Uint8Array.from(D.accSets, (s) => (passesPlatformFilter(s, q.accelerator!, "accelerator") ? 1 : 0)) : undefined;
+    this.accPass =
+      q.accelerator !== undefined
+        ? Uint8Array.from(D.accSets, (s) => (passesPlatformFilter(s, q.accelerator!, "accelerator") ? 1 : 0))
+        : undefined;
     this.osSetOf = D.osSetOf;
     this.accSetOf = D.accSetOf;
     this.repo = stamps.repo;
     this.app = stamps.app;
     this.ids = stamps.ids;
-    this.restricted = this.osPass !== undefined || this.accPass !== undefined || this.repo !== undefined || this.app !== undefined || this.ids !== undefined;
+    this.restricted =
+      this.osPass !== undefined ||
+      this.accPass !== undefined ||
+      this.repo !== undefined ||
+      this.app !== undefined ||
+      this.ids !== undefined;
   }
 
   readonly includeBanned: boolean;

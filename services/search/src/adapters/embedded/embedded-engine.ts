@@ -49,10 +49,12 @@ export class EmbeddedSearchEngine implements SearchEngine {
 
   replaceAll(records: readonly StoredNode[], onProgress?: (p: IndexProgress) => void): Promise<void> {
     // Rebuilds run one after another, so the last one asked for is the one left serving.
-    const next = this.rebuild.catch(() => undefined).then(async () => {
-      const data = await buildIndex(records, (indexed, total) => onProgress?.({ indexed, total }));
-      this.current = new IndexSearcher(data);
-    });
+    const next = this.rebuild
+      .catch(() => undefined)
+      .then(async () => {
+        const data = await buildIndex(records, (indexed, total) => onProgress?.({ indexed, total }));
+        this.current = new IndexSearcher(data);
+      });
     this.rebuild = next;
     return next;
   }

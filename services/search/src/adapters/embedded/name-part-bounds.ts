@@ -43,7 +43,7 @@ export class NamePartScanner {
       while (end < to && isAlnum(text.charCodeAt(end))) end++;
       // Within one run of letters and digits: "comfyui" first, then the rest between them.
       let segStart = i;
-      for (let at = i; at < end; ) {
+      for (let at = i; at < end;) {
         if (comfyuiAt(text, at, end)) {
           this.segment(text, segStart, at);
           this.push(at, at + 7);

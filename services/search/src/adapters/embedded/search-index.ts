@@ -10,7 +10,19 @@ import { selectTop, TopKeys } from "./top-keys.ts";
 import { stemmer } from "stemmer";
 import { NOISE_WORDS } from "../../domain/text.ts";
 import { SYNONYM_PHRASES } from "../../domain/synonyms.ts";
-import { DEFAULT_WEIGHTS, KIND_EXACT, KIND_PREFIX, KIND_STEM, KIND_TYPO1, matchStrength, STRENGTH_IDENTITY_WORD, TIER_AUTHOR, TIER_CLASSES, TIER_IDENTITY, type RankingWeights } from "../../domain/ranking.ts";
+import {
+  DEFAULT_WEIGHTS,
+  KIND_EXACT,
+  KIND_PREFIX,
+  KIND_STEM,
+  KIND_TYPO1,
+  matchStrength,
+  STRENGTH_IDENTITY_WORD,
+  TIER_AUTHOR,
+  TIER_CLASSES,
+  TIER_IDENTITY,
+  type RankingWeights,
+} from "../../domain/ranking.ts";
 
 const byLength = (v: number[]) => v.length;
 
@@ -50,7 +62,7 @@ const SCORE_STEPS = 2 ** 17;
 const SCORE_CEILING = 4;
 const SCORE_SPACE = SCORE_CEILING * SCORE_STEPS;
 /** A candidate's match strength (`matchStrength` summed over its words) counts in units of SCORE_SPACE, above the score in the same integer. */
-const STRENGTH_SPACE = (MAX_QUERY_TOKENS * STRENGTH_IDENTITY_WORD) * 2;
+const STRENGTH_SPACE = MAX_QUERY_TOKENS * STRENGTH_IDENTITY_WORD * 2;
 const RANK_SPACE = STRENGTH_SPACE * SCORE_SPACE;
 /** Above the score: [app-node whole/partial (2 bits)][not an exact id/name (1 bit)]. */
 const NOT_EXACT = 1;
@@ -74,11 +86,23 @@ function matchCodes(w: RankingWeights): MatchCodes {
   const pairs: { at: number; worth: number; classLike: number; strength: number; strengthClassLike: number }[] = [];
   for (let tier = 0; tier < w.field.length; tier++) {
     for (let kind = 0; kind < w.kind.length; kind++) {
-      pairs.push({ at: tier * 8 + kind, worth: w.field[tier]! * w.kind[kind]!, classLike: classField[tier]! * w.kind[kind]!, strength: matchStrength(tier, kind), strengthClassLike: matchStrength(tier, kind, true) });
+      pairs.push({
+        at: tier * 8 + kind,
+        worth: w.field[tier]! * w.kind[kind]!,
+        classLike: classField[tier]! * w.kind[kind]!,
+        strength: matchStrength(tier, kind),
+        strengthClassLike: matchStrength(tier, kind, true),
+      });
     }
   }
   pairs.sort((a, b) => a.strength - b.strength || a.worth - b.worth || b.at - a.at);
-  const codes: MatchCodes = { codeOf: new Uint8Array(32), worth: new Float64Array(32), worthClassLike: new Float64Array(32), strength: new Uint8Array(32), strengthClassLike: new Uint8Array(32) };
+  const codes: MatchCodes = {
+    codeOf: new Uint8Array(32),
+    worth: new Float64Array(32),
+    worthClassLike: new Float64Array(32),
+    strength: new Uint8Array(32),
+    strengthClassLike: new Uint8Array(32),
+  };
   pairs.forEach((p, i) => {
     codes.codeOf[p.at] = i + 1;
     codes.worth[i + 1] = p.worth;
@@ -123,7 +147,15 @@ for (const p of SYNONYM_PHRASES) {
 }
 
 function planQuery(search: string, raw: readonly string[], noiseWeight: number): QueryPlan {
-  const camel = search === search.toLowerCase() ? NO_WORDS : new Set(search.split(/\s+/).filter((w) => /\p{Ll}\p{Lu}/u.test(w)).map((w) => tokenise(w).join("")));
+  const camel =
+    search === search.toLowerCase()
+      ? NO_WORDS
+      : new Set(
+          search
+            .split(/\s+/)
+            .filter((w) => /\p{Ll}\p{Lu}/u.test(w))
+            .map((w) => tokenise(w).join("")),
+        );
   const slotOf = new Map<string, number>();
   const slots: QueryPlan["slots"] = [];
   const last = raw.length - 1;
@@ -136,12 +168,20 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
   // exact form, stems and typos still make candidates; then the filler words.
   const content = raw.filter((t) => !NOISE_WORDS.has(t));
   const others = content.filter((t) => t !== typing);
-  const ordered = content.length === 0 ? raw : [...others, ...(others.length < content.length ? [typing] : []), ...raw.filter((t) => NOISE_WORDS.has(t))];
+  const ordered =
+    content.length === 0 ? raw : [...others, ...(others.length < content.length ? [typing] : []), ...raw.filter((t) => NOISE_WORDS.has(t))];
   for (const t of ordered) {
     if (slotOf.has(t)) continue;
     slotOf.set(t, slots.length);
     const addsOnly = content.length > 0 && NOISE_WORDS.has(t);
-    slots.push({ term: t, prefix: t === typing, word: true, classLike: camel.has(t), addsOnly, completionsAddOnly: t === typing && !addsOnly && others.length > 0 });
+    slots.push({
+      term: t,
+      prefix: t === typing,
+      word: true,
+      classLike: camel.has(t),
+      addsOnly,
+      completionsAddOnly: t === typing && !addsOnly && others.length > 0,
+    });
   }
   const words = slots.length;
   const weights = new Float64Array(words);
@@ -151,7 +191,8 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
   const plan = { slots, covers, slotOf, raw };
   for (let i = 0; i < raw.length; i++) {
     for (const { words: phrase, term } of PHRASES_BY_FIRST_WORD.get(raw[i]!) ?? NO_PHRASES) {
-      if (i + phrase.length <= raw.length && phrase.every((w, k) => raw[i + k] === w)) addExtraSlot(plan, term, false, i, i + phrase.length);
+      if (i + phrase.length <= raw.length && phrase.every((w, k) => raw[i + k] === w))
+        addExtraSlot(plan, term, false, i, i + phrase.length);
     }
     let joined = raw[i]!;
     for (let k = i + 1; k < Math.min(raw.length, i + 4); k++) {
@@ -167,7 +208,13 @@ function planQuery(search: string, raw: readonly string[], noiseWeight: number):
 }
 
 /** A slot standing for the words raw[from..to) at once (their joined form, or an abbreviation), unless the plan has it or is full. */
-function addExtraSlot(plan: { slots: QueryPlan["slots"]; covers: number[][]; slotOf: Map<string, number>; raw: readonly string[] }, term: string, prefix: boolean, from: number, to: number): void {
+function addExtraSlot(
+  plan: { slots: QueryPlan["slots"]; covers: number[][]; slotOf: Map<string, number>; raw: readonly string[] },
+  term: string,
+  prefix: boolean,
+  from: number,
+  to: number,
+): void {
   const { slots, covers, slotOf, raw } = plan;
   if (covers.length >= MAX_EXTRA_SLOTS || slotOf.has(term)) return;
   slotOf.set(term, slots.length);
@@ -256,7 +303,10 @@ export class IndexSearcher {
 
   private readonly dict: SortedTerms;
 
-  constructor(readonly data: IndexData, private readonly weights: RankingWeights = DEFAULT_WEIGHTS) {
+  constructor(
+    readonly data: IndexData,
+    private readonly weights: RankingWeights = DEFAULT_WEIGHTS,
+  ) {
     this.dict = new SortedTerms(data.terms);
     this.match = matchCodes(weights);
     this.popularity = new Float32Array(data.n);
@@ -310,7 +360,12 @@ export class IndexSearcher {
     let idDocs: number[] | undefined;
     if (q.ids !== undefined) idDocs = this.markIds(q.ids, gen);
     const hasApp = appDocs !== undefined;
-    const filter = new DocFilter(D, q, { repo: repoDocs && this.repoStamp, app: appDocs && this.appStamp, ids: idDocs && this.idStamp }, gen);
+    const filter = new DocFilter(
+      D,
+      q,
+      { repo: repoDocs && this.repoStamp, app: appDocs && this.appStamp, ids: idDocs && this.idStamp },
+      gen,
+    );
     const appRel = this.appRel;
 
     const keys = this.keys;
@@ -319,7 +374,10 @@ export class IndexSearcher {
     const tokens = q.search !== undefined ? tokenise(q.search) : [];
     if (q.search !== undefined && tokens.length > 0) {
       const search = q.search;
-      const { cand, acc, exact } = search.length <= MAX_REMEMBERED_SEARCH ? this.textMatches.getOrCompute(search, () => this.matchText(search, tokens, gen), copyTextMatches) : this.matchText(search, tokens, gen);
+      const { cand, acc, exact } =
+        search.length <= MAX_REMEMBERED_SEARCH
+          ? this.textMatches.getOrCompute(search, () => this.matchText(search, tokens, gen), copyTextMatches)
+          : this.matchText(search, tokens, gen);
       const nc = cand.length;
       const exactStamp = this.exactStamp;
       for (const d of exact) exactStamp[d] = gen;
@@ -327,7 +385,9 @@ export class IndexSearcher {
       const want = q.offset + q.limit;
       const stream = want * 4 < nc;
       const top = this.top;
-      nk = !filter.restricted ? this.rankUnfiltered(cand, acc, gen, filter.includeBanned, stream ? want : 0) : this.rankFiltered(cand, acc, gen, filter, hasApp, stream ? want : 0);
+      nk = !filter.restricted
+        ? this.rankUnfiltered(cand, acc, gen, filter.includeBanned, stream ? want : 0)
+        : this.rankFiltered(cand, acc, gen, filter, hasApp, stream ? want : 0);
       if (stream) return this.page(top.sorted(), q.offset, nk);
     } else if (q.search !== undefined) {
       // A search made only of separators matches nothing that a person could mean.
@@ -528,7 +588,10 @@ export class IndexSearcher {
       if (t < plan.words && plan.weights[t] === 1) this.slotStrength.set(slot.classLike ? strengthClassLike : strength, t * 32);
       else this.slotStrength.fill(0, t * 32, t * 32 + 32);
       // A word adds its weighted share and its strength; an extra slot's gain depends on the words it covers (addPostings).
-      if (slot.word) for (let c = 0; c < 32; c++) this.slotGain[t * 32 + c] = Math.round(plan.weights[t]! * table[c]! * invTotal * SCORE_STEPS) + this.slotStrength[t * 32 + c]! * SCORE_SPACE;
+      if (slot.word)
+        for (let c = 0; c < 32; c++)
+          this.slotGain[t * 32 + c] =
+            Math.round(plan.weights[t]! * table[c]! * invTotal * SCORE_STEPS) + this.slotStrength[t * 32 + c]! * SCORE_SPACE;
     }
     let nc = 0;
     for (let slot = 0; slot < S; slot++) {
@@ -552,11 +615,13 @@ export class IndexSearcher {
       // Joined neighbours and abbreviations match as written; a word also by stem and typos.
       if (!word) continue;
       // A word of the dictionary keeps its stem from the last query that stemmed it (Porter's rules are regular expressions, dear to run per query).
-      const stem = tok.length < 4 || NOISE_WORDS.has(tok) ? "" : s < e && terms[s] === tok ? (this.termStems[s] ??= stemmer(tok)) : stemmer(tok);
+      const stem =
+        tok.length < 4 || NOISE_WORDS.has(tok) ? "" : s < e && terms[s] === tok ? (this.termStems[s] ??= stemmer(tok)) : stemmer(tok);
       // Inside the prefix range too: the same word's other form (`upscaler` for `upscale`) is a
       // whole word, stronger than a longer word that merely begins so (`impactframes`).
       if (stem.length >= 3) {
-        for (const i of this.stemNeighbours(tok, stem)) nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
+        for (const i of this.stemNeighbours(tok, stem))
+          nc = this.addPostings(termStart[i]!, termStart[i + 1]!, KIND_STEM, gen, slot, S, nc);
       }
       const typos = allowedTypos(tok.length);
       if (typos > 0) {
@@ -589,7 +654,9 @@ export class IndexSearcher {
       grown.set(this.codes);
       this.codes = grown;
     }
-    return slot < this.plan!.words ? this.addWordPostings(from, end, kind, gen, slot, S, nc) : this.addExtraPostings(from, end, kind, gen, slot, S, nc);
+    return slot < this.plan!.words
+      ? this.addWordPostings(from, end, kind, gen, slot, S, nc)
+      : this.addExtraPostings(from, end, kind, gen, slot, S, nc);
   }
 
   /** `addPostings` for a word's slot: its code and gain per tier are fixed for the run, so the loop calls nothing. */

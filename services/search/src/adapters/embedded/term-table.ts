@@ -198,7 +198,14 @@ export class TermTable {
           if (!first) whole = Math.imul(whole ^ 32, FNV_PRIME);
           first = false;
           if (!(lastEnd === i - 1 && chainLen > 0 && (text.charCodeAt(lastEnd) === 45 || text.charCodeAt(lastEnd) === 95))) {
-            if (joinHyphenated && chainLen > 1) this.add(this.idOfJoined(text, chainStart, lastEnd, lastEnd - chainStart - chainLen + 1, chainH), d, tier, pairTerm, pairTier);
+            if (joinHyphenated && chainLen > 1)
+              this.add(
+                this.idOfJoined(text, chainStart, lastEnd, lastEnd - chainStart - chainLen + 1, chainH),
+                d,
+                tier,
+                pairTerm,
+                pairTier,
+              );
             chainStart = i;
             chainLen = 0;
             chainH = FNV_OFFSET;
@@ -214,7 +221,8 @@ export class TermTable {
         lastEnd = i;
       }
     }
-    if (joinHyphenated && chainLen > 1) this.add(this.idOfJoined(text, chainStart, lastEnd, lastEnd - chainStart - chainLen + 1, chainH), d, tier, pairTerm, pairTier);
+    if (joinHyphenated && chainLen > 1)
+      this.add(this.idOfJoined(text, chainStart, lastEnd, lastEnd - chainStart - chainLen + 1, chainH), d, tier, pairTerm, pairTier);
     return whole === 0 ? 1 : whole | 0;
   }
 
@@ -224,7 +232,17 @@ export class TermTable {
    * already holds the range's tokens at this tier), a part that is a whole token is not looked
    * up again: most are (`Video Helper Suite`, every lower-case id).
    */
-  addNameParts(text: string, from: number, to: number, joinRuns: boolean, tokensAdded: boolean, d: number, tier: number, pairTerm: GrowInt32, pairTier: GrowUint8): void {
+  addNameParts(
+    text: string,
+    from: number,
+    to: number,
+    joinRuns: boolean,
+    tokensAdded: boolean,
+    d: number,
+    tier: number,
+    pairTerm: GrowInt32,
+    pairTier: GrowUint8,
+  ): void {
     const scanner = this.scanner;
     if (!scanner.scan(text, from, to)) {
       const parts = nameParts(from === 0 && to === text.length ? text : text.slice(from, to));
@@ -236,7 +254,8 @@ export class TermTable {
     for (let k = 0; k < count; k++) {
       const s = bounds[2 * k]!;
       const e = bounds[2 * k + 1]!;
-      if (e - s < 2 || (tokensAdded && (s === from || !isAlnum(text.charCodeAt(s - 1))) && (e === to || !isAlnum(text.charCodeAt(e))))) continue;
+      if (e - s < 2 || (tokensAdded && (s === from || !isAlnum(text.charCodeAt(s - 1))) && (e === to || !isAlnum(text.charCodeAt(e)))))
+        continue;
       this.add(this.idOfSlice(text, s, e, foldLower(FNV_OFFSET, text, s, e)), d, tier, pairTerm, pairTier);
     }
     if (!joinRuns) return;
@@ -331,4 +350,3 @@ export class TermTable {
     this.charStart = charStart;
   }
 }
-

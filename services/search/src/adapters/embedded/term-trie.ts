@@ -119,7 +119,10 @@ function longestTermBelow({ first, next, termAt, size }: LinkedTrie): Int32Array
  * that ends no term, continues its parent's label) while it is renumbered breadth-first over
  * chain heads: the arrays `TermTrie` walks.
  */
-function compressedBreadthFirst({ char, first, next, termAt, size }: LinkedTrie, maxLen: Int32Array): { nodes: Int32Array; info: Int32Array; labels: Uint16Array; count: number } {
+function compressedBreadthFirst(
+  { char, first, next, termAt, size }: LinkedTrie,
+  maxLen: Int32Array,
+): { nodes: Int32Array; info: Int32Array; labels: Uint16Array; count: number } {
   const chainsOn = (node: number) => node !== 0 && termAt[node] === -1 && first[node] !== -1 && next[first[node]!] === -1;
   // `order` lists old head numbers by new number; siblings keep their ascending order (the terms
   // were sorted), which `child` relies on.
@@ -247,13 +250,23 @@ export class TermTrie {
    * Down one path, a longer prefix is reported again only with fewer edits, and not at all
    * where it is q itself (the terms q begins, which the caller matches as a plain prefix).
    */
-  fuzzy(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void): void {
+  fuzzy(
+    q: string,
+    maxD: number,
+    onMatch: (termIndex: number, distance: number) => void,
+    onPrefix?: (prefix: string, distance: number) => void,
+  ): void {
     this.walk(q, maxD, onMatch, onPrefix);
     if (maxD >= 2) this.frontEdits(q, (t) => onMatch(t, 2));
   }
 
   /** The walk from the node reached by q's first character, past that character. */
-  private walk(q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void): void {
+  private walk(
+    q: string,
+    maxD: number,
+    onMatch: (termIndex: number, distance: number) => void,
+    onPrefix?: (prefix: string, distance: number) => void,
+  ): void {
     if (q.length === 0) return;
     const root = this.child(0, q.charCodeAt(0));
     if (root < 0) return;
@@ -328,7 +341,14 @@ export class TermTrie {
    * is empty, no term below is within reach. Needs q.length <= MAX_BITS_LEN. With `onPrefix`,
    * `head` and the characters read so far are reported wherever all of q is within reach of them.
    */
-  private walkBits(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void, head = ""): void {
+  private walkBits(
+    root: number,
+    q: string,
+    maxD: number,
+    onMatch: (termIndex: number, distance: number) => void,
+    onPrefix?: (prefix: string, distance: number) => void,
+    head = "",
+  ): void {
     const m = q.length;
     const full = m === 31 ? -1 : (1 << (m + 1)) - 1; // bits 0..m
     const whole = 1 << m; // all of q
@@ -416,7 +436,16 @@ export class TermTrie {
    * `best`, is a prefix hit, reported unless exact (the caller's own prefix range); returns the
    * new best. A method, not a closure of the walk: one walk a word, and few hits a walk.
    */
-  private prefixHit(R: Int32Array, K: number, depth: number, whole: number, best: number, chars: Int32Array, head: string, onPrefix: (prefix: string, distance: number) => void): number {
+  private prefixHit(
+    R: Int32Array,
+    K: number,
+    depth: number,
+    whole: number,
+    best: number,
+    chars: Int32Array,
+    head: string,
+    onPrefix: (prefix: string, distance: number) => void,
+  ): number {
     const row = (depth + 1) * K;
     let k = 0;
     while (k < best && (R[row + k]! & whole) === 0) k++;
@@ -456,7 +485,14 @@ export class TermTrie {
   }
 
   /** As `walkBits`, with a row of the edit-distance table per depth: for tokens too long for a bit per character. */
-  private walkRows(root: number, q: string, maxD: number, onMatch: (termIndex: number, distance: number) => void, onPrefix?: (prefix: string, distance: number) => void, head = ""): void {
+  private walkRows(
+    root: number,
+    q: string,
+    maxD: number,
+    onMatch: (termIndex: number, distance: number) => void,
+    onPrefix?: (prefix: string, distance: number) => void,
+    head = "",
+  ): void {
     const m = q.length;
     const maxDepth = m + maxD;
     const BIG = maxD + 1;

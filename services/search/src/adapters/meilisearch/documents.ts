@@ -1,6 +1,16 @@
 import type { StoredNode } from "../../domain/catalog-record.ts";
 import { OS_INDEPENDENT, platformLevels } from "../../domain/platform-values.ts";
-import { appNodeNameTokens, hyphenatedWords, identityKey, joinedRuns, nameParts, namePartsIndexed, normaliseRepositoryUrl, repositoryName, tokenise } from "../../domain/text.ts";
+import {
+  appNodeNameTokens,
+  hyphenatedWords,
+  identityKey,
+  joinedRuns,
+  nameParts,
+  namePartsIndexed,
+  normaliseRepositoryUrl,
+  repositoryName,
+  tokenise,
+} from "../../domain/text.ts";
 import { classNamesOf } from "../../domain/class-providers.ts";
 import { stemmer } from "stemmer";
 
@@ -76,7 +86,12 @@ function identityText(r: StoredNode, sameStem: ReadonlyMap<string, readonly stri
 
 /** The words of the identity attribute: id, name and repository name, as typed and split, and the name's joined runs. */
 export function identityWords(r: StoredNode): string[] {
-  const repo = r.repository ? r.repository.replace(/(\.git)?\/*$/, "").split("/").pop() : undefined;
+  const repo = r.repository
+    ? r.repository
+        .replace(/(\.git)?\/*$/, "")
+        .split("/")
+        .pop()
+    : undefined;
   const words = new Set<string>();
   for (const s of [r.id, r.name, repo]) {
     if (!s) continue;
@@ -109,12 +124,21 @@ export function sameStemIdentityWords(records: readonly StoredNode[]): ReadonlyM
   const out = new Map<string, string[]>();
   for (const words of byStem.values()) {
     if (words.size < 2 || words.size > 16) continue;
-    for (const w of words) out.set(w, [...words].filter((o) => o !== w));
+    for (const w of words)
+      out.set(
+        w,
+        [...words].filter((o) => o !== w),
+      );
   }
   return out;
 }
 
-export function toMeiliDocument(r: StoredNode, rank: number, popularity = 0, sameStem?: ReadonlyMap<string, readonly string[]>): MeiliDocument {
+export function toMeiliDocument(
+  r: StoredNode,
+  rank: number,
+  popularity = 0,
+  sameStem?: ReadonlyMap<string, readonly string[]>,
+): MeiliDocument {
   const repoName = r.repository ? repositoryName(r.repository) : undefined;
   const os = paths(r.supported_os, "os");
   const acc = paths(r.supported_accelerators, "accelerator");
@@ -127,8 +151,18 @@ export function toMeiliDocument(r: StoredNode, rank: number, popularity = 0, sam
     identity_text: identityText(r, sameStem),
     nodes_tags_text: [...appTokens, ...(r.tags ?? []).flatMap(tokenise)].join(" "),
     description_text: r.description ? [...tokenise(r.description), ...hyphenatedWords(r.description)].join(" ") : "",
-    author_text: [r.author, r.publisher?.id, r.publisher?.name].filter(Boolean).map((s) => tokenise(s!).join(" ")).join(" "),
-    identity: [...new Set([r.id, r.name, repoName].filter((s): s is string => !!s).map(identityKey).filter(Boolean))],
+    author_text: [r.author, r.publisher?.id, r.publisher?.name]
+      .filter(Boolean)
+      .map((s) => tokenise(s!).join(" "))
+      .join(" "),
+    identity: [
+      ...new Set(
+        [r.id, r.name, repoName]
+          .filter((s): s is string => !!s)
+          .map(identityKey)
+          .filter(Boolean),
+      ),
+    ],
     app_names_lower: [...new Set((r.app_node_names ?? []).map((n) => n.toLowerCase()))],
     id_lower: r.id.toLowerCase(),
     id_key: exactKey(r.id),

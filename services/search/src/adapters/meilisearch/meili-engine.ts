@@ -69,7 +69,9 @@ export class MeiliSearchEngine implements SearchEngine {
     const counts = await Promise.all(plan.segments.map((seg) => index.search(plan.q, params(seg, { hitsPerPage: 1, page: 1 }))));
     const totals = counts.map((c) => ("totalHits" in c ? (c.totalHits as number) : 0));
     const slices = sliceSegments(totals, query.offset, query.limit);
-    const pages = await Promise.all(slices.map((s) => index.search(plan.q, params(plan.segments[s.segment]!, { offset: s.offset, limit: s.limit }))));
+    const pages = await Promise.all(
+      slices.map((s) => index.search(plan.q, params(plan.segments[s.segment]!, { offset: s.offset, limit: s.limit }))),
+    );
     const nodes = pages.flatMap((p) => p.hits.map((h) => (h as unknown as { record: StoredNode }).record));
     return { nodes, total: totals.reduce((a, b) => a + b, 0) };
   }
@@ -138,7 +140,10 @@ export class MeiliSearchEngine implements SearchEngine {
       const swap = await this.client.swapIndexes([{ indexes: [this.opts.index, fresh], rename: false }]).waitTask();
       if (swap.status !== "succeeded") throw new Error(`Meilisearch swap failed: ${JSON.stringify(swap.error)}`);
     } finally {
-      await this.client.deleteIndex(fresh).waitTask().catch(() => undefined);
+      await this.client
+        .deleteIndex(fresh)
+        .waitTask()
+        .catch(() => undefined);
     }
   }
 

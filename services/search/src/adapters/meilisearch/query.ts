@@ -27,7 +27,10 @@ export function idsFilter(ids: readonly string[]): string {
 export const lookupFilters = {
   lowerId: (id: string): string[] => [`id_lower = ${quote(id.toLowerCase())}`],
   providersOf: (name: string): string[] => [`class_keys = ${quote(exactKey(name))}`, "banned = false"],
-  publishedBy: (publisherId: string, includeBanned: boolean): string[] => [`publisher_key = ${quote(exactKey(publisherId))}`, ...(includeBanned ? [] : ["banned = false"])],
+  publishedBy: (publisherId: string, includeBanned: boolean): string[] => [
+    `publisher_key = ${quote(exactKey(publisherId))}`,
+    ...(includeBanned ? [] : ["banned = false"]),
+  ],
 };
 
 export interface MeiliPlan {
@@ -64,7 +67,10 @@ export function planMeiliQuery(q: EngineQuery): MeiliPlan {
   if (q.appNode !== undefined) {
     const needle = q.appNode.toLowerCase();
     if (!needle) empty = true;
-    appSegments = [[`app_names_lower = ${quote(needle)}`], [`app_names_lower CONTAINS ${quote(needle)}`, `NOT app_names_lower = ${quote(needle)}`]];
+    appSegments = [
+      [`app_names_lower = ${quote(needle)}`],
+      [`app_names_lower CONTAINS ${quote(needle)}`, `NOT app_names_lower = ${quote(needle)}`],
+    ];
   }
   let text = "";
   let exactSegments: string[][] = [[]];

@@ -27,8 +27,10 @@ export async function readAllVersions(http: RegistryHttp, concurrency: number, r
   const byId = new Map<string, NodeVersion>();
   const take = (body: unknown): number => {
     const b = body as { versions?: unknown; total?: unknown };
-    if (!Array.isArray(b?.versions) || !Number.isInteger(b.total)) throw new Error(`${http.base}/versions: answer has no versions array or total`);
-    for (const raw of b.versions) for (const v of parseVersion(raw)) if (v.node_id && v.version) byId.set(v.id ?? `${v.node_id}@${v.version}`, v);
+    if (!Array.isArray(b?.versions) || !Number.isInteger(b.total))
+      throw new Error(`${http.base}/versions: answer has no versions array or total`);
+    for (const raw of b.versions)
+      for (const v of parseVersion(raw)) if (v.node_id && v.version) byId.set(v.id ?? `${v.node_id}@${v.version}`, v);
     return b.total as number;
   };
   let total: number;

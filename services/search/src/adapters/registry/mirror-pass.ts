@@ -59,7 +59,11 @@ export interface MirrorPassOutcome {
  * it had until new ones are read; a full pass whose list came back short keeps the previous
  * catalog's packs it did not see (named in `kept`), so a pack is never silently lost.
  */
-export async function readMirrorPass(base: string, previous: readonly StoredNode[] | undefined, run: MirrorPassRun): Promise<MirrorPassOutcome> {
+export async function readMirrorPass(
+  base: string,
+  previous: readonly StoredNode[] | undefined,
+  run: MirrorPassRun,
+): Promise<MirrorPassOutcome> {
   const o = { ...MIRROR_DEFAULTS, ...run.mirror };
   // Our own controller, so requests still in flight stop when the pass fails or is abandoned.
   const stop = new AbortController();
@@ -88,7 +92,15 @@ export async function readMirrorPass(base: string, previous: readonly StoredNode
     await partials.settled();
     // "done" is the caller's to report, once it has landed the result.
     progress.phase = "done";
-    return { records: [...plan.merged.values()], changed: plan.changed, load, list, kept: plan.kept, errors, progress: { ...progress, requests: http.requests } };
+    return {
+      records: [...plan.merged.values()],
+      changed: plan.changed,
+      load,
+      list,
+      kept: plan.kept,
+      errors,
+      progress: { ...progress, requests: http.requests },
+    };
   } finally {
     run.signal?.removeEventListener("abort", onOuterAbort);
     stop.abort();
@@ -136,7 +148,12 @@ interface PassPlan {
   changed: boolean;
 }
 
-function planPass(listed: StoredNode[], previous: readonly StoredNode[] | undefined, list: PackListReport | undefined, full: boolean): PassPlan {
+function planPass(
+  listed: StoredNode[],
+  previous: readonly StoredNode[] | undefined,
+  list: PackListReport | undefined,
+  full: boolean,
+): PassPlan {
   const prevById = new Map((previous ?? []).map((r) => [r.id, r]));
   const merged = new Map(full ? [] : prevById);
   for (const l of listed) merged.set(l.id, withDetails(l, detailsOf(prevById.get(l.id))));
@@ -163,18 +180,30 @@ function planPass(listed: StoredNode[], previous: readonly StoredNode[] | undefi
 }
 
 /** The registry's list of every version, when it can be read; otherwise each pack's versions are asked for one by one. */
-async function readBulkVersions(base: string, http: RegistryHttp, o: Required<MirrorOptions>, run: MirrorPassRun): Promise<AllVersions | undefined> {
+async function readBulkVersions(
+  base: string,
+  http: RegistryHttp,
+  o: Required<MirrorOptions>,
+  run: MirrorPassRun,
+): Promise<AllVersions | undefined> {
   const bulk = await readAllVersions(http, o.detailConcurrency, o.rereads).catch((err: unknown) => {
     if (http.signal.aborted) throw err;
     run.onWarning?.(`${base}/versions: ${describe(err)}; every pack's versions are asked for one by one`);
     return undefined;
   });
-  if (bulk && !bulk.complete) run.onWarning?.(`${base}/versions: ${bulk.distinct} distinct versions of ${bulk.total}; every pack's versions are asked for one by one`);
+  if (bulk && !bulk.complete)
+    run.onWarning?.(
+      `${base}/versions: ${bulk.distinct} distinct versions of ${bulk.total}; every pack's versions are asked for one by one`,
+    );
   return bulk;
 }
 
 /** `run.onPartial` with the catalog so far, at most every `everyMs` and one landing at a time. */
-function partialLanding(run: MirrorPassRun, everyMs: number, catalogSoFar: () => StoredNode[]): { offer(): void; settled(): Promise<void> } {
+function partialLanding(
+  run: MirrorPassRun,
+  everyMs: number,
+  catalogSoFar: () => StoredNode[],
+): { offer(): void; settled(): Promise<void> } {
   let lastLanded = Date.now();
   let landing: Promise<void> | undefined;
   return {
@@ -209,7 +238,12 @@ async function readAllDetails(
       const pack = packs[next++]!;
       const prev = prevById.get(pack.id);
       try {
-        const d = await readPackDetails(http, pack.id, { version: prev?.app_node_names_version, classes: prev?.app_node_names, definitions: prev?.app_nodes }, listedVersions(bulk, pack));
+        const d = await readPackDetails(
+          http,
+          pack.id,
+          { version: prev?.app_node_names_version, classes: prev?.app_node_names, definitions: prev?.app_nodes },
+          listedVersions(bulk, pack),
+        );
         if (d) into.set(pack.id, withDetails(withoutDetails(pack), d));
         progress.versions.done++;
         if (into.get(pack.id)?.app_node_names_version !== undefined) progress.classes++;
@@ -224,7 +258,8 @@ async function readAllDetails(
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, packs.length) }, worker));
-  if (failedInARow >= giveUpAfter) errors.push(`gave up after ${failedInARow} packs failed in a row; ${packs.length - next} not asked this pass`);
+  if (failedInARow >= giveUpAfter)
+    errors.push(`gave up after ${failedInARow} packs failed in a row; ${packs.length - next} not asked this pass`);
   return errors;
 }
 

@@ -25,7 +25,12 @@ export interface PackDetails {
  * once extracted, so they are not asked for again. Undefined: the registry keeps the pack's
  * versions to itself (403 for a banned pack, 404 for one deleted meanwhile).
  */
-export async function readPackDetails(http: RegistryHttp, id: string, known?: { version?: string; classes?: string[]; definitions?: ComfyNode[] }, listed?: NodeVersion[]): Promise<PackDetails | undefined> {
+export async function readPackDetails(
+  http: RegistryHttp,
+  id: string,
+  known?: { version?: string; classes?: string[]; definitions?: ComfyNode[] },
+  listed?: NodeVersion[],
+): Promise<PackDetails | undefined> {
   const path = `/nodes/${encodeURIComponent(id)}`;
   let versions: NodeVersion[];
   if (listed) versions = [...listed].sort(newestFirst);
@@ -42,7 +47,8 @@ export async function readPackDetails(http: RegistryHttp, id: string, known?: { 
   }
   const install = installPathVersion(versions);
   if (!install) return { versions };
-  if (known?.version === install.version && known?.classes?.length) return { versions, classes: known.classes, definitions: known.definitions };
+  if (known?.version === install.version && known?.classes?.length)
+    return { versions, classes: known.classes, definitions: known.definitions };
   const definitions = (await readVersionClasses(http, id, install.version!)) ?? [];
   return { versions, classes: definitions.map((d) => d.comfy_node_name!), definitions };
 }
@@ -119,7 +125,11 @@ export function withoutDetails(r: StoredNode): StoredNode {
 /** The details a stored pack already carries, to keep while the registry is not asked again. */
 export function detailsOf(r: StoredNode | undefined): PackDetails | undefined {
   if (!r?.versions) return undefined;
-  return { versions: r.versions, classes: r.app_node_names_version !== undefined ? (r.app_node_names ?? []) : undefined, definitions: r.app_nodes };
+  return {
+    versions: r.versions,
+    classes: r.app_node_names_version !== undefined ? (r.app_node_names ?? []) : undefined,
+    definitions: r.app_nodes,
+  };
 }
 
 /**

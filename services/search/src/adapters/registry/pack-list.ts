@@ -52,7 +52,9 @@ export async function readPackList(http: RegistryHttp, opts: { since?: string; o
     } catch (err) {
       if (!(err instanceof PermanentHttpError) || err.status !== 400 || !sorted) throw err;
       sorted = false;
-      opts.onWarning?.(`${http.base}/nodes refused sort=id (${err.message}); paging in the registry's own order, which moves as packs are installed`);
+      opts.onWarning?.(
+        `${http.base}/nodes refused sort=id (${err.message}); paging in the registry's own order, which moves as packs are installed`,
+      );
       return get(1);
     }
   };
@@ -72,7 +74,8 @@ export async function readPackList(http: RegistryHttp, opts: { since?: string; o
         if (id === undefined) idless++;
         if (id !== undefined && ids.has(id)) return;
         if (id !== undefined) ids.add(id);
-        if (passes === 1 || id !== undefined) items.push({ where: `page ${page} item ${i + 1}${passes > 1 ? ` (pass ${passes})` : ""}`, value });
+        if (passes === 1 || id !== undefined)
+          items.push({ where: `page ${page} item ${i + 1}${passes > 1 ? ` (pass ${passes})` : ""}`, value });
       });
     }
     total = [...totals].at(-1);
@@ -85,7 +88,12 @@ export async function readPackList(http: RegistryHttp, opts: { since?: string; o
 }
 
 /** Page 1 first (it gives the page count), then the rest a few at a time, yielded in page order. */
-async function* pagesInOrder(first: () => Promise<Page>, get: (page: number) => Promise<Page>, concurrency: number, pageSize: number): AsyncGenerator<{ page: number; body: Page }> {
+async function* pagesInOrder(
+  first: () => Promise<Page>,
+  get: (page: number) => Promise<Page>,
+  concurrency: number,
+  pageSize: number,
+): AsyncGenerator<{ page: number; body: Page }> {
   const one = await first();
   yield { page: 1, body: one };
   if (one.totalPages === undefined) {

@@ -39,7 +39,10 @@ export async function keepVersionClasses(dir: string, kept: KeptClasses): Promis
 }
 
 async function readKeptFile(file: string): Promise<KeptClasses | ComfyNode[] | undefined> {
-  const parsed = await readFile(file, "utf8").then((t) => KeptFile.safeParse(JSON.parse(t)), () => undefined);
+  const parsed = await readFile(file, "utf8").then(
+    (t) => KeptFile.safeParse(JSON.parse(t)),
+    () => undefined,
+  );
   return parsed?.success ? parsed.data : undefined;
 }
 
@@ -47,7 +50,10 @@ async function readKeptFile(file: string): Promise<KeptClasses | ComfyNode[] | u
  * Every version's classes kept under `dir`. A file in the older form (the classes alone) is named
  * by the hash of its `id@version` only: `versionsOf` lists the versions it may be (the catalog's).
  */
-export async function* allKeptVersionClasses(dir: string, versionsOf: () => Promise<Iterable<{ id: string; version: string }>>): AsyncGenerator<KeptClasses> {
+export async function* allKeptVersionClasses(
+  dir: string,
+  versionsOf: () => Promise<Iterable<{ id: string; version: string }>>,
+): AsyncGenerator<KeptClasses> {
   const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return [] as string[];
     throw err;

@@ -17,7 +17,13 @@ const BODY_LIMIT = "256kb";
 export function bulkRoute(router: Router, engine: SearchEngine, links: ArchiveLinks): void {
   router.post("/bulk/nodes/versions", express.json({ limit: BODY_LIMIT, strict: true, type: () => true }), async (req, res) => {
     const parsed = parseParams(BulkNodeVersionsRequest, req.body);
-    if (!parsed.ok) return sendError(res, 400, SearchErrorCode.invalidParameter, `the body must be {node_versions: [{node_id, version}, …]} with at most ${BULK_VERSIONS_MAX} entries: ${parsed.message}`);
+    if (!parsed.ok)
+      return sendError(
+        res,
+        400,
+        SearchErrorCode.invalidParameter,
+        `the body must be {node_versions: [{node_id, version}, …]} with at most ${BULK_VERSIONS_MAX} entries: ${parsed.message}`,
+      );
     const asked = parsed.value.node_versions;
     const ids = [...new Set(asked.map((a) => a.node_id))];
     const found = ids.length === 0 ? [] : (await engine.search({ ids, includeBanned: false, offset: 0, limit: ids.length })).nodes;

@@ -31,7 +31,12 @@ export function comfyNodeRoutes(router: Router, engine: SearchEngine, versionCla
       if (other) return sendJson(res, classesPage(other, page, limit));
       const which = known ? `version ${known} (or \`latest\`) only` : "`latest` only";
       const exists = versionNamed(pack, asked) ? `version ${quoted(asked, 100)} exists, but ` : "";
-      return sendError(res, 404, SearchErrorCode.notFound, `${exists}the catalog holds the node classes of ${quoted(pack.id)} for ${which}`);
+      return sendError(
+        res,
+        404,
+        SearchErrorCode.notFound,
+        `${exists}the catalog holds the node classes of ${quoted(pack.id)} for ${which}`,
+      );
     }
     sendJson(res, classesPage(classesOf(pack), page, limit));
   });
@@ -61,11 +66,21 @@ function classesPage(classes: readonly ComfyNode[], page: number, limit: number)
 }
 
 /** Another version's classes from the registry; null when a 503 has been sent (the registry cannot be reached). */
-async function readThrough(versionClasses: VersionClasses, id: string, version: string, res: Response): Promise<ComfyNode[] | undefined | null> {
+async function readThrough(
+  versionClasses: VersionClasses,
+  id: string,
+  version: string,
+  res: Response,
+): Promise<ComfyNode[] | undefined | null> {
   try {
     return await versionClasses.read(id, version);
   } catch (err) {
-    sendError(res, 503, SearchErrorCode.unavailable, `the classes of ${quoted(id)} version ${quoted(version, 100)} are not held here and the registry could not be reached: ${describe(err)}`);
+    sendError(
+      res,
+      503,
+      SearchErrorCode.unavailable,
+      `the classes of ${quoted(id)} version ${quoted(version, 100)} are not held here and the registry could not be reached: ${describe(err)}`,
+    );
     return null;
   }
 }

@@ -19,7 +19,10 @@ export function versionRoutes(router: Router, engine: SearchEngine, links: Archi
     const pack = await findPack(engine, req, res, { includeBanned: false });
     if (!pack) return;
     const { statuses, include_status_reason } = parsed.value;
-    sendJson(res, filterVersions(versionsOf(pack), { statuses, includeStatusReason: include_status_reason }).map((v) => links.version(req, v)));
+    sendJson(
+      res,
+      filterVersions(versionsOf(pack), { statuses, includeStatusReason: include_status_reason }).map((v) => links.version(req, v)),
+    );
   });
 
   router.get("/nodes/:nodeId/versions/:version", async (req, res) => {
@@ -27,7 +30,13 @@ export function versionRoutes(router: Router, engine: SearchEngine, links: Archi
     if (!pack) return;
     // The frontend's conflict check asks `latest` for a pack installed without a version.
     const version = req.params.version === "latest" ? installVersion(pack) : versionNamed(pack, req.params.version);
-    if (!version) return sendError(res, 404, SearchErrorCode.notFound, `node ${quoted(pack.id)} has no version ${quoted(req.params.version, 100)} in this catalog`);
+    if (!version)
+      return sendError(
+        res,
+        404,
+        SearchErrorCode.notFound,
+        `node ${quoted(pack.id)} has no version ${quoted(req.params.version, 100)} in this catalog`,
+      );
     sendJson(res, links.version(req, version));
   });
 
@@ -67,7 +76,10 @@ function everyVersion(packs: readonly StoredNode[]): NodeVersion[] {
   if (list) return list;
   const byPack = (a: NodeVersion, b: NodeVersion) => (a.node_id! < b.node_id! ? -1 : a.node_id! > b.node_id! ? 1 : 0);
   // Each pack's own list is newest first already: a stable sort keeps it among equal dates.
-  list = packs.filter((p) => p.status !== "NodeStatusBanned").flatMap(versionsOf).sort((a, b) => newestFirst(a, b) || byPack(a, b));
+  list = packs
+    .filter((p) => p.status !== "NodeStatusBanned")
+    .flatMap(versionsOf)
+    .sort((a, b) => newestFirst(a, b) || byPack(a, b));
   flattened.set(packs, list);
   return list;
 }

@@ -29,7 +29,10 @@ export class ReloadingApiKeys implements ApiKeys {
   private closed = false;
   private readonly onPoll: StatsListener = () => this.schedule();
 
-  private constructor(private readonly opts: ReloadOptions, text: string | null) {
+  private constructor(
+    private readonly opts: ReloadOptions,
+    text: string | null,
+  ) {
     this.fixed = plaintextEntries(opts.plaintext);
     this.lastText = text;
     this.current = new HashedApiKeys([...(text === null ? [] : parseKeyFile(text, opts.file)), ...this.fixed]);
@@ -97,7 +100,10 @@ export class ReloadingApiKeys implements ApiKeys {
     try {
       text = await readText(file);
     } catch (err) {
-      logger.warn({ keyFile: file, err: (err as Error).message, keys: this.count }, "key file not reloaded (unreadable); the keys loaded before stay");
+      logger.warn(
+        { keyFile: file, err: (err as Error).message, keys: this.count },
+        "key file not reloaded (unreadable); the keys loaded before stay",
+      );
       return;
     }
     if (text === this.lastText) return;
@@ -105,7 +111,10 @@ export class ReloadingApiKeys implements ApiKeys {
     try {
       entries = text === null ? [] : parseKeyFile(text, file);
     } catch (err) {
-      logger.warn({ keyFile: file, err: (err as Error).message, keys: this.count }, "key file not reloaded (malformed); the keys loaded before stay");
+      logger.warn(
+        { keyFile: file, err: (err as Error).message, keys: this.count },
+        "key file not reloaded (malformed); the keys loaded before stay",
+      );
       return;
     }
     this.lastText = text;

@@ -32,7 +32,11 @@ type Make = (bucket: string, points: number) => RateLimiterAbstract;
 class FlexibleRateLimiter implements RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
 
-  constructor(readonly kind: "memory" | "redis", private readonly make: Make, private readonly onClose: () => Promise<void> = async () => {}) {}
+  constructor(
+    readonly kind: "memory" | "redis",
+    private readonly make: Make,
+    private readonly onClose: () => Promise<void> = async () => {},
+  ) {}
 
   async consume(bucket: string, keyId: string, points: number, amount: number): Promise<Decision> {
     try {
@@ -64,7 +68,10 @@ class FlexibleRateLimiter implements RateLimiter {
 }
 
 export function createMemoryRateLimiter(): RateLimiter {
-  return new FlexibleRateLimiter("memory", (bucket, points) => new RateLimiterMemory({ keyPrefix: bucket, points, duration: WINDOW_SECONDS }));
+  return new FlexibleRateLimiter(
+    "memory",
+    (bucket, points) => new RateLimiterMemory({ keyPrefix: bucket, points, duration: WINDOW_SECONDS }),
+  );
 }
 
 /**
@@ -83,7 +90,9 @@ export async function createRedisRateLimiter(opts: { url: string; prefix: string
   });
   redis.on("error", (err: Error) => opts.logger.debug({ err: err.message }, "rate-limit connection error"));
   // Connected before serving, so counts are shared from the first request; down at boot, it reconnects on its own.
-  await redis.connect().catch((err: Error) => opts.logger.warn({ err: err.message }, "rate limits counted per process until Redis answers"));
+  await redis
+    .connect()
+    .catch((err: Error) => opts.logger.warn({ err: err.message }, "rate limits counted per process until Redis answers"));
   return new FlexibleRateLimiter(
     "redis",
     (bucket, points) =>

@@ -55,7 +55,6 @@ async function dimensions(input: string | Buffer): Promise<{ width?: number; hei
   }
 }
 
-
 /** Control characters text does not hold (tab, newlines, form feed and escape aside). */
 const BINARY_CONTROL = /[\u0000-\u0008\u000e-\u001a\u001c-\u001f\u007f]/;
 
@@ -70,7 +69,8 @@ function textKind(head: Buffer): ContentInfo | null {
   }
   if (BINARY_CONTROL.test(text)) return null;
   const start = text.slice(0, 1024).trimStart().toLowerCase();
-  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!doctype svg[^>]*>\s*)?<svg[\s>]/.test(start)) return { ext: "svg", mime: "image/svg+xml" };
+  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!doctype svg[^>]*>\s*)?<svg[\s>]/.test(start))
+    return { ext: "svg", mime: "image/svg+xml" };
   if (/^(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>]|<script[\s>])/.test(start)) return { ext: "html", mime: "text/html" };
   if (start.startsWith("<?xml")) return { ext: "xml", mime: "application/xml" };
   return { ext: "txt", mime: "text/plain" };

@@ -27,7 +27,10 @@ export async function probeImage(input: string | Buffer): Promise<ImageInfo> {
   }
   const format = formatFromSharp(meta.format, meta.compression);
   if (!format) {
-    throw new ApiFailure("invalid_image", `the image part is ${meta.format ?? "an unknown format"}; accepted: png, jpeg, webp, gif, avif, tiff`);
+    throw new ApiFailure(
+      "invalid_image",
+      `the image part is ${meta.format ?? "an unknown format"}; accepted: png, jpeg, webp, gif, avif, tiff`,
+    );
   }
   const { width, height } = meta;
   if (!width || !height) throw new ApiFailure("invalid_image", "the image part has no dimensions");

@@ -24,8 +24,16 @@ export interface ReferenceStore {
   /** Replace the given fields; null when the owner has no such record. */
   update(id: string, owner: string, patch: ReferencePatch): Promise<AssetReference | null>;
   /** Throws TooManyTagsError when the record would carry more than MAX_TAGS_PER_ASSET. */
-  addTags(id: string, owner: string, tags: string[]): Promise<{ reference: AssetReference; added: string[]; alreadyPresent: string[] } | null>;
-  removeTags(id: string, owner: string, tags: string[]): Promise<{ reference: AssetReference; removed: string[]; notPresent: string[] } | null>;
+  addTags(
+    id: string,
+    owner: string,
+    tags: string[],
+  ): Promise<{ reference: AssetReference; added: string[]; alreadyPresent: string[] } | null>;
+  removeTags(
+    id: string,
+    owner: string,
+    tags: string[],
+  ): Promise<{ reference: AssetReference; removed: string[]; notPresent: string[] } | null>;
   /** Remove the record (the bytes stay, as ComfyUI keeps content); false when the owner has no such record. */
   delete(id: string, owner: string): Promise<boolean>;
   /**

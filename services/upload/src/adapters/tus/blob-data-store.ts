@@ -37,7 +37,13 @@ export class BlobDataStore extends DataStore {
     const owner = this.owners.get(upload);
     if (owner === undefined || upload.size === undefined) throw new Error("an upload is created with an owner and a length");
     upload.creation_date = new Date().toISOString();
-    await this.partials.create({ id: upload.id, size: upload.size, metadata: upload.metadata ?? {}, owner, createdAt: upload.creation_date });
+    await this.partials.create({
+      id: upload.id,
+      size: upload.size,
+      metadata: upload.metadata ?? {},
+      owner,
+      createdAt: upload.creation_date,
+    });
     this.remember(upload.id, { hasher: new Blake3Hasher(), offset: 0 });
     return upload;
   }

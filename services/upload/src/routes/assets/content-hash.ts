@@ -12,6 +12,9 @@ export function contentHashRoute(router: Router, prefix: string, { deps, access 
   router.head(`${prefix}/assets/hash/:hash`, access.read, async (req, res) => {
     const exists = (await deps.blobs.stat(assetHashHex(String(req.params.hash ?? "")))) !== null;
     // An explicit empty length, as ComfyUI's server answers: a client reading it as a GET-shaped reply is not left waiting.
-    res.status(exists ? 200 : 404).setHeader("Content-Length", "0").end();
+    res
+      .status(exists ? 200 : 404)
+      .setHeader("Content-Length", "0")
+      .end();
   });
 }

@@ -13,7 +13,12 @@ export const assetNotFound = (id: string): ApiFailure =>
  * The key's owner's reference named by `:id`, or 404 (another owner's is not found either).
  * `touching`: its content is about to be read, so last_access_time moves in the same statement.
  */
-export async function findAsset(references: ReferenceStore, req: Request, res: Response, opts: { touching?: boolean } = {}): Promise<AssetReference> {
+export async function findAsset(
+  references: ReferenceStore,
+  req: Request,
+  res: Response,
+  opts: { touching?: boolean } = {},
+): Promise<AssetReference> {
   const raw = String(req.params.id ?? "");
   const id = normaliseAssetId(raw);
   const ref = id ? await (opts.touching ? references.touch(id, ownerOf(res)) : references.get(id, ownerOf(res))) : null;

@@ -19,7 +19,8 @@ export function listRoute(router: Router, prefix: string, { deps, access }: Asse
       total: page.total,
       // A cursor page knows whether more follow; an offset page counts (both agree here, the page is read one past its limit).
       has_more: query.after ? page.hasMore : query.offset + page.items.length < page.total,
-      ...(page.hasMore && last && { next_cursor: encodeCursor(query.sort, query.order, { value: sortValue(last, query.sort), id: last.id }) }),
+      ...(page.hasMore &&
+        last && { next_cursor: encodeCursor(query.sort, query.order, { value: sortValue(last, query.sort), id: last.id }) }),
     };
     res.json(answer);
   });

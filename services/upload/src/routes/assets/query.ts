@@ -81,9 +81,14 @@ function tagFilters(q: z.infer<typeof AssetFilterQuery>): Pick<ReferenceFilter, 
     include_tags: tagList(q.include_tags, "include_tags"),
     exclude_tags: tagList(q.exclude_tags, "exclude_tags"),
   };
-  for (const [old, current] of [["include_tags", "tags_all"], ["exclude_tags", "tags_none"]] as const) {
+  for (const [old, current] of [
+    ["include_tags", "tags_all"],
+    ["exclude_tags", "tags_none"],
+  ] as const) {
     if (lists[old].length > 0 && lists[current].length > 0) {
-      throw new ApiFailure("invalid_tag_filter", `${old} and ${current} are the same filter; send one of them`, { details: { parameters: [old, current] } });
+      throw new ApiFailure("invalid_tag_filter", `${old} and ${current} are the same filter; send one of them`, {
+        details: { parameters: [old, current] },
+      });
     }
   }
   const allParam = lists.tags_all.length > 0 ? "tags_all" : "include_tags";
@@ -108,8 +113,10 @@ function metadataFilter(raw: string | undefined): MetadataCondition[] {
   } catch (err) {
     throw new ApiFailure("invalid_query", `metadata_filter must be JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new ApiFailure("invalid_query", "metadata_filter must be a JSON object");
-  if (nestingExceeds(parsed, MAX_METADATA_DEPTH)) throw new ApiFailure("invalid_query", `metadata_filter nests more than ${MAX_METADATA_DEPTH} levels`);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new ApiFailure("invalid_query", "metadata_filter must be a JSON object");
+  if (nestingExceeds(parsed, MAX_METADATA_DEPTH))
+    throw new ApiFailure("invalid_query", `metadata_filter nests more than ${MAX_METADATA_DEPTH} levels`);
   try {
     return metadataConditions(parsed as Record<string, unknown>);
   } catch (err) {

@@ -23,12 +23,17 @@ export function uploadMaskHandler(deps: UploadDeps, library: AssetLibrary) {
         throw new ApiFailure("original_not_found", `original_ref names no stored image (blake3:${originalHash})`);
       }
       const owner = ownerOf(res);
-      const { reference: maskReference } = await library.commitUpload(image, storedImage(info), [type, "mask", `original:${originalHash}`], {
-        owner,
-        origin: uploadOrigin("mask", type, subfolder),
-        tags: uploadTags(type, "mask", subfolder),
-        systemMetadata: { is_mask: true, original_hash: `blake3:${originalHash}` },
-      });
+      const { reference: maskReference } = await library.commitUpload(
+        image,
+        storedImage(info),
+        [type, "mask", `original:${originalHash}`],
+        {
+          owner,
+          origin: uploadOrigin("mask", type, subfolder),
+          tags: uploadTags(type, "mask", subfolder),
+          systemMetadata: { is_mask: true, original_hash: `blake3:${originalHash}` },
+        },
+      );
       const data = { originalHash, maskHash: image.hash };
       const result = await deps.queue.run("mask.derive", data, {
         jobId: jobIds.maskDerive(data),

@@ -8,7 +8,12 @@ import { byteBudgetOf } from "../../http/rate-limit.ts";
 import type { StoredContent } from "../../library/reference-fields.ts";
 
 /** Read the upload form (under UPLOAD_MAX_BYTES and the key's byte budget), let `handle` answer it, then drop the staged image unless it was committed. */
-export async function withUploadForm(req: Request, res: Response, deps: UploadDeps, handle: (parsed: ParsedUpload) => Promise<void>): Promise<void> {
+export async function withUploadForm(
+  req: Request,
+  res: Response,
+  deps: UploadDeps,
+  handle: (parsed: ParsedUpload) => Promise<void>,
+): Promise<void> {
   const parsed = await parseMultipart(req, deps.blobs, deps.settings, byteBudgetOf(res));
   try {
     await handle(parsed);

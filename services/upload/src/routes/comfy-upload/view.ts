@@ -15,8 +15,10 @@ export function viewAccess(deps: UploadDeps, keyed: RequestHandler): RequestHand
   return (req: Request, res: Response, next: NextFunction) => {
     const signed = verifySignedView(deps.settings.previewUrls.secret, req.query);
     if (signed === "absent") return keyed(req, res, next);
-    if (signed === "invalid") return next(new ApiFailure("unauthorized", "this preview URL's signature is not valid: use the preview_url the asset API answered"));
-    if (signed === "expired") return next(new ApiFailure("unauthorized", "this preview URL has expired: read the asset again for a fresh preview_url"));
+    if (signed === "invalid")
+      return next(new ApiFailure("unauthorized", "this preview URL's signature is not valid: use the preview_url the asset API answered"));
+    if (signed === "expired")
+      return next(new ApiFailure("unauthorized", "this preview URL has expired: read the asset again for a fresh preview_url"));
     res.locals.signedView = signed;
     next();
   };
