@@ -76,7 +76,7 @@ export const testEnv: TestEnv = schema.parse(process.env);
 export function requiredEnv<K extends keyof TestEnv>(name: K): NonNullable<TestEnv[K]> {
   const value = testEnv[name];
   if (value === undefined || value === "") throw new Error(`${name} is required`);
-  return value as NonNullable<TestEnv[K]>;
+  return value;
 }
 
 /** This process's whole environment with `extra` on top, for a child that should inherit it. */
