@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
 
 /** A number knob: coerced from its string, the fallback when unset. */
@@ -15,7 +17,13 @@ const schema = z.object({
   /** A Meilisearch to run the engine conformance suite against; unset skips that suite. */
   MEILI_URL: z.string().optional(),
   MEILI_API_KEY: z.string().optional(),
-  /** Where spawned image folders look for their programs when nothing else is given. */
+  /** A PostgreSQL for the tests; each test creates its own database there. */
+  POSTGRES_TEST_URL: z.string().default("postgres://postgres@127.0.0.1:5432/postgres"),
+  /** The Chromium the browser tests drive. */
+  CHROMIUM_PATH: z.string().default("/usr/bin/chromium"),
+  /** The public registry's catalog as NDJSON, for the relevance tests; unset: the shared data folder next to the repository. */
+  REAL_CATALOG_PATH: z.string().optional(),
+  /** Where children spawned with a bare environment look for their programs. */
   PATH: z.string().default("/usr/bin:/bin"),
 
   // --- the reliability suite ---
@@ -23,6 +31,8 @@ const schema = z.object({
   LONG_UPLOAD_MIB: count(320),
   /** The long upload's pace, in bytes per second. */
   LONG_UPLOAD_BPS: count(1_000_000),
+  /** The NDJSON file the reliability figures are appended to. */
+  RELIABILITY_FIGURES: z.string().default(join(tmpdir(), "reliability-figures.ndjson")),
 
   // --- the benches ---
   /** Nodes in the synthetic catalog of the in-process search bench. */
@@ -61,6 +71,9 @@ const schema = z.object({
   /** The file the file-read server sends, and its read size in KiB (also the asset download bench's baseline). */
   READ_FILE: z.string().optional(),
   READ_CHUNK_KIB: count(1024),
+
+  /** The s3rver child's storage directory. */
+  DIRECTORY: z.string().optional(),
 
   // --- the jobs crash-test worker (a child process) ---
   REDIS_URL: z.string().optional(),
