@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { createLogger, loadConfig } from "@app/platform";
 import { catalogVersionOf, createApp, createArchiveService, EmbeddedSearchEngine } from "@app/search/internal";
 import { figure, runWhenMain, type BenchOutput } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 /**
  * A node archive through `/archives/{id}/{version}/node.zip`, in MB/s, against a bare node:http
@@ -40,7 +41,7 @@ function download(url: string, size: number): Promise<number> {
 }
 
 export async function run(): Promise<BenchOutput & Record<string, unknown>> {
-  const mib = Number(process.env.ARCHIVE_BENCH_MIB ?? 256);
+  const mib = testEnv.ARCHIVE_BENCH_MIB;
   const size = mib * 1024 * 1024;
   const dir = mkdtempSync(join(tmpdir(), "bench-archives-"));
   const file = join(dir, "node.zip");

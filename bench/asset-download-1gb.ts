@@ -6,6 +6,7 @@ import { repoRoot, startService, type Service } from "@app/testkit/processes";
 import { postFile } from "./lib/big-file-post.ts";
 import { cpuSeconds } from "./lib/http-load.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 /**
  * Downloading a 1 GiB asset through the real gateway (its own process, embedded upload
@@ -97,7 +98,7 @@ const round = (x: number) => Math.round(x * 100) / 100;
 const median = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!);
 
 export async function run(): Promise<DownloadFigures> {
-  const mib = Number(process.env.ASSET_BENCH_MIB ?? 1024);
+  const mib = testEnv.ASSET_BENCH_MIB;
   const size = mib * 1024 * 1024;
   const dataDir = mkdtempSync(join(tmpdir(), "bench-asset-dl-"));
   let gateway: Service | undefined;
@@ -118,7 +119,7 @@ export async function run(): Promise<DownloadFigures> {
     const hex = asset.asset_hash.slice("blake3:".length);
     baseline = await startService(
       join(repoRoot, "bench/servers/file-read-server.ts"),
-      { READ_FILE: join(dataDir, "blobs", hex.slice(0, 2), hex.slice(2, 4), hex), READ_CHUNK_KIB: process.env.READ_CHUNK_KIB ?? "1024" },
+      { READ_FILE: join(dataDir, "blobs", hex.slice(0, 2), hex.slice(2, 4), hex), READ_CHUNK_KIB: String(testEnv.READ_CHUNK_KIB) },
       { readyPath: "/ready" },
     );
     const routes: Record<string, [Service, string]> = {
@@ -159,7 +160,7 @@ export async function run(): Promise<DownloadFigures> {
     }
     return {
       fileMiB: mib,
-      baseline: `bare node:http sending the stored file with fs.createReadStream (${process.env.READ_CHUNK_KIB ?? 1024} KiB reads, the service's headers), whole or one range`,
+      baseline: `bare node:http sending the stored file with fs.createReadStream (${testEnv.READ_CHUNK_KIB} KiB reads, the service's headers), whole or one range`,
       rounds,
       mbps,
       ratio,

@@ -6,6 +6,7 @@ import { createReferenceStore, metadataConditions, type ReferenceStore } from "@
 import { createTestDatabase } from "@app/testkit/postgres";
 import { fillSqliteStore, fillStatements } from "./lib/asset-list-fill.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 /**
  * A page of GET /api/assets over 1,000,000 records of one owner, in the
@@ -106,9 +107,9 @@ async function postgres(records: number, fillSec: Record<string, number>): Promi
 }
 
 export async function run(): Promise<AssetListFigures> {
-  const records = Number(process.env.ASSET_BENCH_REFS ?? 1_000_000);
+  const records = testEnv.ASSET_BENCH_REFS ?? 1_000_000;
   const fillSec: Record<string, number> = {};
-  const databases = (process.env.ASSET_BENCH_DATABASES ?? "postgres,sqlite").split(",");
+  const databases = testEnv.ASSET_BENCH_DATABASES.split(",");
   const pg = databases.includes("postgres") ? await postgres(records, fillSec) : null;
   const lite = databases.includes("sqlite") ? await sqlite(records, fillSec) : null;
   const line = (name: string, p: Pages | null) =>

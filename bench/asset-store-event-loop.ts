@@ -8,6 +8,7 @@ import { fillSqliteStore } from "./lib/asset-list-fill.ts";
 import { postFile } from "./lib/big-file-post.ts";
 import { startSink } from "./lib/upload-sinks.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 /**
  * The gateway's event loop while its embedded record store (SQLite) works: the gateway (its own
@@ -76,12 +77,12 @@ function getStatus(url: string): Promise<number> {
 }
 
 export async function run(): Promise<EventLoopFigures> {
-  const records = Number(process.env.ASSET_BENCH_REFS ?? 200_000);
+  const records = testEnv.ASSET_BENCH_REFS ?? 200_000;
   const dataDir = mkdtempSync(join(tmpdir(), "bench-store-loop-"));
   let gateway: Service | undefined;
   let sink: Service | undefined;
-  const readerCount = Number(process.env.ASSET_BENCH_READERS ?? 4);
-  const uploaderCount = Number(process.env.ASSET_BENCH_UPLOADERS ?? 4);
+  const readerCount = testEnv.ASSET_BENCH_READERS;
+  const uploaderCount = testEnv.ASSET_BENCH_UPLOADERS;
   try {
     sink = await startSink("sync");
     await sinkLoopDelay(sink.url);

@@ -2,6 +2,7 @@ import { postFile as postBigFile } from "./lib/big-file-post.ts";
 import { median, peakRssMiB, perSink, round2 as round, withUploadRig } from "./lib/upload-rig.ts";
 import { SINK_DOES, SINK_DURABILITIES, type SinkDurability } from "./lib/upload-sinks.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 /**
  * `POST /api/assets` with a 1 GiB file (a model's size) through the real gateway (its own
@@ -32,8 +33,8 @@ export interface AssetUploadFigures {
 const KEY = "bench-asset-upload-key";
 
 export async function run(): Promise<AssetUploadFigures> {
-  const mib = Number(process.env.ASSET_BENCH_MIB ?? 1024);
-  const roundCount = Number(process.env.ASSET_BENCH_ROUNDS ?? 3);
+  const mib = testEnv.ASSET_BENCH_MIB;
+  const roundCount = testEnv.ASSET_BENCH_ROUNDS;
   return withUploadRig(KEY, async ({ sinks, gateway }) => {
     const rounds: Round[] = [];
     for (let r = 0; r < roundCount; r++) {

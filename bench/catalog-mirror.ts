@@ -8,6 +8,7 @@ import { FakeRegistry } from "@app/testkit/fake-registry";
 import { SCRIPTS, startService } from "@app/testkit/processes";
 import { median } from "./lib/http-load.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 export interface CatalogMirrorFigures {
   catalog: string;
@@ -141,7 +142,7 @@ async function mirrorPasses(delayMs: number): Promise<MirrorPassFigures> {
 }
 
 export async function run(
-  opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: process.env.MIRROR_PASSES_ONLY === "1" },
+  opts = { readyRuns: 5, mirrorRuns: 3, passesOnly: testEnv.MIRROR_PASSES_ONLY },
 ): Promise<CatalogMirrorFigures | { passes: MirrorPassFigures; figures: Figure[]; summary: string[] }> {
   if (opts.passesOnly) {
     const passes = await mirrorPasses(50);

@@ -9,6 +9,7 @@ import { repoRoot, sleep, startService, type Service } from "@app/testkit/proces
 import { benchCatalogDescription, benchCatalogFile, benchCatalogLines } from "./lib/catalog.ts";
 import { median } from "./lib/http-load.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 /**
  * Mask derivation beside live traffic, embedded (the gateway process runs the jobs, as
@@ -219,7 +220,7 @@ export async function run(): Promise<MaskFigures> {
     .filter(Boolean);
   let q = 0;
   const searchPath = () => `/nodes/search?search=${encodeURIComponent(words[q++ % words.length]!)}&limit=10`;
-  const beforeRoot = process.env.MASK_BENCH_BEFORE;
+  const beforeRoot = testEnv.MASK_BENCH_BEFORE;
   // Each version gets images of its own (new hashes): nothing is derived already.
   const before = beforeRoot ? await measure(beforeRoot, await makeImages(100), searchPath) : undefined;
   const after = await measure(repoRoot, await makeImages(200), searchPath);

@@ -10,6 +10,7 @@ import {
 import { testCatalog } from "@app/testkit/catalog";
 import { realisticQueries } from "./lib/queries.ts";
 import { figure, runWhenMain, type Figure } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 import { syntheticCatalog } from "./lib/search-synthetic.ts";
 
 export interface LatencyFigures {
@@ -196,6 +197,4 @@ export async function run(opts = { syntheticNodes: 1_000_000, runs: 5, synthetic
   };
 }
 
-await runWhenMain(import.meta.url, () =>
-  run({ syntheticNodes: Number(process.env.SYNTHETIC_NODES ?? 1_000_000), runs: 5, syntheticRuns: 3 }),
-);
+await runWhenMain(import.meta.url, () => run({ syntheticNodes: testEnv.SYNTHETIC_NODES, runs: 5, syntheticRuns: 3 }));

@@ -6,6 +6,7 @@ import { sendBody } from "./lib/multipart-post.ts";
 import { median, peakRssMiB, perSink, round2, withUploadRig } from "./lib/upload-rig.ts";
 import { SINK_DOES, SINK_DURABILITIES, type SinkDurability } from "./lib/upload-sinks.ts";
 import { figure, runWhenMain } from "./lib/results.ts";
+import { testEnv } from "@app/testkit/env";
 
 /**
  * A tus upload of 1 GiB (`/api/assets/uploads`: create, then one PATCH with every byte, whose
@@ -70,8 +71,8 @@ async function toTus(gateway: Service, mib: number, seed: string): Promise<numbe
 }
 
 export async function run() {
-  const mib = Number(process.env.TUS_BENCH_MIB ?? 1024);
-  const roundCount = Number(process.env.TUS_BENCH_ROUNDS ?? 3);
+  const mib = testEnv.TUS_BENCH_MIB;
+  const roundCount = testEnv.TUS_BENCH_ROUNDS;
   return withUploadRig(KEY, async ({ sinks, gateway }) => {
     const rounds: Round[] = [];
     for (let r = 0; r < roundCount; r++) {

@@ -5,6 +5,7 @@ import { Blake3Hasher } from "@napi-rs/blake-hash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KEY } from "@app/testkit/assets";
 import { record } from "@app/testkit/figures";
+import { testEnv } from "@app/testkit/env";
 import { SCRIPTS, sleep, startService, tempDir, type Service } from "@app/testkit/processes";
 
 /**
@@ -13,8 +14,8 @@ import { SCRIPTS, sleep, startService, tempDir, type Service } from "@app/testki
  * with its hash right. LONG_UPLOAD_MIB and LONG_UPLOAD_BPS change the size and the pace.
  */
 const MiB = 1024 * 1024;
-const SIZE = Number(process.env.LONG_UPLOAD_MIB ?? 320) * MiB;
-const BYTES_PER_SECOND = Number(process.env.LONG_UPLOAD_BPS ?? 1_000_000);
+const SIZE = testEnv.LONG_UPLOAD_MIB * MiB;
+const BYTES_PER_SECOND = testEnv.LONG_UPLOAD_BPS;
 let dir: string;
 let upload: Service;
 let gw: Service;

@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { Socket } from "node:net";
+import { testEnv } from "../packages/testkit/src/env.ts";
 
 /**
  * Tests talk to a real Redis on 127.0.0.1:6379. If none answers, start one (keeping nothing
@@ -26,7 +27,7 @@ function answers(port: number): Promise<boolean> {
 }
 
 export default async function setup(): Promise<void> {
-  if (process.env.REDIS_TEST_URL) return;
+  if (testEnv.REDIS_TEST_URL) return;
   if (await answers(6379)) return;
   const which = spawnSync("which", ["redis-server"]);
   if (which.status !== 0) {

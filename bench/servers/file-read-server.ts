@@ -1,5 +1,6 @@
 import { createReadStream, statSync } from "node:fs";
 import { createServer } from "node:http";
+import { requiredEnv, testEnv } from "@app/testkit/env";
 
 /**
  * The download benches' baseline: a bare node:http server answering every GET with one file
@@ -8,8 +9,8 @@ import { createServer } from "node:http";
  * Like with like: it reads in the store's chunk (READ_CHUNK_KIB, 1 MiB as FsBlobStore reads;
  * the stream's default is 64 KiB) and sends the headers the service sends with stored bytes.
  */
-const file = process.env.READ_FILE!;
-const highWaterMark = Number(process.env.READ_CHUNK_KIB ?? 1024) * 1024;
+const file = requiredEnv("READ_FILE");
+const highWaterMark = testEnv.READ_CHUNK_KIB * 1024;
 createServer((req, res) => {
   if (req.url === "/ready") return void res.end("ready");
   const size = statSync(file).size;
@@ -26,4 +27,4 @@ createServer((req, res) => {
     ...(m && { "content-range": `bytes ${start}-${end}/${size}` }),
   });
   createReadStream(file, { start, end, highWaterMark }).pipe(res);
-}).listen(Number(process.env.PORT), process.env.HOST ?? "127.0.0.1");
+}).listen(requiredEnv("PORT"), testEnv.HOST);

@@ -1,5 +1,6 @@
 import express from "express";
 import { readFileSync } from "node:fs";
+import { requiredEnv, testEnv } from "@app/testkit/env";
 
 /**
  * The HTTP baseline: a bare Express app answering precomputed pages in turn (a JSON array of
@@ -8,7 +9,7 @@ import { readFileSync } from "node:fs";
  * baseline sends the same mix of sizes and characters (35% of the real catalog's first-sight
  * answers hold non-ASCII text).
  */
-const pages = JSON.parse(readFileSync(process.env.SAMPLE_PAGES_FILE!, "utf8")) as string[];
+const pages = JSON.parse(readFileSync(requiredEnv("SAMPLE_PAGES_FILE"), "utf8")) as string[];
 let next = 0;
 const app = express();
 app.disable("x-powered-by");
@@ -20,4 +21,4 @@ app.use((_req, res) => {
   res.type("application/json").send(pages[next]);
   next = (next + 1) % pages.length;
 });
-app.listen(Number(process.env.PORT), process.env.HOST ?? "127.0.0.1");
+app.listen(requiredEnv("PORT"), testEnv.HOST);

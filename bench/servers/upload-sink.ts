@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { Blake3Hasher } from "@napi-rs/blake-hash";
+import { requiredEnv, testEnv } from "@app/testkit/env";
 import { LOOP_RESOLUTION_MS } from "../lib/event-loop-delay.ts";
 import { SINK_DURABILITIES, type SinkDurability } from "../lib/upload-sinks.ts";
 
@@ -23,10 +24,10 @@ import { SINK_DURABILITIES, type SinkDurability } from "../lib/upload-sinks.ts";
  * measured as the gateway's `/metrics` measures it, so a bench can read what the same uploads do
  * to a loop that does nothing else.
  */
-const durability = process.env.SINK_DURABILITY as SinkDurability;
+const durability = testEnv.SINK_DURABILITY as SinkDurability;
 if (!SINK_DURABILITIES.includes(durability)) throw new Error(`SINK_DURABILITY must be one of ${SINK_DURABILITIES.join(", ")}`);
-const ownDir = process.env.SINK_DIR === undefined;
-const dir = process.env.SINK_DIR ?? (await mkdtemp(join(tmpdir(), "bench-sink-")));
+const ownDir = testEnv.SINK_DIR === undefined;
+const dir = testEnv.SINK_DIR ?? (await mkdtemp(join(tmpdir(), "bench-sink-")));
 process.once("SIGTERM", () => {
   if (ownDir) void rm(dir, { recursive: true, force: true }).finally(() => process.exit(0));
   else process.exit(0);
@@ -107,4 +108,4 @@ createServer((req, res) => {
       res.end(err.message);
     },
   );
-}).listen(Number(process.env.PORT), process.env.HOST ?? "127.0.0.1");
+}).listen(requiredEnv("PORT"), testEnv.HOST);

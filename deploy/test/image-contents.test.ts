@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3 } from "@app/testkit/s3rver";
 import { freePort } from "@app/testkit/processes";
 import { testCatalog } from "@app/testkit/catalog";
+import { childEnv, testEnv } from "@app/testkit/env";
 import { dockerContextFiles, imageCommand, repoRoot, services, type ServiceName } from "./support.ts";
 
 /**
@@ -60,7 +61,7 @@ async function dropQueueKeys(): Promise<void> {
 function pnpm(args: string[]): void {
   // Prefer the cache, but reach the registry for what it lacks: pnpm's supply-chain check wants
   // full metadata that an install with a fresh lockfile verification need not have cached.
-  const r = spawnSync("pnpm", args, { cwd: repoCopy, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  const r = spawnSync("pnpm", args, { cwd: repoCopy, encoding: "utf8", env: childEnv({ CI: "true" }) });
   if (r.status !== 0) throw new Error(`pnpm ${args.join(" ")} failed:\n${r.stdout}\n${r.stderr}`);
 }
 
@@ -100,7 +101,7 @@ async function start(name: ServiceName, extraEnv: Record<string, string> = {}, o
   const cwd = imageFolder(name);
   const port = await freePort();
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PATH: testEnv.PATH,
     HOME: work,
     NODE_ENV: "production",
     HOST: "127.0.0.1",

@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { freePort } from "@app/testkit/processes";
+import { childEnv } from "@app/testkit/env";
 import { BullMqJobQueue, QueueUnavailableError, toBullJobId } from "../src/index.ts";
 import { TEST_REDIS_URL, countKeys, deleteKeys, uniquePrefix } from "@app/testkit/redis";
 
@@ -63,7 +64,7 @@ describe("BullMQ job queue on Redis", () => {
 
     const child = record(
       spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("./fixtures/hanging-worker.ts", import.meta.url))], {
-        env: { ...process.env, REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: p },
+        env: childEnv({ REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: p }),
         stdio: ["ignore", "pipe", "inherit"],
       }),
     );

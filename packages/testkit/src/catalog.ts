@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { repoRoot } from "./processes.ts";
+import { testEnv } from "./env.ts";
 import { FIXTURE_NODES, FIXTURE_SEED, generateCatalog } from "@app/demo-catalog";
 import { RELEVANCE_SET, type RegistryNode } from "./relevance-set.ts";
 
@@ -26,7 +27,7 @@ export interface TestCatalog {
 }
 
 /** Beside the repository; a worktree elsewhere names it with REAL_CATALOG_PATH. */
-export const REAL_CATALOG_PATH = process.env.REAL_CATALOG_PATH ?? resolve(repoRoot, "../shared/data/registry-nodes.ndjson");
+export const REAL_CATALOG_PATH = testEnv.REAL_CATALOG_PATH ?? resolve(repoRoot, "../shared/data/registry-nodes.ndjson");
 
 let cached: TestCatalog | undefined;
 

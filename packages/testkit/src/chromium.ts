@@ -3,11 +3,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { testEnv } from "./env.ts";
 
 export type { Browser, ElementHandle, HTTPRequest, Page } from "puppeteer-core";
 
 /** Debian's chromium (`apt-get install chromium`): puppeteer-core drives it and never downloads a browser. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const CHROMIUM_PATH = testEnv.CHROMIUM_PATH;
 
 export type Chromium = { ok: true; browser: Browser; close: () => Promise<void> } | { ok: false; reason: string };
 

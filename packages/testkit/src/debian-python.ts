@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { testEnv } from "./env.ts";
 
 /** Debian's Python, where the Debian packages the vendored clients need are installed (not a pyenv or venv one). */
 const PYTHON = "/usr/bin/python3";
@@ -32,7 +33,7 @@ export function runPython(args: string[], opts: { cwd: string; env: Record<strin
   return new Promise((done, fail) => {
     const child = spawn(PYTHON, args, {
       cwd: opts.cwd,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...opts.env },
+      env: { PATH: testEnv.PATH, ...opts.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
+import { testEnv } from "./env.ts";
 
 /** The shared test Postgres server (trust auth); each test run makes its own database on it. */
-export const TEST_POSTGRES_URL = process.env.POSTGRES_TEST_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const TEST_POSTGRES_URL = testEnv.POSTGRES_TEST_URL;
 
 export interface TestDatabase {
   /** Connection string of the new database. */

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
+import { testEnv } from "./env.ts";
 
 /** The shared test Redis (the root global setup makes sure it answers). */
-export const TEST_REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+export const TEST_REDIS_URL = testEnv.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
 
 /** A key prefix no other test run shares, so runs never see each other's jobs. */
 export function uniquePrefix(label: string): string {

@@ -9,6 +9,8 @@ import { createJobQueue, InProcessJobQueue } from "@app/jobs";
 import { loadConfig } from "@app/platform";
 import { createReindexHandler, createSearchRuntime, type SearchRuntime } from "../src/internal.ts";
 import { waitUntil } from "@app/testkit/processes";
+import { childEnv } from "@app/testkit/env";
+import { TEST_REDIS_URL } from "@app/testkit/redis";
 import { silentLogger } from "./helpers.ts";
 
 const run = promisify(execFile);
@@ -106,7 +108,7 @@ describe("pnpm reindex (the CLI)", () => {
     const source = await catalog("cli.ndjson", ["one", "two"]);
     const { stdout } = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts", "--source", source], {
       cwd: SERVICE_DIR,
-      env: { ...process.env, DATA_DIR: dataDir, REDIS_URL: "", MEILI_URL: "", CATALOG_SOURCE: "none" },
+      env: childEnv({ DATA_DIR: dataDir, REDIS_URL: "", MEILI_URL: "", CATALOG_SOURCE: "none" }),
     });
     expect(stdout).toMatch(/read 3, indexed 2, skipped 1/);
     const snapshot = await readFile(join(dataDir, "search", "catalog.ndjson"), "utf8");
@@ -119,7 +121,7 @@ describe("pnpm reindex (the CLI)", () => {
   }, 60_000);
 
   it("with REDIS_URL it enqueues catalog.reindex, a worker runs it, and the CLI shows the result", async () => {
-    const redisUrl = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+    const redisUrl = TEST_REDIS_URL;
     const prefix = `search-cli-test-${process.pid}-${Date.now()}`;
     const config = loadConfig({ DATA_DIR: join(dir, "redis-data"), REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, CATALOG_SOURCE: "none" });
     const worker = await createSearchRuntime(config, silentLogger, { role: "writer" });
@@ -130,14 +132,13 @@ describe("pnpm reindex (the CLI)", () => {
       const source = await catalog("redis.ndjson", ["r1", "r2", "r3"]);
       const { stdout } = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts", "--source", source], {
         cwd: SERVICE_DIR,
-        env: {
-          ...process.env,
+        env: childEnv({
           REDIS_URL: redisUrl,
           QUEUE_PREFIX: prefix,
           DATA_DIR: join(dir, "redis-data"),
           MEILI_URL: "",
           CATALOG_SOURCE: "none",
-        },
+        }),
       });
       expect(stdout).toMatch(/read 4, indexed 3, skipped 1 \(job catalog\.reindex:/);
       const snapshot = await readFile(join(dir, "redis-data", "search", "catalog.ndjson"), "utf8");
@@ -150,7 +151,7 @@ describe("pnpm reindex (the CLI)", () => {
   it("without a source it says how to use it and exits 2", async () => {
     const err = await run(process.execPath, ["--import", "tsx", "src/cli/reindex.ts"], {
       cwd: SERVICE_DIR,
-      env: { ...process.env, CATALOG_SOURCE: "none" },
+      env: childEnv({ CATALOG_SOURCE: "none" }),
     }).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toContain("usage: pnpm reindex --source");

@@ -1,15 +1,16 @@
 import { describe, it } from "vitest";
 import { MeiliSearchEngine } from "../src/adapters/meilisearch/meili-engine.ts";
 import { describeEngineConformance } from "./engine-conformance.ts";
+import { testEnv } from "@app/testkit/env";
 
-const url = process.env.MEILI_URL;
+const url = testEnv.MEILI_URL;
 
 if (url) {
   let n = 0;
   // A fresh index per engine, so the conformance cases never see each other's documents.
   describeEngineConformance(
     "meilisearch",
-    () => new MeiliSearchEngine({ host: url, apiKey: process.env.MEILI_API_KEY, index: `conformance_${process.pid}_${n++}` }),
+    () => new MeiliSearchEngine({ host: url, apiKey: testEnv.MEILI_API_KEY, index: `conformance_${process.pid}_${n++}` }),
   );
 } else {
   console.log(

@@ -9,6 +9,7 @@ import { digestKey, loadApiKeys, parseKeyFile, readKeyFile } from "../src/adapte
 import { expectUploadError, KEY, makeTestApp, OTHER_KEY, type TestApp } from "./helpers.ts";
 import { noisePng } from "@app/testkit/png";
 import { keyedClient } from "@app/testkit/keyed-client";
+import { childEnv } from "@app/testkit/env";
 
 const FILE_KEY = "file-key-zyxwvutsrqponmlk";
 let t: TestApp;
@@ -113,7 +114,7 @@ describe("key file and CLI", () => {
       const file = join(dir, "keys.txt");
       const run = promisify(execFile);
       const cli = join(import.meta.dirname, "../src/cli/apikey.ts");
-      const env = { ...process.env, API_KEYS_FILE: file, DATA_DIR: dir };
+      const env = childEnv({ API_KEYS_FILE: file, DATA_DIR: dir });
       const { stdout } = await run(process.execPath, ["--import", "tsx", cli, "create", "--label", "studio box"], { env });
       const key = stdout.trim();
       expect(key).toMatch(/^crs_[A-Za-z0-9_-]{43}$/);

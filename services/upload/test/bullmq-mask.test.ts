@@ -6,9 +6,10 @@ import { jobIds } from "@app/contracts";
 import { blake3Hex, expectUploadError, KEY, makeTestApp, type TestApp } from "./helpers.ts";
 import { corruptBodyPng, noisePng } from "@app/testkit/png";
 import { keyedClient } from "@app/testkit/keyed-client";
+import { TEST_REDIS_URL } from "@app/testkit/redis";
 
 /** The mask job through BullMQ on the real Redis (the test process is producer and worker). */
-const REDIS_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+const REDIS_URL = TEST_REDIS_URL;
 let t: TestApp | undefined;
 let prefix = "";
 afterEach(async () => {
