@@ -190,3 +190,20 @@ export async function adoptsUnversioned(store: ReferenceStore) {
   });
   expect(again).toMatchObject({ created: false, reference: { id: OLD_ID } });
 }
+
+/**
+ * Stores opened at once on one new database (replicas, or processes on one SQLite file) make its
+ * tables once and all open: a record one of them writes, the last one reads.
+ */
+export async function startTogether(stores: ReferenceStore[]): Promise<void> {
+  await Promise.all(stores.map((store) => store.init()));
+  const { reference } = await stores[0]!.create({
+    owner: OWNER,
+    hash: "f".repeat(64),
+    name: "one.png",
+    size: 1,
+    mimeType: "image/png",
+    tags: [],
+  });
+  expect((await stores.at(-1)!.get(reference.id, OWNER))?.name).toBe("one.png");
+}

@@ -9,6 +9,7 @@ import {
   describePostgresConformance,
   OLD_SCHEMA,
   PAGINGS,
+  startTogether,
   unversionedSchema,
   upgrades,
 } from "./reference-store-cases.ts";
@@ -24,16 +25,7 @@ describe("PostgreSQL shared by replicas", () => {
     const db = await createTestDatabase("refs_start");
     const stores = Array.from({ length: 4 }, () => createPgReferenceStore(db.url));
     try {
-      await Promise.all(stores.map((store) => store.init()));
-      const { reference } = await stores[0]!.create({
-        owner: OWNER,
-        hash: "f".repeat(64),
-        name: "one.png",
-        size: 1,
-        mimeType: "image/png",
-        tags: [],
-      });
-      expect((await stores[3]!.get(reference.id, OWNER))?.name).toBe("one.png");
+      await startTogether(stores);
     } finally {
       for (const store of stores) await store.close();
       await db.drop();

@@ -6,7 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSqliteReferenceStore } from "../src/adapters/references/sqlite-reference-store.ts";
-import { addsTheFoldedTag, adoptsUnversioned, OLD_SCHEMA, PAGINGS, unversionedSchema, upgrades } from "./reference-store-cases.ts";
+import {
+  addsTheFoldedTag,
+  adoptsUnversioned,
+  OLD_SCHEMA,
+  PAGINGS,
+  startTogether,
+  unversionedSchema,
+  upgrades,
+} from "./reference-store-cases.ts";
 import { describeReferenceStoreConformance, NO_FILTER, OWNER } from "./reference-store-conformance.ts";
 
 // The ReferenceStore on a SQLite file (embedded); the same on PostgreSQL: reference-store-postgres.test.ts.
@@ -32,16 +40,7 @@ describe("SQLite file shared by processes (replicas on one DATA_DIR)", () => {
     // Each store has its own thread and connection to the file, as another process would.
     const stores = Array.from({ length: 4 }, () => createSqliteReferenceStore(file));
     try {
-      await Promise.all(stores.map((store) => store.init()));
-      const { reference } = await stores[0]!.create({
-        owner: OWNER,
-        hash: "f".repeat(64),
-        name: "one.png",
-        size: 1,
-        mimeType: "image/png",
-        tags: [],
-      });
-      expect((await stores[2]!.get(reference.id, OWNER))?.name).toBe("one.png");
+      await startTogether(stores);
     } finally {
       for (const store of stores) await store.close();
       await rm(dir, { recursive: true, force: true });
